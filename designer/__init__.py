@@ -1,0 +1,1 @@
+"""Mapwright's desktop designer: a thin PySide6 layer over the engine."""

@@ -1,0 +1,101 @@
+"""`mapwright`: one entry point, with subcommands (CONTRACT section 2).
+
+Exit codes: 0 success; 1 the work ran and found errors; 2 bad usage or an
+input that cannot be read. Other packages add subcommands through the
+`mapwright.commands` entry point group (the designer does), so the engine
+never imports them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from engine import __version__
+from engine.export import EXPORTERS, ExportError
+from engine.model import ModelLoadError, load_model
+from engine.report import render_text
+from engine.rules import count, validate
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """An input that cannot be used; the message is one line for the user."""
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    findings = validate(model)
+    errors, warnings = count(findings)
+    if args.format == "json":
+        doc = {"findings": [f.as_dict() for f in findings], "errors": errors, "warnings": warnings}
+        print(json.dumps(doc, indent=1))
+    else:
+        print(render_text(model, findings, source=args.model))
+    return EXIT_FINDINGS if errors else EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    if args.to != "schema":
+        findings = validate(model)
+        errors, _ = count(findings)
+        if errors and not args.force:
+            print(render_text(model, findings, source=args.model), file=sys.stderr)
+            print(f"mapwright: not exported: {args.model} has {errors} error(s) (use --force to export anyway)",
+                  file=sys.stderr)
+            return EXIT_FINDINGS
+    try:
+        EXPORTERS[args.to](model, Path(args.out), dialect=args.dialect)
+    except ExportError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{args.out}: cannot write ({exc.strerror})") from None
+    print(f"wrote {args.out}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mapwright", description="Design, validate and preview data replication mappings.")
+    parser.add_argument("--version", action="version", version=f"mapwright {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("validate", help="check a model against the replication rules")
+    p.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("export", help="export a validated model")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--to", choices=tuple(EXPORTERS), required=True)
+    p.add_argument("--dialect", default="postgresql", help="SQLAlchemy dialect for --to ddl (default postgresql)")
+    p.add_argument("--out", required=True, metavar="FILE")
+    p.add_argument("--force", action="store_true", help="export even when the model has errors")
+    p.set_defaults(func=cmd_export)
+
+    for entry in entry_points(group="mapwright.commands"):
+        register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] = entry.load()
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (ModelLoadError, UsageError) as exc:
+        print(f"mapwright: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

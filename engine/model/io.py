@@ -1,0 +1,206 @@
+"""Loading and saving model files.
+
+Every way a file can be unreadable ends in one `ModelLoadError` whose text
+names the file, the line and the field path, as in
+`orders.json:41 mappings[2].columns.NAME: unknown method 'concatt'`.
+Saving writes a temporary file beside the target, then renames it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.model.jsonpos import line_of
+from engine.model.methods import METHOD_NAMES
+from engine.model.schema import Model
+
+MAX_MODEL_BYTES = 32 * 1024 * 1024
+"""A model file larger than this is refused: it is almost surely a data file opened by mistake."""
+
+
+class ModelLoadError(Exception):
+    """A model file that cannot be read, with where and why."""
+
+    def __init__(self, file: str, message: str, line: int | None = None, field: str = "") -> None:
+        self.file, self.message, self.line, self.field = file, message, line, field
+        where = f"{file}:{line}" if line is not None else file
+        super().__init__(f"{where} {field}: {message}" if field else f"{where}: {message}")
+
+
+def format_path(path: Sequence[str | int]) -> str:
+    """`("mappings", 2, "columns", "NAME")` -> `mappings[2].columns.NAME`."""
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def load_model(path: str | os.PathLike[str]) -> Model:
+    """Read and check a model file; raises `ModelLoadError`."""
+    p = Path(path)
+    name = str(path)
+    try:
+        size = p.stat().st_size
+        if p.is_dir():
+            raise ModelLoadError(name, "is a folder, not a model file")
+        if size > MAX_MODEL_BYTES:
+            raise ModelLoadError(
+                name, f"the file is {size / 1e6:.1f} MB; a model file is at most {MAX_MODEL_BYTES // 2**20} MB "
+                "(is this a data file?)")
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise ModelLoadError(name, "no such file") from None
+    except PermissionError:
+        raise ModelLoadError(name, "permission denied") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ModelLoadError(name, f"not UTF-8 text (byte {exc.start})") from None
+    return parse_model(text, name)
+
+
+def parse_model(text: str, name: str = "<model>") -> Model:
+    """Parse model JSON text; `name` is the file name errors show."""
+    if not text.strip():
+        raise ModelLoadError(name, "the file is empty (expected a Mapwright model in JSON)")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelLoadError(name, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+    except RecursionError:
+        raise ModelLoadError(name, "invalid JSON: nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ModelLoadError(name, f"expected a JSON object, found {_json_kind(data)}", line=1)
+    if "format" not in data:
+        raise ModelLoadError(name, "missing 'format' (expected \"mapwright/1\")", line=1, field="format")
+    try:
+        model = Model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        path = _data_path(data, err["loc"])
+        raise ModelLoadError(name, _describe(err), line=line_of(text, path), field=format_path(path)) from None
+    problem = structure_problem(model)
+    if problem:
+        path, message = problem
+        raise ModelLoadError(name, message, line=line_of(text, path), field=format_path(path))
+    return model
+
+
+def structure_problem(model: Model) -> tuple[tuple[str | int, ...], str] | None:
+    """The first duplicate or dangling identity that makes references ambiguous, or None.
+
+    Rules report what a data architect can fix in the designer; these are
+    the few faults that leave no well-defined model to show.
+    """
+    servers: set[str] = set()
+    for i, server in enumerate(model.servers):
+        if server.id in servers:
+            return ("servers", i, "id"), f"server id {server.id!r} is used twice"
+        servers.add(server.id)
+    tables: set[str] = set()
+    for i, table in enumerate(model.tables):
+        if table.server not in servers:
+            return ("tables", i, "server"), f"unknown server {table.server!r} (servers: {', '.join(sorted(servers))})"
+        if table.key in tables:
+            return ("tables", i, "name"), f"table {table.key} is defined twice"
+        tables.add(table.key)
+        names: set[str] = set()
+        for j, col in enumerate(table.columns):
+            if col.name in names:
+                return ("tables", i, "columns", j, "name"), f"column {col.name!r} appears twice in {table.key}"
+            names.add(col.name)
+    mappings: set[str] = set()
+    for i, mapping in enumerate(model.mappings):
+        if mapping.id in mappings:
+            return ("mappings", i, "id"), f"mapping id {mapping.id!r} is used twice"
+        mappings.add(mapping.id)
+    conflicts: set[str] = set()
+    for i, entry in enumerate(model.conflicts):
+        if entry.table in conflicts:
+            return ("conflicts", i, "table"), f"table {entry.table} has two conflicts entries"
+        conflicts.add(entry.table)
+    return None
+
+
+def _data_path(data: Any, loc: Sequence[str | int]) -> tuple[str | int, ...]:
+    """Follow pydantic's error location through the data, dropping union tags it inserts."""
+    path: list[str | int] = []
+    node = data
+    for step in loc:
+        if isinstance(node, dict) and isinstance(step, str) and step in node:
+            node = node[step]
+            path.append(step)
+        elif isinstance(node, list) and isinstance(step, int) and step < len(node):
+            node = node[step]
+            path.append(step)
+        elif isinstance(node, dict) and isinstance(step, str) and step not in METHOD_NAMES \
+                and not step.startswith("function-") and step not in ("str", "int", "float", "bool", "none"):
+            path.append(step)  # a missing field: point at its parent's line, name the field
+            break
+    return tuple(path)
+
+
+def _describe(err: Any) -> str:
+    kind, ctx, given = err["type"], err.get("ctx") or {}, err.get("input")
+    if kind == "union_tag_invalid":
+        return f"unknown method {ctx.get('tag')!r} (methods: {', '.join(METHOD_NAMES)})"
+    if kind == "union_tag_not_found":
+        if isinstance(given, dict):
+            return "a method object needs a 'method' field"
+        return f"expected a source column name or a method object (found {_json_kind(given)}{_preview(given)})"
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return "unknown field"
+    if kind == "literal_error":
+        return f"{given!r} is not one of {ctx.get('expected')}"
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"]))
+    return f"{err['msg'][0].lower()}{err['msg'][1:]} (found {_json_kind(given)}{_preview(given)})"
+
+
+def _json_kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _preview(value: Any) -> str:
+    if isinstance(value, (str, int, float, bool)):
+        text = json.dumps(value)
+        return f" {text[:40]}" + ("..." if len(text) > 40 else "")
+    return ""
+
+
+def dump_model(model: Model) -> str:
+    """The model as the JSON text a save writes (defaults left out, stable key order)."""
+    data = model.model_dump(mode="json", exclude_defaults=True, by_alias=True)
+    data = {"format": model.format, **data}
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def save_model(model: Model, path: str | os.PathLike[str]) -> None:
+    """Write atomically: a temporary file in the same folder, flushed, then renamed over the target."""
+    write_atomic(Path(path), dump_model(model))
+
+
+def write_atomic(target: Path, text: str) -> None:
+    target = Path(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if target.exists():
+            os.chmod(tmp, target.stat().st_mode & 0o777)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

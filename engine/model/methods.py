@@ -1,0 +1,192 @@
+"""Column-map methods: how one target column is computed from source columns.
+
+A method is a small tree: its inputs are source column names or, nested,
+other methods. In the file a bare string is the `column` method; inside the
+engine every input is a `Method`, so rules and the run walk one shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    SerializerFunctionWrapHandler,
+    Field,
+    Tag,
+    field_validator,
+    model_serializer,
+)
+from pydantic.json_schema import WithJsonSchema
+
+from engine.model.types import TypeError_, parse_type
+
+
+class _Method(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    @model_serializer(mode="wrap")
+    def _method_first(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        return {"method": self.method, **data} if isinstance(data, dict) else data  # type: ignore[attr-defined]
+
+    def inputs_of(self) -> list[Method]:
+        """The direct inputs, in order."""
+        return []
+
+    def walk(self) -> Iterator[tuple[tuple[int, ...], Method]]:
+        """Every method of the tree with its path (child indexes from the root), root first."""
+        yield (), self  # type: ignore[misc]
+        for i, child in enumerate(self.inputs_of()):
+            for path, node in child.walk():
+                yield (i, *path), node
+
+    def source_columns(self) -> list[str]:
+        """Source column names the tree reads, in order of first use."""
+        seen: dict[str, None] = {}
+        for _, node in self.walk():
+            if isinstance(node, Column):
+                seen.setdefault(node.input, None)
+        return list(seen)
+
+
+class Column(_Method):
+    """Copy a source column (also written as a bare string)."""
+
+    method: Literal["column"] = "column"
+    input: str
+
+    @model_serializer(mode="plain")
+    def _as_bare_string(self) -> str:
+        return self.input
+
+
+class Concat(_Method):
+    method: Literal["concat"] = "concat"
+    inputs: list[MethodSpec] = Field(min_length=1)
+    sep: str = ""
+
+    def inputs_of(self) -> list[Method]:
+        return list(self.inputs)
+
+
+class Split(_Method):
+    method: Literal["split"] = "split"
+    input: MethodSpec
+    sep: str = Field(min_length=1)
+    index: int = Field(ge=0)
+
+    def inputs_of(self) -> list[Method]:
+        return [self.input]
+
+
+class Substring(_Method):
+    method: Literal["substring"] = "substring"
+    input: MethodSpec
+    start: int = Field(ge=1)
+    length: int | None = Field(default=None, ge=1)
+
+    def inputs_of(self) -> list[Method]:
+        return [self.input]
+
+
+class Constant(_Method):
+    method: Literal["constant"] = "constant"
+    value: str | int | float | bool | None
+
+
+class System(_Method):
+    method: Literal["system"] = "system"
+    name: Literal["site", "commit_ts", "txn", "op"]
+
+
+class Cast(_Method):
+    method: Literal["cast"] = "cast"
+    input: MethodSpec
+    type: str
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        try:
+            parse_type(value)
+        except TypeError_ as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    def inputs_of(self) -> list[Method]:
+        return [self.input]
+
+
+class Upper(_Method):
+    method: Literal["upper"] = "upper"
+    input: MethodSpec
+
+    def inputs_of(self) -> list[Method]:
+        return [self.input]
+
+
+class Lower(_Method):
+    method: Literal["lower"] = "lower"
+    input: MethodSpec
+
+    def inputs_of(self) -> list[Method]:
+        return [self.input]
+
+
+class Trim(_Method):
+    method: Literal["trim"] = "trim"
+    input: MethodSpec
+
+    def inputs_of(self) -> list[Method]:
+        return [self.input]
+
+
+class Expression(_Method):
+    """A Spark SQL expression over source columns; never reversible."""
+
+    method: Literal["expression"] = "expression"
+    sql: str = Field(min_length=1)
+
+
+Method = Union[Column, Concat, Split, Substring, Constant, System, Cast, Upper, Lower, Trim, Expression]
+METHOD_CLASSES: dict[str, type[_Method]] = {
+    cls.model_fields["method"].default: cls
+    for cls in (Column, Concat, Split, Substring, Constant, System, Cast, Upper, Lower, Trim, Expression)
+}
+METHOD_NAMES = tuple(METHOD_CLASSES)
+
+
+def _bare_string_is_column(value: Any) -> Any:
+    if isinstance(value, str):
+        return {"method": "column", "input": value}
+    return value
+
+
+def _method_tag(value: Any) -> str | None:
+    if isinstance(value, dict):
+        tag = value.get("method")
+        return tag if isinstance(tag, str) else None
+    return getattr(value, "method", None)
+
+
+_METHOD_JSON_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string", "description": "copy this source column"},
+        {"type": "object", "required": ["method"], "properties": {"method": {"enum": list(METHOD_CLASSES)}}},
+    ]
+}
+
+MethodSpec = Annotated[
+    Union[tuple(Annotated[cls, Tag(name)] for name, cls in METHOD_CLASSES.items())],  # type: ignore[valid-type]
+    Discriminator(_method_tag),
+    BeforeValidator(_bare_string_is_column),
+    WithJsonSchema(_METHOD_JSON_SCHEMA),
+]
+
+for _cls in METHOD_CLASSES.values():
+    _cls.model_rebuild()

@@ -1,0 +1,244 @@
+"""The model file, as pydantic models (CONTRACT section 1).
+
+Entities are plain values: an edit builds a new entity and replaces the old
+one (see `engine.edits`), so the model never holds half-applied changes.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from engine.model.methods import MethodSpec
+from engine.model.types import SqlType, TypeError_, parse_type
+
+Dbms = Literal["oracle", "db2", "mssql", "informix", "ase", "postgresql", "mysql", "sqlite", "other"]
+FORMAT_MAJOR = 1
+FORMAT = f"mapwright/{FORMAT_MAJOR}"
+
+
+class _Entity(BaseModel):
+    model_config = ConfigDict(extra="forbid", ignored_types=(cached_property,))
+
+
+class Server(_Entity):
+    id: str = Field(min_length=1)
+    dbms: Dbms
+    priority: float | None = None
+    float_format: str | None = None
+
+
+class ColumnDef(_Entity):
+    name: str = Field(min_length=1)
+    type: str
+    nullable: bool = True
+    default: str | int | float | bool | None = None
+    storage: Literal["inrow", "blobspace", "sbspace"] | None = None
+    stream_support: bool | None = None
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        try:
+            parse_type(value)
+        except TypeError_ as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @property
+    def sql_type(self) -> SqlType:
+        return _parsed(self.type)
+
+
+class UniqueIndex(_Entity):
+    name: str = Field(min_length=1)
+    columns: list[str] = Field(min_length=1)
+
+
+class RepDefColumn(_Entity):
+    name: str = Field(min_length=1)
+    type: str | None = None
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                parse_type(value)
+            except TypeError_ as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+
+class ReplicationDefinition(_Entity):
+    version: int
+    columns: list[RepDefColumn]
+
+    @field_validator("columns", mode="before")
+    @classmethod
+    def _bare_names(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"name": v} if isinstance(v, str) else v for v in value]
+        return value
+
+
+class Table(_Entity):
+    server: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    columns: list[ColumnDef] = Field(default_factory=list)
+    primary_key: list[str] = Field(default_factory=list)
+    unique_indexes: list[UniqueIndex] = Field(default_factory=list)
+    parent: str | None = None
+    replication_definitions: list[ReplicationDefinition] | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.server}.{self.name}"
+
+    def column(self, name: str) -> ColumnDef | None:
+        for col in self.columns:
+            if col.name == name:
+                return col
+        return None
+
+    def column_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def unique_sets(self) -> list[list[str]]:
+        """The primary key (if any) then each unique index: the column sets that identify a row."""
+        sets = [self.primary_key] if self.primary_key else []
+        return sets + [ux.columns for ux in self.unique_indexes]
+
+    def is_unique(self, columns: set[str]) -> bool:
+        """A set counts as unique when it contains every column of the primary key or of a unique index."""
+        return any(set(s) <= columns for s in self.unique_sets())
+
+    def latest_definition(self) -> ReplicationDefinition | None:
+        if not self.replication_definitions:
+            return None
+        return max(self.replication_definitions, key=lambda d: d.version)
+
+
+class Mapping(_Entity):
+    id: str = Field(min_length=1)
+    source: str
+    target: str
+    columns: dict[str, MethodSpec] = Field(default_factory=dict)
+    distribution_key: list[str] | None = None
+    journal: bool = False
+    where: str | None = None
+    reverse: str | None = None
+    changed_columns_only: bool = False
+
+
+ResolutionMethodName = Literal[
+    "latest_timestamp", "earliest_timestamp", "minimum", "maximum", "additive", "average",
+    "overwrite", "discard", "priority_group", "site_priority",
+]
+DESIGNATED_COLUMN_METHODS = ("latest_timestamp", "earliest_timestamp", "minimum", "maximum", "priority_group")
+TIMESTAMP_METHODS = ("latest_timestamp", "earliest_timestamp")
+
+
+class Resolution(_Entity):
+    method: ResolutionMethodName
+    column: str | None = None
+    priorities: dict[str, float] | None = None
+
+
+class ColumnGroup(_Entity):
+    name: str = Field(min_length=1)
+    columns: list[str] = Field(default_factory=list)
+    resolution: list[Resolution] = Field(default_factory=list)
+
+
+class UniqueResolution(_Entity):
+    index: str
+    resolution: Literal["append_site_name", "append_sequence", "discard", "error"]
+
+
+class TableConflicts(_Entity):
+    table: str
+    column_groups: list[ColumnGroup] = Field(default_factory=list)
+    unique: list[UniqueResolution] = Field(default_factory=list)
+    on_insert_exists: Literal["error", "discard", "overwrite", "as_update"] = "error"
+    on_update_missing: Literal["error", "discard", "insert"] = "error"
+    on_delete_missing: Literal["error", "discard"] = "error"
+    compare_old: dict[str, bool] = Field(default_factory=dict)
+    scope: Literal["row", "transaction"] = "row"
+
+
+class Model(_Entity):
+    format: str
+    name: str = ""
+    servers: list[Server] = Field(default_factory=list)
+    protected: bool = False
+    float_transfer: Literal["ieee", "canonical"] | None = None
+    tables: list[Table] = Field(default_factory=list)
+    mappings: list[Mapping] = Field(default_factory=list)
+    conflicts: list[TableConflicts] = Field(default_factory=list)
+
+    @field_validator("format")
+    @classmethod
+    def _known_format(cls, value: str) -> str:
+        family, _, version = value.partition("/")
+        major = version.split(".")[0]
+        if family != "mapwright" or not major.isdigit():
+            raise ValueError(f"not a Mapwright model format: {value!r} (expected {FORMAT!r})")
+        if int(major) != FORMAT_MAJOR:
+            raise ValueError(f"format {value!r} is a version this Mapwright cannot read (it reads {FORMAT})")
+        return value
+
+    # Lookups. Rules call these often; they are cheap scans on models of
+    # hundreds of tables, and the index below makes them constant time.
+
+    def server(self, server_id: str) -> Server | None:
+        return self.index().servers.get(server_id)
+
+    def table(self, key: str) -> Table | None:
+        return self.index().tables.get(key)
+
+    def mapping(self, mapping_id: str) -> Mapping | None:
+        return self.index().mappings.get(mapping_id)
+
+    def conflicts_for(self, table_key: str) -> TableConflicts | None:
+        return self.index().conflicts.get(table_key)
+
+    def index(self) -> ModelIndex:
+        """Lookups by id. Edits replace entities through `engine.edits`, which drops the index."""
+        idx = self.__dict__.get("_index")
+        if idx is None or not idx.matches(self):
+            idx = ModelIndex(self)
+            self.__dict__["_index"] = idx
+        return idx
+
+    def drop_index(self) -> None:
+        self.__dict__.pop("_index", None)
+
+
+class ModelIndex:
+    """Dictionaries over a model's entity lists."""
+
+    def __init__(self, model: Model) -> None:
+        self._lists = (model.servers, model.tables, model.mappings, model.conflicts)
+        self._lengths = tuple(len(x) for x in self._lists)
+        self.servers = {s.id: s for s in model.servers}
+        self.tables = {t.key: t for t in model.tables}
+        self.mappings = {m.id: m for m in model.mappings}
+        self.conflicts = {c.table: c for c in model.conflicts}
+
+    def matches(self, model: Model) -> bool:
+        """A cheap guard against lists swapped or resized behind the edits' back."""
+        lists = (model.servers, model.tables, model.mappings, model.conflicts)
+        return all(a is b and len(a) == n for a, b, n in zip(lists, self._lists, self._lengths, strict=True))
+
+
+_TYPE_CACHE: dict[str, SqlType] = {}
+
+
+def _parsed(text: str) -> SqlType:
+    found = _TYPE_CACHE.get(text)
+    if found is None:
+        found = _TYPE_CACHE[text] = parse_type(text)
+    return found

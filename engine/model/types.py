@@ -1,0 +1,182 @@
+"""Column type strings, parsed into a small typed value (CONTRACT section 1).
+
+`parse_type("DECIMAL(10,2)")` gives a `SqlType` with its family, length,
+precision and scale. The families drive the distribution-key, conflict and
+data-type rules; `byte_length` is the size DK003 adds up.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+
+class TypeFamily(str, Enum):
+    CHARACTER = "character"
+    EXACT_NUMERIC = "exact_numeric"
+    APPROX_NUMERIC = "approx_numeric"
+    DATETIME = "datetime"
+    BIT = "bit"
+    BINARY = "binary"
+    LARGE_OBJECT = "large_object"
+    BOOLEAN = "boolean"
+    UDT = "udt"
+    COMPLEX = "complex"
+
+
+class TypeError_(ValueError):
+    """A type string that names no known type."""
+
+
+@dataclass(frozen=True)
+class SqlType:
+    """A parsed column type. `name` is the canonical upper-case base name."""
+
+    name: str
+    family: TypeFamily
+    length: int | None = None
+    precision: int | None = None
+    scale: int | None = None
+    udt: str | None = None
+    elements: tuple[SqlType, ...] = ()
+
+    @property
+    def is_serial(self) -> bool:
+        return self.name in ("SERIAL", "SERIAL8")
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.family in (TypeFamily.EXACT_NUMERIC, TypeFamily.APPROX_NUMERIC)
+
+    @property
+    def holds_udt(self) -> bool:
+        """True for a UDT, or a complex type with a UDT anywhere inside it."""
+        return self.family is TypeFamily.UDT or any(e.holds_udt for e in self.elements)
+
+    @property
+    def byte_length(self) -> int | None:
+        """Bytes the type takes in a distribution key (DK003); None where the contract gives none."""
+        if self.family in (TypeFamily.CHARACTER, TypeFamily.BINARY):
+            return self.length
+        if self.precision is not None and self.family is TypeFamily.EXACT_NUMERIC:
+            return self.precision // 2 + 1
+        return _FIXED_BYTES.get(self.name)
+
+    def __str__(self) -> str:
+        if self.family is TypeFamily.UDT:
+            return f"UDT:{self.udt}"
+        if self.family is TypeFamily.COMPLEX:
+            return f"{self.name}({', '.join(str(e) for e in self.elements)})"
+        if self.precision is not None:
+            return f"{self.name}({self.precision},{self.scale or 0})"
+        if self.length is not None:
+            return f"{self.name}({self.length})"
+        return self.name
+
+
+_FIXED_BYTES = {
+    "SMALLINT": 2, "INTEGER": 4, "INT": 4, "SERIAL": 4, "BIGINT": 8, "SERIAL8": 8,
+    "REAL": 4, "FLOAT": 8, "DOUBLE": 8, "DATE": 4, "TIMESTAMP": 10, "DATETIME": 10,
+    "BOOLEAN": 1, "BIT": 1,
+}
+
+# base name -> (family, takes a length, takes precision/scale)
+_SIMPLE: dict[str, tuple[TypeFamily, str]] = {
+    "CHAR": (TypeFamily.CHARACTER, "length"),
+    "VARCHAR": (TypeFamily.CHARACTER, "length"),
+    "VARCHAR2": (TypeFamily.CHARACTER, "length"),
+    "NCHAR": (TypeFamily.CHARACTER, "length"),
+    "NVARCHAR": (TypeFamily.CHARACTER, "length"),
+    "SMALLINT": (TypeFamily.EXACT_NUMERIC, ""),
+    "INTEGER": (TypeFamily.EXACT_NUMERIC, ""),
+    "INT": (TypeFamily.EXACT_NUMERIC, ""),
+    "BIGINT": (TypeFamily.EXACT_NUMERIC, ""),
+    "SERIAL": (TypeFamily.EXACT_NUMERIC, ""),
+    "SERIAL8": (TypeFamily.EXACT_NUMERIC, ""),
+    "DECIMAL": (TypeFamily.EXACT_NUMERIC, "precision"),
+    "NUMERIC": (TypeFamily.EXACT_NUMERIC, "precision"),
+    "NUMBER": (TypeFamily.EXACT_NUMERIC, "precision"),
+    "REAL": (TypeFamily.APPROX_NUMERIC, ""),
+    "FLOAT": (TypeFamily.APPROX_NUMERIC, ""),
+    "DOUBLE": (TypeFamily.APPROX_NUMERIC, ""),
+    "DATE": (TypeFamily.DATETIME, ""),
+    "TIMESTAMP": (TypeFamily.DATETIME, ""),
+    "DATETIME": (TypeFamily.DATETIME, ""),
+    "BIT": (TypeFamily.BIT, ""),
+    "BINARY": (TypeFamily.BINARY, "length"),
+    "VARBINARY": (TypeFamily.BINARY, "length"),
+    "RAW": (TypeFamily.BINARY, "length"),
+    "TEXT": (TypeFamily.LARGE_OBJECT, ""),
+    "CLOB": (TypeFamily.LARGE_OBJECT, ""),
+    "BLOB": (TypeFamily.LARGE_OBJECT, ""),
+    "BYTE": (TypeFamily.LARGE_OBJECT, ""),
+    "LONG": (TypeFamily.LARGE_OBJECT, ""),
+    "LONG RAW": (TypeFamily.LARGE_OBJECT, ""),
+    "BOOLEAN": (TypeFamily.BOOLEAN, ""),
+}
+_COMPLEX = ("ROW", "SET", "LIST", "MULTISET")
+_CALL = re.compile(r"^(LONG\s+RAW|[A-Z][A-Z0-9_]*)\s*(?:\((.*)\))?$", re.S | re.I)
+
+
+def parse_type(text: str) -> SqlType:
+    """Parse a type string (case-insensitive); raises `TypeError_` with a readable reason."""
+    src = text.strip()
+    if src[:4].upper() == "UDT:":
+        name = src[4:].strip()
+        if not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+            raise TypeError_(f"bad user type name in {text!r}")
+        return SqlType("UDT", TypeFamily.UDT, udt=name)
+    match = _CALL.match(src)
+    if not match:
+        raise TypeError_(f"unknown type {text!r}")
+    base, args = " ".join(match.group(1).upper().split()), match.group(2)
+    if base in _COMPLEX:
+        if args is None or not args.strip():
+            raise TypeError_(f"{base} needs element types, as in {base}(INTEGER)")
+        return SqlType(base, TypeFamily.COMPLEX, elements=tuple(parse_type(p) for p in _split_top_level(args)))
+    if base not in _SIMPLE:
+        raise TypeError_(f"unknown type {text!r}")
+    family, takes = _SIMPLE[base]
+    if args is None:
+        if base in ("CHAR", "NCHAR"):
+            return SqlType(base, family, length=1)
+        if takes == "length":
+            raise TypeError_(f"{base} needs a length, as in {base}(20)")
+        return SqlType(base, family)
+    numbers = [a.strip() for a in args.split(",")]
+    if not takes or not all(n.isdigit() for n in numbers):
+        raise TypeError_(f"bad size in type {text!r}")
+    values = [int(n) for n in numbers]
+    if takes == "length" and len(values) == 1 and values[0] > 0:
+        return SqlType(base, family, length=values[0])
+    if takes == "precision" and 1 <= len(values) <= 2 and values[0] > 0:
+        scale = values[1] if len(values) == 2 else 0
+        if scale > values[0]:
+            raise TypeError_(f"scale is larger than precision in {text!r}")
+        return SqlType(base, family, precision=values[0], scale=scale)
+    raise TypeError_(f"bad size in type {text!r}")
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split `a, ROW(b, c), d` on the commas that are not inside parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [_strip_field_name(p.strip()) for p in parts if p.strip()]
+
+
+def _strip_field_name(part: str) -> str:
+    """ROW fields may be named, as in ROW(x INTEGER, p UDT:point): keep the type."""
+    head, _, rest = part.partition(" ")
+    known = head.upper() in _SIMPLE or head.upper() in _COMPLEX or head.upper() in ("LONG",)
+    if rest and not known and not head.upper().startswith("UDT:") and "(" not in head:
+        return rest.strip()
+    return part

@@ -1,0 +1,244 @@
+"""Rules on one mapping: references, distribution key (seed 000), nulls, reversibility, data types (seed 001).
+
+Each rule is a small function returning findings; `check_mapping` runs them
+in the order of CONTRACT section 3, after making sure both tables exist
+(MP002 silences every other rule for the mapping).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from engine.model.methods import Column, Expression
+from engine.model.schema import Mapping, Table
+from engine.model.types import TypeFamily
+from engine.reversibility import explain, survives
+from engine.rules.context import Context
+from engine.rules.findings import Finding, Location
+from engine.sql import parse_expression
+
+MEDIUM_CHAR_LIMIT = {"db2": 254, "mssql": 255}
+DKEY_BYTE_LIMIT = 256
+NOT_NULL_KEY_DBMS = ("oracle", "db2")
+
+
+def check_mapping(ctx: Context, mapping: Mapping) -> list[Finding]:
+    source, target = ctx.model.table(mapping.source), ctx.model.table(mapping.target)
+    if source is None or target is None:
+        return list(unknown_endpoints(ctx, mapping))
+    findings: list[Finding] = []
+    for rule in (method_inputs, where_clause, distribution_key_rules, null_rules, reverse_rules, type_rules):
+        findings.extend(rule(ctx, mapping, source, target))
+    return findings
+
+
+def _at(mapping: Mapping, table: Table | str | None = None, column: str | None = None) -> Location:
+    key = table.key if isinstance(table, Table) else table
+    return Location(mapping=mapping.id, table=key, column=column)
+
+
+def unknown_endpoints(ctx: Context, mapping: Mapping) -> Iterator[Finding]:
+    for role, ref in (("source", mapping.source), ("target", mapping.target)):
+        if ctx.model.table(ref) is not None:
+            continue
+        server_id, _, name = ref.partition(".")
+        server = ctx.model.server(server_id)
+        if server is None:
+            why = f"server {server_id!r} is not in the model"
+        else:
+            names = sorted(t.name for t in ctx.model.tables if t.server == server_id)
+            why = f"server {server_id} has no table {name!r}" + (f" (it has {', '.join(names)})" if names else "")
+        yield Finding("MP002", f"{role} {ref!r} is unknown: {why}", _at(mapping, ref))
+
+
+def method_inputs(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
+    """MP001, MP004, MP005: every method reads real source columns and writes a real target column."""
+    known = set(source.column_names())
+    known_folded = {c.lower() for c in known}
+    for target_col, method in mapping.columns.items():
+        if target.column(target_col) is None:
+            yield Finding("MP005", f"{target.key} has no column {target_col!r} to map into",
+                          _at(mapping, target, target_col))
+        for _, node in method.walk():
+            if isinstance(node, Column) and node.input not in known:
+                yield Finding("MP001", f"{target_col} reads {node.input!r}, which {source.key} does not have",
+                              _at(mapping, target, target_col))
+            elif isinstance(node, Expression):
+                parsed = parse_expression(node.sql)
+                if parsed.error:
+                    yield Finding("MP004", f"expression for {target_col} does not parse: {parsed.error}",
+                                  _at(mapping, target, target_col))
+                for name in parsed.columns:
+                    if name.lower() not in known_folded:
+                        yield Finding("MP001", f"expression for {target_col} reads {name!r}, "
+                                      f"which {source.key} does not have", _at(mapping, target, target_col))
+
+
+def where_clause(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
+    """MP003: the replicate WHERE clause parses and names only source columns."""
+    if mapping.where is None:
+        return
+    parsed = parse_expression(mapping.where)
+    if parsed.error:
+        yield Finding("MP003", f"where clause does not parse: {parsed.error}", _at(mapping, source))
+        return
+    known = {c.lower() for c in source.column_names()}
+    for name in parsed.columns:
+        if name.lower() not in known:
+            yield Finding("MP003", f"where clause names {name!r}, which {source.key} does not have",
+                          _at(mapping, source, name))
+
+
+def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
+    """DK001-DK011, NN001, TY003."""
+    dkey = ctx.dkey(mapping)
+    if dkey is None:
+        if not mapping.journal:
+            yield Finding("DK001", f"no distribution key: {target.key} has no primary key or unique index "
+                          "and the mapping names none (set one, or mark it a journal mapping)", _at(mapping, target))
+        return
+    target_dbms = ctx.dbms_of(target)
+    complete = True
+    total_bytes = 0
+    for name in dkey.columns:
+        col = target.column(name)
+        if col is None:
+            complete = False
+            yield Finding("DK011", f"distribution key names {name!r}, which {target.key} does not have",
+                          _at(mapping, target, name))
+            continue
+        if name not in mapping.columns:
+            complete = False
+            yield Finding("DK002", f"distribution-key column {name} has no column map", _at(mapping, target, name))
+        t = col.sql_type
+        total_bytes += t.byte_length or 0
+        family_rule = {
+            TypeFamily.LARGE_OBJECT: ("DK004", f"{name} is {t}, a large object, and cannot be in a distribution key"),
+            TypeFamily.BIT: ("DK006", f"{name} is BIT and cannot be in a distribution key"),
+            TypeFamily.BINARY: ("DK007", f"{name} is {t}, a binary type, and cannot be in a distribution key"),
+            TypeFamily.APPROX_NUMERIC: ("DK008", f"{name} is {t}: approximate numbers make unreliable keys"),
+        }.get(t.family)
+        if family_rule:
+            yield Finding(family_rule[0], family_rule[1], _at(mapping, target, name))
+        limit = MEDIUM_CHAR_LIMIT.get(target_dbms or "")
+        if limit is not None and t.family is TypeFamily.CHARACTER and (t.length or 0) > limit:
+            yield Finding("DK005", f"{name} is {t}: on {target_dbms} a key column may hold at most {limit} characters",
+                          _at(mapping, target, name))
+    if ctx.dbms_of(source) != "oracle" and total_bytes > DKEY_BYTE_LIMIT:
+        yield Finding("DK003", f"distribution key ({', '.join(dkey.columns)}) is {total_bytes} bytes; "
+                      f"the limit is {DKEY_BYTE_LIMIT} when the source is not Oracle", _at(mapping, target))
+    if not complete:
+        return
+    feeding = ctx.feeding(mapping, dkey.columns)
+    if not source.is_unique(feeding):
+        fed = ", ".join(sorted(feeding)) or "no source column"
+        yield Finding("DK009", f"the key is fed by {fed}, which is not a primary key or unique index of "
+                      f"{source.key}: duplicates would reach the target", _at(mapping, source))
+    if not target.is_unique(set(dkey.columns)):
+        yield Finding("DK010", f"distribution key ({', '.join(dkey.columns)}) is not the primary key or a unique "
+                      f"index of {target.key}: an update or delete may hit several rows", _at(mapping, target))
+    yield from _protected_not_null(ctx, mapping, source, target, dkey.columns, feeding)
+    if len(ctx.graph.masters(target.key)) > 1:
+        for name in dkey.columns:
+            col = target.column(name)
+            if col is not None and col.sql_type.is_serial:
+                yield Finding("TY003", f"{name} is {col.sql_type} in the key of {target.key}, which several "
+                              "masters write: their serial values will collide", _at(mapping, target, name))
+
+
+def _protected_not_null(ctx: Context, mapping: Mapping, source: Table, target: Table,
+                        key: tuple[str, ...], feeding: set[str]) -> Iterator[Finding]:
+    """NN001: in protected replication with Oracle or DB2, each side needs a NOT NULL key column."""
+    if not ctx.model.protected:
+        return
+    if not ({ctx.dbms_of(source), ctx.dbms_of(target)} & set(NOT_NULL_KEY_DBMS)):
+        return
+    sides = []
+    if not any((c := target.column(n)) is not None and not c.nullable for n in key):
+        sides.append(f"target {target.key} ({', '.join(key)})")
+    if feeding and not any((c := source.column(n)) is not None and not c.nullable for n in feeding):
+        sides.append(f"source {source.key} ({', '.join(sorted(feeding))})")
+    if sides:
+        yield Finding("NN001", "protected replication with Oracle or DB2 needs a NOT NULL distribution-key "
+                      f"column on each server; none on {' and '.join(sides)}", _at(mapping, target))
+
+
+def null_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
+    """NL001, NL002."""
+    for col in target.columns:
+        if col.nullable:
+            continue
+        method = mapping.columns.get(col.name)
+        if method is None:
+            if col.default is None:
+                yield Finding("NL001", f"{col.name} is NOT NULL with no default, and the mapping leaves it empty",
+                              _at(mapping, target, col.name))
+        elif isinstance(method, Column):
+            src = source.column(method.input)
+            if src is not None and src.nullable:
+                yield Finding("NL002", f"{col.name} is NOT NULL but copied from {source.key}.{src.name}, "
+                              "which allows NULL", _at(mapping, target, col.name))
+
+
+def reverse_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
+    """BI001, BI002: the reverse mapping exists, goes back, and gives back the key."""
+    if not mapping.reverse:
+        return
+    back = ctx.model.mapping(mapping.reverse)
+    if back is None:
+        yield Finding("BI001", f"reverse mapping {mapping.reverse!r} does not exist", _at(mapping))
+        return
+    if back.source != mapping.target or back.target != mapping.source:
+        yield Finding("BI001", f"reverse mapping {back.id} goes {back.source} -> {back.target}, "
+                      f"not {mapping.target} -> {mapping.source}", _at(mapping))
+        return
+    yield from _key_round_trip(ctx, mapping, back, source, "")
+    if back.reverse != mapping.id:
+        yield from _key_round_trip(ctx, back, mapping, target, f" (the {back.id} direction)", report_on=mapping)
+
+
+def _key_round_trip(ctx: Context, forward: Mapping, back: Mapping, source: Table, note: str,
+                    report_on: Mapping | None = None) -> Iterator[Finding]:
+    dkey = ctx.dkey(forward)
+    if dkey is None:
+        return
+    owner = report_on or forward
+    for key_col in dkey.columns:
+        if key_col not in forward.columns:
+            continue
+        lost = sorted(c for c in ctx.graph.feeding_columns(forward.id, key_col)
+                      if not survives(forward, back, source, c))
+        if lost:
+            reasons = "; ".join(explain(forward, back, c) for c in lost)
+            yield Finding("BI002", f"key column {key_col}{note} is not reversible: {forward.id} then {back.id} "
+                          f"does not give back {', '.join(lost)} ({reasons})",
+                          Location(mapping=owner.id, table=forward.target, column=key_col))
+
+
+def type_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
+    """TY001, TY002, TY004: user types, floating point across formats, large objects."""
+    read = [c for name in dict.fromkeys(c for m in mapping.columns.values() for c in m.source_columns())
+            if (c := source.column(name)) is not None]
+    written = [c for name in mapping.columns if (c := target.column(name)) is not None]
+    sides = [(source, col) for col in read] + [(target, col) for col in written]
+    for table, col in sides:
+        if col.sql_type.holds_udt and not col.stream_support:
+            yield Finding("TY001", f"{table.key}.{col.name} is {col.sql_type}; replicating it needs stream support "
+                          "(streamwrite/streamread) declared with stream_support: true", _at(mapping, table, col.name))
+    src_server, tgt_server = ctx.server_of(source), ctx.server_of(target)
+    formats = (src_server.float_format if src_server else None, tgt_server.float_format if tgt_server else None)
+    if ctx.model.float_transfer is None and all(formats) and formats[0] != formats[1]:
+        for target_col, method in mapping.columns.items():
+            tcol = target.column(target_col)
+            approx = tcol is not None and tcol.sql_type.family is TypeFamily.APPROX_NUMERIC
+            approx = approx or any((s := source.column(n)) is not None and s.sql_type.family
+                                   is TypeFamily.APPROX_NUMERIC for n in method.source_columns())
+            if approx:
+                yield Finding("TY002", f"{target_col} carries a floating-point value from {formats[0]} to "
+                              f"{formats[1]} format; set float_transfer (ieee or canonical)",
+                              _at(mapping, target, target_col))
+    if mapping.changed_columns_only:
+        for table, col in sides:
+            if col.sql_type.family is TypeFamily.LARGE_OBJECT and col.storage in ("blobspace", "sbspace"):
+                yield Finding("TY004", f"{table.key}.{col.name} is stored in a {col.storage}; with changed columns "
+                              "only it may not be updated at the target", _at(mapping, table, col.name))

@@ -1,0 +1,97 @@
+"""Rules on one table (keys, replication definitions, seed 002) and on table hierarchies (seed 001)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from engine.model.schema import Model, Table
+from engine.model.types import parse_type
+from engine.rules.findings import Finding, Location
+
+
+def check_table(model: Model, table: Table) -> list[Finding]:
+    return [*key_columns(table), *parent_exists(model, table), *replication_definitions(table)]
+
+
+def key_columns(table: Table) -> Iterator[Finding]:
+    """TB001: the primary key and unique indexes name real columns."""
+    named = [("primary key", None, table.primary_key)] + [("unique index", ux.name, ux.columns)
+                                                          for ux in table.unique_indexes]
+    for what, index, columns in named:
+        for column in columns:
+            if table.column(column) is None:
+                label = f"{what} {index}" if index else what
+                yield Finding("TB001", f"{label} names {column!r}, which {table.key} does not have",
+                              Location(table=table.key, column=column, index=index))
+
+
+def parent_exists(model: Model, table: Table) -> Iterator[Finding]:
+    """TB002 (unknown parent); cycles are found over the whole hierarchy in `hierarchy_rules`."""
+    if table.parent and model.table(f"{table.server}.{table.parent}") is None:
+        yield Finding("TB002", f"parent {table.parent!r} is not a table on server {table.server}",
+                      Location(table=table.key))
+
+
+def replication_definitions(table: Table) -> Iterator[Finding]:
+    """SC002 (versions and names), then SC001 (the table against its latest definition)."""
+    defs = table.replication_definitions
+    if not defs:
+        return
+    for before, after in zip(defs, defs[1:], strict=False):
+        if after.version <= before.version:
+            yield Finding("SC002", f"replication definition versions must increase: {after.version} follows "
+                          f"{before.version}", Location(table=table.key))
+    for d in defs:
+        seen: set[str] = set()
+        for col in d.columns:
+            if col.name in seen:
+                yield Finding("SC002", f"replication definition version {d.version} lists {col.name} twice",
+                              Location(table=table.key, column=col.name))
+            seen.add(col.name)
+    latest = table.latest_definition()
+    assert latest is not None
+    in_def = {c.name: c for c in latest.columns}
+    for col in table.columns:
+        spec = in_def.get(col.name)
+        if spec is None:
+            yield Finding("SC001", f"{col.name} is in the table but not in replication definition version "
+                          f"{latest.version}: its values would not replicate (data loss)",
+                          Location(table=table.key, column=col.name))
+        elif spec.type is not None and parse_type(spec.type) != col.sql_type:
+            yield Finding("SC001", f"{col.name} is {col.sql_type} in the table but {parse_type(spec.type)} in "
+                          f"replication definition version {latest.version}", Location(table=table.key, column=col.name))
+    for name in in_def:
+        if table.column(name) is None:
+            yield Finding("SC001", f"{name} is in replication definition version {latest.version} but no longer in "
+                          "the table: replicating it would fail", Location(table=table.key, column=name))
+
+
+def hierarchy_rules(model: Model) -> list[Finding]:
+    """CR009 (uniform conflict resolution across a hierarchy) and TB002 (circular parents)."""
+    findings: list[Finding] = []
+    parent_of = {t.key: f"{t.server}.{t.parent}" for t in model.tables if t.parent}
+    roots: dict[str, str] = {}
+    for key in [t.key for t in model.tables]:
+        path, here = [key], key
+        while here in parent_of and model.table(parent_of[here]) is not None:
+            here = parent_of[here]
+            if here in path:
+                findings.append(Finding("TB002", f"table hierarchy is circular: {' -> '.join(path + [here])}",
+                                        Location(table=key)))
+                break
+            path.append(here)
+        else:
+            roots[key] = here
+    families: dict[str, list[str]] = {}
+    for key, root in roots.items():
+        families.setdefault(root, []).append(key)
+    with_cr = {c.table for c in model.conflicts}
+    for root, members in sorted(families.items()):
+        if len(members) < 2:
+            continue
+        have = sorted(m for m in members if m in with_cr)
+        lack = sorted(m for m in members if m not in with_cr)
+        if have and lack:
+            findings.append(Finding("CR009", f"hierarchy under {root} must resolve conflicts on every table or none: "
+                                    f"{', '.join(have)} do, {', '.join(lack)} do not", Location(table=root)))
+    return findings

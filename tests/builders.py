@@ -1,0 +1,53 @@
+"""Small builders for model dicts, so a test states only what it is about."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.model import Model
+from engine.rules import Finding, validate
+
+
+def col(name: str, type_: str = "INTEGER", nullable: bool = True, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "type": type_, "nullable": nullable, **extra}
+
+
+def table(server: str, name: str, columns: list[dict[str, Any]], pk: list[str] | None = None,
+          unique: dict[str, list[str]] | None = None, **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"server": server, "name": name, "columns": columns}
+    if pk:
+        out["primary_key"] = pk
+    if unique:
+        out["unique_indexes"] = [{"name": n, "columns": c} for n, c in unique.items()]
+    out.update(extra)
+    return out
+
+
+def mapping(id_: str, source: str, target: str, columns: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"id": id_, "source": source, "target": target, "columns": columns, **extra}
+
+
+def server(id_: str, dbms: str = "postgresql", **extra: Any) -> dict[str, Any]:
+    return {"id": id_, "dbms": dbms, **extra}
+
+
+def model(servers: list[dict[str, Any]], tables: list[dict[str, Any]], mappings: list[dict[str, Any]] = (),  # type: ignore[assignment]
+          conflicts: list[dict[str, Any]] = (), **extra: Any) -> Model:  # type: ignore[assignment]
+    return Model.model_validate({"format": "mapwright/1", "name": "t", "servers": servers, "tables": tables,
+                                 "mappings": list(mappings), "conflicts": list(conflicts), **extra})
+
+
+def pair(src_dbms: str = "postgresql", tgt_dbms: str = "postgresql", **extra: Any) -> Model:
+    """Two servers `s` and `t`, each with table T(ID INTEGER NOT NULL PK, NAME VARCHAR(40)), copied s.T -> t.T."""
+    cols = [col("ID", nullable=False), col("NAME", "VARCHAR(40)")]
+    return model([server("s", src_dbms), server("t", tgt_dbms)],
+                 [table("s", "T", cols, pk=["ID"]), table("t", "T", cols, pk=["ID"])],
+                 [mapping("m", "s.T", "t.T", {"ID": "ID", "NAME": "NAME"})], **extra)
+
+
+def codes(m: Model) -> list[str]:
+    return sorted(f.code for f in validate(m))
+
+
+def findings_with(m: Model, code: str) -> list[Finding]:
+    return [f for f in validate(m) if f.code == code]
