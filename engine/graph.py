@@ -68,12 +68,19 @@ class MappingGraph:
             self._add_table(table)
 
     def refresh_mapping(self, mapping_id: str, mapping: Mapping | None) -> None:
-        """Replace mapping `mapping_id`'s subgraph (None: it was removed)."""
+        """Replace mapping `mapping_id`'s subgraph (None: it was removed).
+
+        Links from other mappings that name it as their reverse stay: they
+        belong to those mappings.
+        """
         node = mapping_node(mapping_id)
         if node in self.g:
             # every flow edge touches one of the mapping's method nodes, so they go with them
             self.g.remove_nodes_from(self._method_nodes.pop(mapping_id, []))
-            self.g.remove_node(node)
+            self.g.remove_edges_from(list(self.g.out_edges(node, keys=True)))
+            self.g.remove_edges_from([(u, v, k) for u, v, k, kind in self.g.in_edges(node, keys=True, data="kind")
+                                      if kind == "reads"])
+            self.g.nodes[node].update(defined=False, source=None, target=None, reverse=None)
         if mapping is not None:
             self._add_mapping(mapping)
 
@@ -93,7 +100,7 @@ class MappingGraph:
 
     def _add_mapping(self, mapping: Mapping) -> None:
         node = mapping_node(mapping.id)
-        self.g.add_node(node, source=mapping.source, target=mapping.target, reverse=mapping.reverse)
+        self.g.add_node(node, defined=True, source=mapping.source, target=mapping.target, reverse=mapping.reverse)
         self.g.add_edge(table_node(mapping.source), node, key=mapping.id, kind="reads")
         self.g.add_edge(node, table_node(mapping.target), key=mapping.id, kind="writes")
         if mapping.reverse:
@@ -118,7 +125,7 @@ class MappingGraph:
     def feeding_columns(self, mapping_id: str, target_column: str) -> set[str]:
         """Source columns whose values flow into `target_column` through mapping `mapping_id`."""
         node = self.g.nodes.get(mapping_node(mapping_id))
-        if node is None:
+        if node is None or not node.get("defined"):
             return set()
         found: set[str] = set()
         stack = [col_node(node["target"], target_column)]
@@ -164,7 +171,7 @@ class MappingGraph:
 
     def endpoints(self, mapping_id: str) -> tuple[str, str] | None:
         node = self.g.nodes.get(mapping_node(mapping_id))
-        return (node["source"], node["target"]) if node is not None else None
+        return (node["source"], node["target"]) if node is not None and node.get("defined") else None
 
     def tables_on(self, server_id: str) -> list[str]:
         node = ("server", server_id)

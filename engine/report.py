@@ -8,8 +8,11 @@ from engine.rules.findings import Finding, count
 
 def summary(findings: list[Finding]) -> str:
     errors, warnings = count(findings)
-    plural = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"  # noqa: E731
-    return f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
+    return f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def group_title(model: Model, finding: Finding) -> str:

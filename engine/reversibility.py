@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.model.methods import Cast, Column, Concat, Method, Split
+from engine.model.methods import Cast, Column, Concat, Constant, Expression, Method, Split, Substring, System
 from engine.model.schema import Mapping, Table
 from engine.model.types import SqlType, TypeFamily, parse_type
 
@@ -56,15 +56,22 @@ def describe(method: Method) -> str:
     if isinstance(method, Column):
         return method.input
     args = ", ".join(describe(m) for m in method.inputs_of())
-    extra = {
-        "concat": lambda: f", sep={method.sep!r}" if method.sep else "",  # type: ignore[union-attr]
-        "split": lambda: f", {method.sep!r}, {method.index}",  # type: ignore[union-attr]
-        "cast": lambda: f" AS {method.type}",  # type: ignore[union-attr]
-        "substring": lambda: f", {method.start}, {method.length}",  # type: ignore[union-attr]
-        "constant": lambda: repr(method.value),  # type: ignore[union-attr]
-        "system": lambda: method.name,  # type: ignore[union-attr]
-        "expression": lambda: method.sql,  # type: ignore[union-attr]
-    }.get(method.method, lambda: "")()
+    if isinstance(method, Concat):
+        extra = f", sep={method.sep!r}" if method.sep else ""
+    elif isinstance(method, Split):
+        extra = f", {method.sep!r}, {method.index}"
+    elif isinstance(method, Cast):
+        extra = f" AS {method.type}"
+    elif isinstance(method, Substring):
+        extra = f", {method.start}, {method.length}"
+    elif isinstance(method, Constant):
+        extra = repr(method.value)
+    elif isinstance(method, System):
+        extra = method.name
+    elif isinstance(method, Expression):
+        extra = method.sql
+    else:
+        extra = ""
     return f"{method.method}({args}{extra})"
 
 

@@ -12,8 +12,8 @@ SHARED = ROOT.parent / "shared"
 EXAMPLES = SHARED / "spec" / "examples"
 
 
-@pytest.fixture
-def examples() -> Path:
+@pytest.fixture(scope="session")
+def examples() -> Path:  # read-only: safe to share across hypothesis inputs
     if not EXAMPLES.is_dir():
         pytest.fail(f"the contract examples are missing: {EXAMPLES} (shared/ must sit beside the project)")
     return EXAMPLES

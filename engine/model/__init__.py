@@ -2,11 +2,31 @@
 
 from engine.model.io import ModelLoadError, dump_model, load_model, parse_model, save_model
 from engine.model.methods import (
-    Cast, Column, Concat, Constant, Expression, Lower, Method, Split, Substring, System, Trim, Upper,
+    Cast,
+    Column,
+    Concat,
+    Constant,
+    Expression,
+    Lower,
+    Method,
+    Split,
+    Substring,
+    System,
+    Trim,
+    Upper,
 )
 from engine.model.schema import (
-    ColumnDef, ColumnGroup, Mapping, Model, ReplicationDefinition, Resolution, Server, Table,
-    TableConflicts, UniqueIndex, UniqueResolution,
+    ColumnDef,
+    ColumnGroup,
+    Mapping,
+    Model,
+    ReplicationDefinition,
+    Resolution,
+    Server,
+    Table,
+    TableConflicts,
+    UniqueIndex,
+    UniqueResolution,
 )
 from engine.model.types import SqlType, TypeFamily, parse_type
 

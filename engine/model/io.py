@@ -134,11 +134,9 @@ def _data_path(data: Any, loc: Sequence[str | int]) -> tuple[str | int, ...]:
     path: list[str | int] = []
     node = data
     for step in loc:
-        if isinstance(node, dict) and isinstance(step, str) and step in node:
-            node = node[step]
-            path.append(step)
-        elif isinstance(node, list) and isinstance(step, int) and step < len(node):
-            node = node[step]
+        if (isinstance(node, dict) and isinstance(step, str) and step in node) or (
+                isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node)):
+            node = node[step]  # type: ignore[index]
             path.append(step)
         elif isinstance(node, dict) and isinstance(step, str) and step not in METHOD_NAMES \
                 and not step.startswith("function-") and step not in ("str", "int", "float", "bool", "none"):

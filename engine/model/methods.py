@@ -8,26 +8,25 @@ engine every input is a `Method`, so rules and the run walk one shape.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Discriminator,
-    SerializerFunctionWrapHandler,
     Field,
+    SerializerFunctionWrapHandler,
     Tag,
     field_validator,
     model_serializer,
 )
-from pydantic.json_schema import WithJsonSchema
 
 from engine.model.types import TypeError_, parse_type
 
 
 class _Method(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     @model_serializer(mode="wrap")
     def _method_first(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -174,19 +173,15 @@ def _method_tag(value: Any) -> str | None:
     return getattr(value, "method", None)
 
 
-_METHOD_JSON_SCHEMA: dict[str, Any] = {
-    "anyOf": [
-        {"type": "string", "description": "copy this source column"},
-        {"type": "object", "required": ["method"], "properties": {"method": {"enum": list(METHOD_CLASSES)}}},
+if TYPE_CHECKING:
+    MethodSpec = Method
+else:
+    _TAGGED = tuple(Annotated[cls, Tag(name)] for name, cls in METHOD_CLASSES.items())
+    _UNION = Annotated[Union[_TAGGED], Discriminator(_method_tag)]  # noqa: UP007 - built from METHOD_CLASSES
+    MethodSpec = Annotated[
+        _UNION,
+        BeforeValidator(_bare_string_is_column, json_schema_input_type=Union[str, _UNION]),  # noqa: UP007
     ]
-}
-
-MethodSpec = Annotated[
-    Union[tuple(Annotated[cls, Tag(name)] for name, cls in METHOD_CLASSES.items())],  # type: ignore[valid-type]
-    Discriminator(_method_tag),
-    BeforeValidator(_bare_string_is_column),
-    WithJsonSchema(_METHOD_JSON_SCHEMA),
-]
 
 for _cls in METHOD_CLASSES.values():
     _cls.model_rebuild()

@@ -6,7 +6,6 @@ one (see `engine.edits`), so the model never holds half-applied changes.
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -20,7 +19,7 @@ FORMAT = f"mapwright/{FORMAT_MAJOR}"
 
 
 class _Entity(BaseModel):
-    model_config = ConfigDict(extra="forbid", ignored_types=(cached_property,))
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Server(_Entity):
@@ -221,7 +220,7 @@ class ModelIndex:
     """Dictionaries over a model's entity lists."""
 
     def __init__(self, model: Model) -> None:
-        self._lists = (model.servers, model.tables, model.mappings, model.conflicts)
+        self._lists: tuple[list[Any], ...] = (model.servers, model.tables, model.mappings, model.conflicts)
         self._lengths = tuple(len(x) for x in self._lists)
         self.servers = {s.id: s for s in model.servers}
         self.tables = {t.key: t for t in model.tables}
@@ -230,7 +229,7 @@ class ModelIndex:
 
     def matches(self, model: Model) -> bool:
         """A cheap guard against lists swapped or resized behind the edits' back."""
-        lists = (model.servers, model.tables, model.mappings, model.conflicts)
+        lists: tuple[list[Any], ...] = (model.servers, model.tables, model.mappings, model.conflicts)
         return all(a is b and len(a) == n for a, b, n in zip(lists, self._lists, self._lengths, strict=True))
 
 

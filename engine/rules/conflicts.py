@@ -35,7 +35,7 @@ def check_conflicts(ctx: Context, entry: TableConflicts) -> list[Finding]:
     groups = [_known_part(table, g) for g in entry.column_groups]
     for rule in (overlapping_groups, arithmetic_groups, designated_columns, missing_backups):
         for group in groups:
-            findings.extend(rule(table, group, groups))  # type: ignore[operator]
+            findings.extend(rule(table, group, groups))
     findings.extend(append_on_character(table, entry))
     findings.extend(convergence(ctx, table, groups))
     findings.extend(site_priorities(ctx, table, groups))

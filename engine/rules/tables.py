@@ -43,11 +43,11 @@ def replication_definitions(table: Table) -> Iterator[Finding]:
                           f"{before.version}", Location(table=table.key))
     for d in defs:
         seen: set[str] = set()
-        for col in d.columns:
-            if col.name in seen:
-                yield Finding("SC002", f"replication definition version {d.version} lists {col.name} twice",
-                              Location(table=table.key, column=col.name))
-            seen.add(col.name)
+        for listed in d.columns:
+            if listed.name in seen:
+                yield Finding("SC002", f"replication definition version {d.version} lists {listed.name} twice",
+                              Location(table=table.key, column=listed.name))
+            seen.add(listed.name)
     latest = table.latest_definition()
     assert latest is not None
     in_def = {c.name: c for c in latest.columns}

@@ -1,0 +1,154 @@
+"""The `mapwright` command: exit codes, text and JSON output, exports, malformed input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.export import format_schema
+from resources import SAMPLE_MODEL
+
+MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
+
+
+def mw(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([MAPWRIGHT, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def test_version() -> None:
+    out = mw("--version")
+    assert out.returncode == 0
+    assert out.stdout.startswith("mapwright ")
+
+
+def test_validate_json_matches_the_contract_shape(examples: Path) -> None:
+    out = mw("validate", str(examples / "dkey_rules.json"), "--format", "json")
+    assert out.returncode == 1
+    doc = json.loads(out.stdout)
+    assert doc["errors"] == sum(f["severity"] == "error" for f in doc["findings"])
+    assert doc["warnings"] == sum(f["severity"] == "warning" for f in doc["findings"])
+    dk001 = next(f for f in doc["findings"] if f["code"] == "DK001")
+    assert dk001["location"]["mapping"] == "m_no_key"
+    assert "column" not in dk001["location"]  # keys that do not apply are absent
+
+
+def test_validate_text_is_grouped_by_mapping_severity_first(examples: Path) -> None:
+    out = mw("validate", str(examples / "dkey_rules.json"))
+    assert out.returncode == 1
+    lines = out.stdout.splitlines()
+    block = lines.index("mapping m_nonunique_source (ora.EMP -> db2.BYNAME)")
+    assert lines[block + 1].split()[:2] == ["warning", "DK009"]
+    assert lines[-1].endswith("13 errors, 4 warnings")
+    mssql = lines.index("mapping m_mssql_wide (pg.PERSON -> sql.PERSON)")
+    assert [line.split()[1] for line in lines[mssql + 1 : mssql + 3]] == ["DK003", "DK005"]
+
+
+def test_valid_model_with_warnings_exits_zero() -> None:
+    out = mw("validate", str(SAMPLE_MODEL))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 errors" in out.stdout.splitlines()[-1]
+
+
+def _bad_inputs(tmp: Path, examples: Path) -> dict[str, Path]:
+    source = (examples / "bidirectional.json").read_text()
+    files = {
+        "broken_json": source[:300],
+        "wrong_type": source.replace('"nullable": false', '"nullable": "no"', 1),
+        "unknown_method": source.replace('"method": "concat"', '"method": "concatt"', 1),
+        "unknown_server": source.replace('"server": "br"', '"server": "nowhere"', 1),
+        "empty": "",
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = tmp / f"{name}.json"
+        paths[name].write_text(text)
+    big = tmp / "fifty_mb.json"
+    with big.open("w") as fh:
+        fh.write('{"format": "mapwright/1", "name": "' + "x" * 50_000_000 + '"}')
+    paths["fifty_mb"] = big
+    return paths
+
+
+@pytest.mark.parametrize("command", ["validate", "export"])
+def test_malformed_input_gives_exit_2_and_one_clear_line(tmp_path: Path, examples: Path, command: str) -> None:
+    for name, path in _bad_inputs(tmp_path, examples).items():
+        extra = ["--to", "json", "--out", str(tmp_path / "o.json")] if command == "export" else []
+        out = mw(command, str(path), *extra)
+        assert out.returncode == 2, (name, out.stderr)
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1, (name, out.stderr)
+        assert lines[0].startswith(f"mapwright: {path}"), (name, lines[0])
+        assert "Traceback" not in out.stderr
+        assert out.stdout == ""
+
+
+def test_bad_usage_exits_2(tmp_path: Path) -> None:
+    assert mw("validate").returncode == 2
+    assert mw("frobnicate").returncode == 2
+    assert mw("validate", str(SAMPLE_MODEL), "--format", "xml").returncode == 2
+
+
+def test_export_json_round_trips(tmp_path: Path) -> None:
+    out = tmp_path / "o.json"
+    res = mw("export", str(SAMPLE_MODEL), "--to", "json", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    again = mw("validate", str(out), "--format", "json")
+    assert again.returncode == 0
+    assert json.loads(out.read_text())["format"] == "mapwright/1"
+
+
+def test_export_refuses_a_model_with_errors_unless_forced(tmp_path: Path, examples: Path) -> None:
+    out = tmp_path / "o.json"
+    res = mw("export", str(examples / "dkey_rules.json"), "--to", "json", "--out", str(out))
+    assert res.returncode == 1
+    assert not out.exists()
+    assert "not exported" in res.stderr
+    forced = mw("export", str(examples / "dkey_rules.json"), "--to", "json", "--out", str(out), "--force")
+    assert forced.returncode == 0 and out.exists()
+
+
+def test_export_schema_describes_the_format(tmp_path: Path) -> None:
+    out = tmp_path / "schema.json"
+    res = mw("export", str(SAMPLE_MODEL), "--to", "schema", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    schema = json.loads(out.read_text())
+    assert schema == json.loads(json.dumps(format_schema()))
+    assert set(schema["required"]) >= {"format"}
+    assert {"servers", "tables", "mappings", "conflicts"} <= set(schema["properties"])
+
+
+def test_export_schema_accepts_every_example(examples: Path) -> None:
+    import jsonschema
+    schema = format_schema()
+    for name in ["bidirectional.json", "dkey_rules.json", "ordering_conflict/model.json",
+                 "row_images/model.json"]:
+        jsonschema.validate(json.loads((examples / name).read_text()), schema)
+    jsonschema.validate(json.loads(SAMPLE_MODEL.read_text()), schema)
+    bad = json.loads(SAMPLE_MODEL.read_text())
+    bad["servers"][0]["dbms"] = "db3"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+
+
+def test_export_ddl_and_report(tmp_path: Path) -> None:
+    ddl = tmp_path / "t.sql"
+    assert mw("export", str(SAMPLE_MODEL), "--to", "ddl", "--dialect", "oracle", "--out", str(ddl)).returncode == 0
+    text = ddl.read_text()
+    assert "CREATE TABLE" in text and "PRIMARY KEY" in text
+    report = tmp_path / "r.html"
+    assert mw("export", str(SAMPLE_MODEL), "--to", "report", "--out", str(report)).returncode == 0
+    assert "<table>" in report.read_text() and "CR006" in report.read_text()
+    bad = mw("export", str(SAMPLE_MODEL), "--to", "ddl", "--dialect", "nosuchdb", "--out", str(ddl))
+    assert bad.returncode == 2 and "unknown SQL dialect" in bad.stderr
+
+
+def test_check_contract_tool_passes_the_validation_examples(examples: Path) -> None:
+    tool = examples.parent.parent / "tools" / "check_contract.py"
+    out = subprocess.run([sys.executable, str(tool), "--mapwright", MAPWRIGHT], capture_output=True, text=True,
+                         timeout=300)
+    assert out.stdout.strip().splitlines()[-1] == "2 passed, 0 failed", out.stdout

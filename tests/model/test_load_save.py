@@ -1,0 +1,176 @@
+"""Loading reports one clear error naming file, line and field; saving is atomic and round-trips."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from engine.model import ModelLoadError, load_model, parse_model, save_model
+from engine.model.io import dump_model
+from engine.model.types import TypeFamily, parse_type
+from resources import SAMPLE_MODEL
+
+MODEL_FILES = ["bidirectional.json", "dkey_rules.json", "ordering_conflict/model.json", "row_images/model.json"]
+
+
+@pytest.mark.parametrize("name", MODEL_FILES)
+def test_every_example_loads_and_round_trips(examples: Path, name: str, tmp_path: Path) -> None:
+    model = load_model(examples / name)
+    out = tmp_path / "saved.json"
+    save_model(model, out)
+    assert load_model(out) == model
+    # a second save is byte-identical: saving is stable
+    first = out.read_text()
+    save_model(load_model(out), out)
+    assert out.read_text() == first
+
+
+def test_bundled_sample_round_trips(tmp_path: Path) -> None:
+    model = load_model(SAMPLE_MODEL)
+    save_model(model, tmp_path / "s.json")
+    assert load_model(tmp_path / "s.json") == model
+
+
+def test_bare_string_column_maps_stay_bare(examples: Path) -> None:
+    data = json.loads(dump_model(load_model(examples / "bidirectional.json")))
+    m_fwd = next(m for m in data["mappings"] if m["id"] == "m_fwd")
+    assert m_fwd["columns"]["NAME"] == "NAME"
+    assert m_fwd["columns"]["CUST_KEY"]["method"] == "concat"
+    assert m_fwd["columns"]["CUST_KEY"]["inputs"] == ["REGION", "CUST_NO"]
+
+
+def _edited(examples: Path, old: str, new: str) -> str:
+    text = (examples / "bidirectional.json").read_text()
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def _line_of(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+@pytest.mark.parametrize(("old", "new", "field", "says", "line_at"), [
+    ('"method": "concat"', '"method": "concatt"', "mappings[0].columns.CUST_KEY", "unknown method 'concatt'",
+     '"CUST_KEY": {'),
+    ('"CHAR(2)"', '"CHARR(2)"', "tables[0].columns[0].type", "unknown type 'CHARR(2)'", '"CHARR(2)"'),
+    ('"nullable": false', '"nullable": "maybe"', "tables[0].columns[0].nullable", "valid boolean", '"maybe"'),
+    ('"sep": "-"', '"sepp": "-"', "mappings[0].columns.CUST_KEY.sepp", "unknown field", '"sepp"'),
+    ('"server": "br"', '"server": "xx"', "tables[1].server", "unknown server 'xx'", '"xx"'),
+    ('"mapwright/1"', '"mapwright/2"', "format", "cannot read", '"mapwright/2"'),
+    ('"dbms": "db2"', '"dbms": "db3"', "servers[4].dbms", "'db3' is not one of", '"db3"'),
+    ('"id": "m_back"', '"id": "m_fwd"', "mappings[1].id", "used twice", '"m_fwd",\n   "source": "br.CUST"'),
+    ('"NAME": "NAME"', '"NAME": 5', "mappings[0].columns.NAME", "source column name or a method", '"NAME": 5'),
+])
+def test_bad_field_names_file_line_and_path(examples: Path, old: str, new: str, field: str, says: str,
+                                            line_at: str) -> None:
+    text = _edited(examples, old, new)
+    with pytest.raises(ModelLoadError) as info:
+        parse_model(text, "orders.json")
+    assert str(info.value).startswith(f"orders.json:{_line_of(text, line_at)} {field}: "), str(info.value)
+    assert says in str(info.value)
+
+
+def test_unknown_method_matches_the_contract_example_shape(examples: Path) -> None:
+    text = _edited(examples, '"method": "concat"', '"method": "concatt"')
+    with pytest.raises(ModelLoadError) as info:
+        parse_model(text, "orders.json")
+    assert str(info.value).startswith(f"orders.json:{_line_of(text, 'concatt') - 1} mappings[0].columns.CUST_KEY: "
+                                      "unknown method 'concatt'")
+
+
+@pytest.mark.parametrize(("text", "says", "line"), [
+    ("", "the file is empty", None),
+    ("   \n", "the file is empty", None),
+    ('{"format": "mapwright/1",\n "servers": [}', "invalid JSON", 2),
+    ("[1, 2]", "expected a JSON object", 1),
+    ('{"name": "x"}', "missing 'format'", 1),
+])
+def test_unreadable_text(text: str, says: str, line: int | None) -> None:
+    with pytest.raises(ModelLoadError) as info:
+        parse_model(text, "m.json")
+    assert says in str(info.value)
+    assert info.value.line == line
+
+
+def test_missing_file_and_folder(tmp_path: Path) -> None:
+    with pytest.raises(ModelLoadError, match="no such file"):
+        load_model(tmp_path / "absent.json")
+    with pytest.raises(ModelLoadError, match="is a folder"):
+        load_model(tmp_path)
+
+
+def test_huge_file_is_refused_quickly(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with big.open("w") as fh:
+        fh.write('{"format": "mapwright/1", "tables": [')
+        fh.write(",".join(['{"server": "s", "name": "T", "columns": []}'] * 1_200_000))
+        fh.write("]}")
+    assert big.stat().st_size > 50_000_000
+    with pytest.raises(ModelLoadError, match="at most 32 MB"):
+        load_model(big)
+
+
+def test_save_is_atomic_and_keeps_the_old_file_on_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = load_model(SAMPLE_MODEL)
+    target = tmp_path / "m.json"
+    save_model(model, target)
+    before = target.read_text()
+
+    def broken_replace(src: str, dst: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        save_model(model.model_copy(update={"name": "changed"}), target)
+    assert target.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["m.json"]  # no temporary file left behind
+
+
+def test_loading_never_executes_code(tmp_path: Path) -> None:
+    text = (SAMPLE_MODEL.read_text()
+            .replace('"name": "orders"', '"name": "__import__(\'os\').system(\'touch PWNED\')"', 1))
+    path = tmp_path / "m.json"
+    path.write_text(text)
+    os.chdir(tmp_path)
+    model = load_model(path)
+    assert "__import__" in model.name
+    assert not (tmp_path / "PWNED").exists()
+
+
+@pytest.mark.parametrize(("text", "family", "length", "precision", "scale"), [
+    ("CHAR(2)", TypeFamily.CHARACTER, 2, None, None),
+    ("varchar2(80)", TypeFamily.CHARACTER, 80, None, None),
+    ("DECIMAL(10,2)", TypeFamily.EXACT_NUMERIC, None, 10, 2),
+    ("NUMBER(5)", TypeFamily.EXACT_NUMERIC, None, 5, 0),
+    ("double", TypeFamily.APPROX_NUMERIC, None, None, None),
+    ("LONG RAW", TypeFamily.LARGE_OBJECT, None, None, None),
+    ("VARBINARY(16)", TypeFamily.BINARY, 16, None, None),
+    ("UDT:point", TypeFamily.UDT, None, None, None),
+    ("SET(ROW(a INTEGER, b UDT:pt))", TypeFamily.COMPLEX, None, None, None),
+])
+def test_type_strings_parse(text: str, family: TypeFamily, length: int | None, precision: int | None,
+                            scale: int | None) -> None:
+    t = parse_type(text)
+    assert (t.family, t.length, t.precision, t.scale) == (family, length, precision, scale)
+
+
+@pytest.mark.parametrize(("text", "bytes_"), [
+    ("CHAR(7)", 7), ("SMALLINT", 2), ("INT", 4), ("SERIAL8", 8), ("DECIMAL(9,2)", 5), ("REAL", 4),
+    ("DOUBLE", 8), ("DATE", 4), ("TIMESTAMP", 10), ("BIT", 1), ("BOOLEAN", 1), ("BINARY(12)", 12),
+])
+def test_key_byte_lengths(text: str, bytes_: int) -> None:
+    assert parse_type(text).byte_length == bytes_
+
+
+def test_complex_type_holding_a_udt() -> None:
+    assert parse_type("LIST(ROW(x INTEGER, p UDT:point))").holds_udt
+    assert not parse_type("LIST(INTEGER)").holds_udt
+
+
+@pytest.mark.parametrize("text", ["FOO", "VARCHAR", "INTEGER(3)", "DECIMAL(2,5)", "ROW()", "UDT:"])
+def test_unknown_or_malformed_types(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_type(text)

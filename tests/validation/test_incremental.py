@@ -1,0 +1,235 @@
+"""Incremental validation equals full validation, after every one of hundreds of random edits.
+
+The edits are the kinds the designer makes: column types and nullability,
+keys and indexes, column maps and nested methods, distribution keys,
+reverse links, retargeted and renamed mappings, servers, conflict settings,
+hierarchies, replication definitions and model settings. Each edit is
+also undone, and the findings must come back exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.edits import Edit, add, evolve, replace, set_setting
+from engine.model import Model, load_model
+from engine.rules import Validator, validate
+from resources import SAMPLE_MODEL
+
+TYPES = ["INTEGER", "BIGINT", "SERIAL", "VARCHAR(40)", "VARCHAR(300)", "CHAR(2)", "DECIMAL(10,2)", "FLOAT",
+         "TIMESTAMP", "DATE", "BIT", "BINARY(8)", "BLOB", "UDT:point", "ROW(a UDT:pt)"]
+DBMS = ["oracle", "db2", "mssql", "postgresql", "informix"]
+RESOLUTIONS = ["latest_timestamp", "earliest_timestamp", "minimum", "maximum", "additive", "average",
+               "overwrite", "discard", "priority_group", "site_priority"]
+
+
+def _models(examples: Path) -> list[Model]:
+    files = [SAMPLE_MODEL, examples / "bidirectional.json", examples / "dkey_rules.json",
+             examples / "ordering_conflict" / "model.json"]
+    return [load_model(f) for f in files]
+
+
+def random_method(rng: random.Random, columns: list[str], depth: int = 0) -> Any:
+    name = rng.choice(columns + ["NOPE"]) if columns else "NOPE"
+    if depth > 1 or rng.random() < 0.5:
+        return name
+    kind = rng.choice(["concat", "split", "cast", "constant", "upper", "expression", "substring", "system"])
+    inner = random_method(rng, columns, depth + 1)
+    return {
+        "concat": {"method": "concat", "inputs": [inner, random_method(rng, columns, depth + 1)], "sep": "-"},
+        "split": {"method": "split", "input": inner, "sep": "-", "index": rng.randint(0, 1)},
+        "cast": {"method": "cast", "input": inner, "type": rng.choice(["INTEGER", "VARCHAR(20)", "DATE"])},
+        "constant": {"method": "constant", "value": rng.choice([0, "x", None])},
+        "upper": {"method": "upper", "input": inner},
+        "expression": {"method": "expression", "sql": rng.choice([f"{name} + 1", "nope(", f"upper({name})"])},
+        "substring": {"method": "substring", "input": inner, "start": 1, "length": 2},
+        "system": {"method": "system", "name": rng.choice(["site", "commit_ts", "txn", "op"])},
+    }[kind]
+
+
+def random_edit(rng: random.Random, model: Model) -> Edit | None:
+    kind = rng.choice(["table", "table", "mapping", "mapping", "mapping", "server", "conflicts", "settings",
+                       "add_mapping", "remove_mapping", "rename_mapping"])
+    if kind == "settings":
+        name = rng.choice(["protected", "float_transfer"])
+        value = (not model.protected) if name == "protected" else rng.choice([None, "ieee", "canonical"])
+        return set_setting(model, name, value)
+    if kind == "server":
+        s = rng.choice(model.servers)
+        change = rng.choice([{"dbms": rng.choice(DBMS)}, {"priority": rng.choice([None, 5, 40])},
+                             {"float_format": rng.choice([None, "ieee", "ibm-hex"])}])
+        return replace(model, "server", s, evolve(s, **change))
+    if kind == "table":
+        return _table_edit(rng, model)
+    if kind == "conflicts":
+        return _conflicts_edit(rng, model)
+    tables = [t.key for t in model.tables]
+    if kind == "add_mapping":
+        src, tgt = rng.choice(model.tables), rng.choice(model.tables)
+        cols = {c.name: random_method(rng, src.column_names()) for c in tgt.columns if rng.random() < 0.7}
+        new = Model.model_fields["mappings"].annotation.__args__[0].model_validate(  # type: ignore[union-attr]
+            {"id": f"m{rng.randint(0, 10**6)}", "source": src.key, "target": tgt.key, "columns": cols,
+             "reverse": rng.choice([None] + [m.id for m in model.mappings])})
+        return None if model.mapping(new.id) else add(model, new)
+    if not model.mappings:
+        return None
+    m = rng.choice(model.mappings)
+    if kind == "remove_mapping":
+        return replace(model, "mapping", m, None)
+    if kind == "rename_mapping":
+        new_id = f"{m.id}_r{rng.randint(0, 99)}"
+        return None if model.mapping(new_id) else replace(model, "mapping", m, evolve(m, id=new_id))
+    src = model.table(m.source)
+    src_cols = src.column_names() if src else []
+    tgt = model.table(m.target)
+    tgt_cols = (tgt.column_names() if tgt else []) or ["X"]
+    choice = rng.randrange(8)
+    if choice == 0:
+        columns = {k: v.model_dump(mode="json") for k, v in m.columns.items()}
+        columns[rng.choice(tgt_cols)] = random_method(rng, src_cols)
+        change: dict[str, Any] = {"columns": columns}
+    elif choice == 1 and m.columns:
+        columns = {k: v.model_dump(mode="json") for k, v in m.columns.items()}
+        columns.pop(rng.choice(list(columns)))
+        change = {"columns": columns}
+    elif choice == 2:
+        change = {"distribution_key": rng.choice([None, rng.sample(tgt_cols + ["NOPE"], k=1),
+                                                  rng.sample(tgt_cols, k=min(2, len(tgt_cols)))])}
+    elif choice == 3:
+        change = {"journal": not m.journal}
+    elif choice == 4:
+        change = {"reverse": rng.choice([None, "nope"] + [x.id for x in model.mappings])}
+    elif choice == 5:
+        change = {rng.choice(["source", "target"]): rng.choice(tables + ["zz.NOPE"])}
+    elif choice == 6:
+        pick = rng.choice(src_cols) if src_cols else "X"
+        change = {"where": rng.choice([None, f"{pick} IS NOT NULL", "NOPE = 1", "a = = b"])}
+    else:
+        change = {"changed_columns_only": not m.changed_columns_only}
+    return replace(model, "mapping", m, evolve(m, **change))
+
+
+def _table_edit(rng: random.Random, model: Model) -> Edit:
+    t = rng.choice(model.tables)
+    names = t.column_names() or ["X"]
+    choice = rng.randrange(8)
+    if choice == 0 and t.columns:
+        i = rng.randrange(len(t.columns))
+        columns = [c.model_dump() for c in t.columns]
+        columns[i]["nullable"] = not columns[i]["nullable"]
+        change: dict[str, Any] = {"columns": columns}
+    elif choice == 1 and t.columns:
+        i = rng.randrange(len(t.columns))
+        columns = [c.model_dump() for c in t.columns]
+        columns[i]["type"] = rng.choice(TYPES)
+        columns[i]["storage"] = rng.choice([None, "blobspace"])
+        change = {"columns": columns}
+    elif choice == 2:
+        extra = f"C{rng.randint(0, 999)}"
+        columns = [c.model_dump() for c in t.columns]
+        if extra not in names:
+            columns.append({"name": extra, "type": rng.choice(TYPES), "nullable": rng.random() < 0.5})
+        change = {"columns": columns}
+    elif choice == 3 and t.columns:
+        columns = [c.model_dump() for c in t.columns]
+        columns.pop(rng.randrange(len(columns)))
+        change = {"columns": columns}
+    elif choice == 4:
+        change = {"primary_key": rng.sample(names, k=min(len(names), rng.randint(0, 2)))}
+    elif choice == 5:
+        change = {"unique_indexes": [] if rng.random() < 0.3 else
+                  [{"name": "UX_R", "columns": rng.sample(names + ["NOPE"], k=1)}]}
+    elif choice == 6:
+        siblings = [x.name for x in model.tables if x.server == t.server]
+        change = {"parent": rng.choice([None, "NOPE"] + siblings)}
+    else:
+        defs = [{"version": 1, "columns": [{"name": n} for n in names[:-1]]},
+                {"version": rng.choice([1, 2]), "columns": [{"name": n} for n in names]}]
+        change = {"replication_definitions": rng.choice([None, defs[:1], defs])}
+    return replace(model, "table", t, evolve(t, **change))
+
+
+def _conflicts_edit(rng: random.Random, model: Model) -> Edit:
+    t = rng.choice(model.tables)
+    entry = model.conflicts_for(t.key)
+    names = t.column_names() + ["NOPE"]
+    if entry is not None and rng.random() < 0.2:
+        return replace(model, "conflicts", entry, None)
+    groups = []
+    for g in range(rng.randint(0, 3)):
+        cols = rng.sample(names, k=min(len(names), rng.randint(1, 3)))
+        chain = [{"method": rng.choice(RESOLUTIONS), "column": rng.choice([None] + cols),
+                  "priorities": rng.choice([None, {"a": 1, "b": 2}])} for _ in range(rng.randint(0, 3))]
+        groups.append({"name": f"g{g}", "columns": cols, "resolution": chain})
+    data = {"table": t.key if rng.random() < 0.9 else "zz.NOPE", "column_groups": groups,
+            "unique": [{"index": ux.name, "resolution": rng.choice(["append_site_name", "discard"])}
+                       for ux in t.unique_indexes[:1]],
+            "compare_old": {rng.choice(names): False}}
+    new = type(model.conflicts[0] if model.conflicts else None).model_validate(data) \
+        if model.conflicts else _conflicts_cls().model_validate(data)
+    if model.conflicts_for(new.table) is not None and model.conflicts_for(new.table) is not entry:
+        return replace(model, "conflicts", model.conflicts_for(new.table), new)
+    return replace(model, "conflicts", entry, new) if entry is not None else add(model, new)
+
+
+def _conflicts_cls() -> Any:
+    from engine.model import TableConflicts
+    return TableConflicts
+
+
+def _keyed(findings: list[Any]) -> list[Any]:
+    return sorted(findings)
+
+
+@pytest.mark.parametrize("start", range(4))
+@given(seed=st.integers(min_value=0, max_value=2**32 - 1))
+@settings(max_examples=8, deadline=None)
+def test_incremental_equals_full_after_each_random_edit(examples: Path, start: int, seed: int) -> None:
+    model = _models(examples)[start]
+    rng = random.Random(seed)
+    validator = Validator(model)
+    history: list[tuple[Edit, list[Any]]] = []
+    for _ in range(40):
+        edit = random_edit(rng, model)
+        if edit is None:
+            continue
+        before = _keyed(validator.findings())
+        validator.apply(edit)
+        assert _keyed(validator.findings()) == _keyed(validate(model)), f"after {edit.kind} {edit.key}"
+        history.append((edit, before))
+    for edit, before in reversed(history):
+        validator.apply(edit.inverted())
+        assert _keyed(validator.findings()) == before, f"undo of {edit.kind} {edit.key}"
+
+
+def test_undo_restores_an_equal_model(examples: Path) -> None:
+    model = load_model(SAMPLE_MODEL)
+    original = model.model_copy(deep=True)
+    rng = random.Random(7)
+    validator = Validator(model)
+    done = []
+    for _ in range(60):
+        edit = random_edit(rng, model)
+        if edit is not None:
+            validator.apply(edit)
+            done.append(edit)
+    assert model != original
+    for edit in reversed(done):
+        validator.apply(edit.inverted())
+    assert model == original
+
+
+def test_an_edit_rechecks_only_what_it_touches() -> None:
+    model = load_model(SAMPLE_MODEL)
+    validator = Validator(model)
+    total = len(model.mappings) + len(model.tables) + len(model.conflicts) + 1
+    mapping = model.mappings[0]
+    scopes = validator.apply(replace(model, "mapping", mapping, evolve(mapping, journal=not mapping.journal)))
+    assert ("mapping", mapping.id) in scopes
+    assert len(scopes) < total / 2
