@@ -75,7 +75,7 @@ class Edit:
         old_key = self.key if self.before is None or self.kind == "settings" else entity_key(self.kind, self.before)
         return Edit(self.kind, new_key if self.after is not None else old_key, self.after, self.before, self.position)
 
-    def keys(self) -> set[str]:
+    def touched(self) -> set[str]:
         """Identities this edit touches, before and after (a rename touches both)."""
         if self.kind == "settings":
             return {self.key}

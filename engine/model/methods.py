@@ -152,7 +152,7 @@ class Expression(_Method):
     sql: str = Field(min_length=1)
 
 
-Method = Union[Column, Concat, Split, Substring, Constant, System, Cast, Upper, Lower, Trim, Expression]
+Method = Column | Concat | Split | Substring | Constant | System | Cast | Upper | Lower | Trim | Expression
 METHOD_CLASSES: dict[str, type[_Method]] = {
     cls.model_fields["method"].default: cls
     for cls in (Column, Concat, Split, Substring, Constant, System, Cast, Upper, Lower, Trim, Expression)

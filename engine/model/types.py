@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class TypeFamily(str, Enum):
+class TypeFamily(StrEnum):
     CHARACTER = "character"
     EXACT_NUMERIC = "exact_numeric"
     APPROX_NUMERIC = "approx_numeric"
@@ -115,6 +115,7 @@ _SIMPLE: dict[str, tuple[TypeFamily, str]] = {
     "LONG RAW": (TypeFamily.LARGE_OBJECT, ""),
     "BOOLEAN": (TypeFamily.BOOLEAN, ""),
 }
+_ALIASES = {"INT": "INTEGER"}
 _COMPLEX = ("ROW", "SET", "LIST", "MULTISET")
 _CALL = re.compile(r"^(LONG\s+RAW|[A-Z][A-Z0-9_]*)\s*(?:\((.*)\))?$", re.S | re.I)
 
@@ -131,6 +132,7 @@ def parse_type(text: str) -> SqlType:
     if not match:
         raise TypeError_(f"unknown type {text!r}")
     base, args = " ".join(match.group(1).upper().split()), match.group(2)
+    base = _ALIASES.get(base, base)
     if base in _COMPLEX:
         if args is None or not args.strip():
             raise TypeError_(f"{base} needs element types, as in {base}(INTEGER)")

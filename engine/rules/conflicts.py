@@ -32,7 +32,8 @@ def check_conflicts(ctx: Context, entry: TableConflicts) -> list[Finding]:
         return [Finding("CR010", f"conflict settings name table {entry.table!r}, which is not in the model",
                         Location(table=entry.table))]
     findings = list(unknown_names(table, entry))
-    groups = [_known_part(table, g) for g in entry.column_groups]
+    # a group whose every column is unknown is left to CR010 alone: one typo, one finding
+    groups = [k for g in entry.column_groups if (k := _known_part(table, g)).columns or not g.columns]
     for rule in (overlapping_groups, arithmetic_groups, designated_columns, missing_backups):
         for group in groups:
             findings.extend(rule(table, group, groups))
@@ -172,8 +173,8 @@ def column_subsetting(ctx: Context, table: Table, groups: list[ColumnGroup]) -> 
     """CR008: a mapping that carries part of a group breaks every method but discard and site priority."""
     for mapping_id in ctx.graph.mappings_writing(table.key):
         mapping = ctx.model.mapping(mapping_id)
-        if mapping is None:
-            continue
+        if mapping is None or ctx.model.table(mapping.source) is None:
+            continue  # an unknown source is MP002, and that mapping gets no other finding
         for group in groups:
             carried = [c for c in group.columns if c in mapping.columns]
             if not carried or len(carried) == len(group.columns):

@@ -127,6 +127,11 @@ def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target
     if ctx.dbms_of(source) != "oracle" and total_bytes > DKEY_BYTE_LIMIT:
         yield Finding("DK003", f"distribution key ({', '.join(dkey.columns)}) is {total_bytes} bytes; "
                       f"the limit is {DKEY_BYTE_LIMIT} when the source is not Oracle", _at(mapping, target))
+    serial = [n for n in dkey.columns if (c := target.column(n)) is not None and c.sql_type.is_serial]
+    if serial and len(ctx.graph.masters(target.key)) > 1:
+        for name in serial:
+            yield Finding("TY003", f"{name} is {target.column(name).sql_type} in the key of {target.key}, "  # type: ignore[union-attr]
+                          "which several masters write: their serial values will collide", _at(mapping, target, name))
     if not complete:
         return
     feeding = ctx.feeding(mapping, dkey.columns)
@@ -138,12 +143,6 @@ def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target
         yield Finding("DK010", f"distribution key ({', '.join(dkey.columns)}) is not the primary key or a unique "
                       f"index of {target.key}: an update or delete may hit several rows", _at(mapping, target))
     yield from _protected_not_null(ctx, mapping, source, target, dkey.columns, feeding)
-    if len(ctx.graph.masters(target.key)) > 1:
-        for name in dkey.columns:
-            col = target.column(name)
-            if col is not None and col.sql_type.is_serial:
-                yield Finding("TY003", f"{name} is {col.sql_type} in the key of {target.key}, which several "
-                              "masters write: their serial values will collide", _at(mapping, target, name))
 
 
 def _protected_not_null(ctx: Context, mapping: Mapping, source: Table, target: Table,

@@ -59,7 +59,8 @@ def replication_definitions(table: Table) -> Iterator[Finding]:
                           Location(table=table.key, column=col.name))
         elif spec.type is not None and parse_type(spec.type) != col.sql_type:
             yield Finding("SC001", f"{col.name} is {col.sql_type} in the table but {parse_type(spec.type)} in "
-                          f"replication definition version {latest.version}", Location(table=table.key, column=col.name))
+                          f"replication definition version {latest.version}",
+                          Location(table=table.key, column=col.name))
     for name in in_def:
         if table.column(name) is None:
             yield Finding("SC001", f"{name} is in replication definition version {latest.version} but no longer in "

@@ -64,7 +64,7 @@ class Validator:
         scopes: set[Scope] = set()
         if edit.kind == "settings":
             return {("mapping", m.id) for m in self.model.mappings}
-        for key in edit.keys():
+        for key in edit.touched():
             if edit.kind == "mapping":
                 scopes.add(("mapping", key))
                 scopes |= {("mapping", m) for m in g.mappings_reversing(key)}

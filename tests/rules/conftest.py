@@ -1,0 +1,8 @@
+"""Rule tests: make the helper module `rulekit` importable in any pytest import mode."""
+
+import sys
+from pathlib import Path
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)

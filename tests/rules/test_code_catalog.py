@@ -1,0 +1,75 @@
+"""Every code in `CODES` has a firing case and a near miss in the rule tests.
+
+The cases live in the topic modules (`CASES` in each); their own tests run
+them. This module checks that together they cover every code, so a new code
+without tests fails here.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from rulekit import Case
+
+from engine.rules import CODES, Severity
+
+TOPIC_MODULES = [
+    "test_dkey_rules",
+    "test_bidirectional_rules",
+    "test_null_and_mapping_rules",
+    "test_conflict_rules",
+    "test_type_rules",
+    "test_table_rules",
+]
+
+
+def all_cases() -> list[Case]:
+    cases: list[Case] = []
+    for name in TOPIC_MODULES:
+        cases.extend(importlib.import_module(name).CASES)
+    return cases
+
+
+@pytest.mark.parametrize("code", sorted(CODES))
+def test_code_has_a_firing_case_and_a_near_miss(code: str) -> None:
+    mine = [c for c in all_cases() if c.code == code]
+    assert mine, f"{code} ({CODES[code].title}) has no firing test: add a Case to a topic module"
+    mine[0].check_fires()
+    mine[0].check_misses()
+
+
+def test_cases_name_only_known_codes() -> None:
+    unknown = sorted({c.code for c in all_cases()} - set(CODES))
+    assert not unknown, unknown
+
+
+def test_catalog_covers_contract_and_extension_codes() -> None:
+    """The contract's codes plus the engine's extensions, each with the contract's severity."""
+    contract_warnings = {"DK008", "DK009", "DK010", "NL002", "CR005", "CR006", "TY002", "TY003", "TY004"}
+    contract = (
+        {f"DK{i:03}" for i in range(1, 12)}
+        | {
+            "BI001",
+            "BI002",
+            "NN001",
+            "NL001",
+            "NL002",
+            "MP001",
+            "MP002",
+            "MP003",
+            "SC001",
+            "SC002",
+            "TY001",
+            "TY002",
+            "TY003",
+            "TY004",
+        }
+        | {f"CR{i:03}" for i in range(1, 11)}
+    )
+    assert contract <= set(CODES)
+    assert {"MP004", "MP005", "TB001", "TB002"} <= set(CODES)
+    for code in contract:
+        want = Severity.WARNING if code in contract_warnings else Severity.ERROR
+        assert CODES[code].severity is want, code
+    assert {c.code for c in all_cases()} == set(CODES)

@@ -1,0 +1,223 @@
+"""Table rules: replication definitions SC001 / SC002 (seed 002), keys TB001, parents TB002."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rulekit import Case, assert_fires, assert_silent, case_params, col, fired, model, server, show, table
+
+COLS = [col("ID", nullable=False), col("NAME", "VARCHAR(40)"), col("CITY", "VARCHAR(40)")]
+
+
+def repdefs(*defs: tuple[int, list[Any]], columns: list[dict[str, Any]] | None = None) -> Any:
+    """One table s.T with the given replication definitions (version, columns)."""
+    rd = [{"version": v, "columns": cs} for v, cs in defs]
+    return model([server("s")], [table("s", "T", columns or COLS, pk=["ID"], replication_definitions=rd)])
+
+
+def keys(pk: list[str] | None = None, unique: dict[str, list[str]] | None = None) -> Any:
+    return model([server("s")], [table("s", "T", COLS, pk=pk, unique=unique)])
+
+
+def parents(links: dict[str, str | None]) -> Any:
+    """Tables on server s named by `links`, each with its parent."""
+    return model(
+        [server("s")], [table("s", name, COLS, pk=["ID"], parent=parent) for name, parent in links.items()]
+    )
+
+
+FULL = ["ID", "NAME", "CITY"]
+AT = {"table": "s.T"}
+
+CASES = [
+    Case(
+        "SC001",
+        "added-column",
+        lambda: repdefs((1, ["ID", "NAME"])),
+        lambda: repdefs((1, FULL)),
+        {**AT, "column": "CITY"},
+    ),
+    Case(
+        "SC001",
+        "dropped-column",
+        lambda: repdefs((1, [*FULL, "ZIP"])),
+        lambda: repdefs((1, FULL)),
+        {**AT, "column": "ZIP"},
+    ),
+    Case(
+        "SC001",
+        "latest-is-highest-version",
+        lambda: repdefs((1, FULL), (2, ["ID", "NAME"])),
+        lambda: repdefs((1, ["ID", "NAME"]), (2, FULL)),
+        {**AT, "column": "CITY"},
+    ),
+    Case(
+        "SC002",
+        "version-repeats",
+        lambda: repdefs((1, FULL), (1, FULL)),
+        lambda: repdefs((1, FULL), (2, FULL)),
+        AT,
+    ),
+    Case(
+        "SC002",
+        "column-repeats",
+        lambda: repdefs((1, ["ID", "NAME", "CITY", "NAME"])),
+        lambda: repdefs((1, ["ID", "NAME", "CITY"])),
+        {**AT, "column": "NAME"},
+    ),
+    Case(
+        "TB001",
+        "pk-unknown-column",
+        lambda: keys(pk=["IDD"]),
+        lambda: keys(pk=["ID"]),
+        {**AT, "column": "IDD"},
+    ),
+    Case(
+        "TB001",
+        "index-unknown-column",
+        lambda: keys(pk=["ID"], unique={"UX": ["NAME", "TOWN"]}),
+        lambda: keys(pk=["ID"], unique={"UX": ["NAME", "CITY"]}),
+        {**AT, "column": "TOWN", "index": "UX"},
+    ),
+    Case(
+        "TB002", "unknown-parent", lambda: parents({"T": "NOPE"}), lambda: parents({"T": "P", "P": None}), AT
+    ),
+    Case(
+        "TB002",
+        "circular",
+        lambda: parents({"T": "P", "P": "T"}),
+        lambda: parents({"T": "P", "P": "Q", "Q": None}),
+        {"table": frozenset({"s.T", "s.P"})},
+    ),
+]
+
+
+@pytest.mark.parametrize("case", case_params(CASES))
+def test_fires(case: Case) -> None:
+    case.check_fires()
+
+
+@pytest.mark.parametrize("case", case_params(CASES))
+def test_near_miss(case: Case) -> None:
+    case.check_misses()
+
+
+# --- SC001 -------------------------------------------------------------------------------------
+
+
+def test_sc001_no_definitions_no_finding() -> None:
+    m = model([server("s")], [table("s", "T", COLS, pk=["ID"])])
+    assert_silent(m, "SC001")
+    assert_silent(m, "SC002")
+
+
+@pytest.mark.parametrize(
+    ("def_type", "fires"),
+    [
+        ("VARCHAR(40)", False),
+        ("varchar(40)", False),  # type strings are case-insensitive
+        ("VARCHAR(41)", True),
+        ("CHAR(40)", True),
+        ("INTEGER", True),
+    ],
+)
+def test_sc001_column_type_differs(def_type: str, fires: bool) -> None:
+    m = repdefs((1, ["ID", {"name": "NAME", "type": def_type}, "CITY"]))
+    if fires:
+        assert_fires(m, "SC001", table="s.T", column="NAME")
+    else:
+        assert_silent(m, "SC001")
+
+
+def test_sc001_definition_without_types_checks_names_only() -> None:
+    assert_silent(repdefs((1, [{"name": "ID"}, {"name": "NAME"}, {"name": "CITY"}])), "SC001")
+
+
+def test_sc001_earlier_versions_may_differ() -> None:
+    """Old versions describe old rows (seed 002); only the latest is compared with the table."""
+    m = repdefs((1, ["ID"]), (2, ["ID", "NAME"]), (3, FULL))
+    assert_silent(m, "SC001")
+    assert_silent(m, "SC002")
+
+
+def test_sc001_latest_is_the_highest_version_not_the_last_listed() -> None:
+    m = repdefs((2, FULL), (1, ["ID"]))
+    assert_silent(m, "SC001")
+    assert_fires(m, "SC002", table="s.T")  # listed out of order
+
+
+def test_sc001_every_difference() -> None:
+    m = repdefs((1, ["ID", "ZIP"]))
+    assert {f.location.column for f in fired(m, "SC001")} == {"NAME", "CITY", "ZIP"}
+
+
+# --- SC002 -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("versions", "fires"),
+    [
+        ([1, 2, 3], False),
+        ([1, 5, 10], False),
+        ([0, 1], False),
+        ([1, 1], True),
+        ([2, 1], True),
+        ([1, 3, 2], True),
+        ([1, 2, 2], True),
+    ],
+)
+def test_sc002_versions_strictly_increasing(versions: list[int], fires: bool) -> None:
+    m = repdefs(*[(v, FULL) for v in versions])
+    if fires:
+        assert_fires(m, "SC002", table="s.T")
+    else:
+        assert_silent(m, "SC002")
+
+
+def test_sc002_repeated_column_in_an_old_version() -> None:
+    m = repdefs((1, ["ID", "ID"]), (2, FULL))
+    assert_fires(m, "SC002", table="s.T", column="ID")
+    assert_silent(m, "SC001")
+
+
+def test_sc002_same_column_in_different_versions_is_fine() -> None:
+    assert_silent(repdefs((1, ["ID", "NAME"]), (2, FULL)), "SC002")
+
+
+# --- TB001 / TB002 -----------------------------------------------------------------------------
+
+
+def test_tb001_each_unknown_column() -> None:
+    m = keys(pk=["ID", "X"], unique={"UX1": ["Y"], "UX2": ["NAME"]})
+    hits = fired(m, "TB001")
+    assert {(f.location.column, f.location.index) for f in hits} == {("X", None), ("Y", "UX1")}, show(hits)
+
+
+def test_tb001_is_case_sensitive_like_column_maps() -> None:
+    """Columns are matched by exact name everywhere in the model."""
+    assert_fires(keys(pk=["id"]), "TB001", table="s.T", column="id")
+
+
+@pytest.mark.parametrize(
+    "links",
+    [
+        {"T": "T"},  # its own parent
+        {"T": "P", "P": "Q", "Q": "T"},
+    ],
+)
+def test_tb002_circular(links: dict[str, str | None]) -> None:
+    assert_fires(parents(links), "TB002")
+
+
+def test_tb002_parent_on_another_server() -> None:
+    """A parent is a table on the same server."""
+    m = model(
+        [server("s"), server("u")],
+        [table("u", "P", COLS, pk=["ID"]), table("s", "T", COLS, pk=["ID"], parent="P")],
+    )
+    assert_fires(m, "TB002", table="s.T")
+
+
+def test_tb002_deep_hierarchy_is_fine() -> None:
+    assert_silent(parents({"A": None, "B": "A", "C": "B", "D": "C", "E": "B"}), "TB002")
