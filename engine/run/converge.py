@@ -1,0 +1,117 @@
+"""Convergence after the last delivery (CONTRACT section 5.6).
+
+For each mapping, the source rows that satisfy its `where`, mapped through it,
+are compared with the target rows by DKey, on the mapped columns. A key
+diverges when one side lacks it or the values differ. A target row whose key
+no source row of this mapping gives counts against this mapping only if no
+other mapping into the same target gives that key either (a consolidation
+target holds rows of several sources).
+
+Columns computed from the change itself (`system` commit_ts / txn / op, or
+an expression reading the current time) have no value on a resting source
+row and are not compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.model.methods import Expression, Method, System
+from engine.run.context import MappingPlan, RunContext
+from engine.run.fold import row_sort_key
+from engine.run.methods import SystemValues, evaluate_method, where_holds
+from engine.run.state import hashable
+from engine.run.values import ConversionError, conform, row_to_json, same_value, to_json_value
+
+Row = dict[str, Any]
+MAX_EXAMPLES = 20
+
+
+def event_dependent(method: Method) -> bool:
+    """True when a method tree reads the change being sent rather than the row."""
+    for _, node in method.walk():
+        if isinstance(node, System) and node.name != "site":
+            return True
+        if isinstance(node, Expression) and "current_" in node.sql.lower():
+            return True
+    return False
+
+
+def mapped_source(ctx: RunContext, mapping: MappingPlan, source_rows: Sequence[Row],
+                  key_columns: Sequence[str] | None = None) -> dict[tuple[Any, ...], list[Row]]:
+    """The source rows that satisfy the `where`, mapped through the mapping, by DKey (its columns in
+    the order of `key_columns`, default the mapping's own)."""
+    assert mapping.dkey is not None
+    key_columns = key_columns or mapping.dkey
+    target = ctx.tables[mapping.target]
+    system = SystemValues(site=ctx.tables[mapping.source].server)
+    out: dict[tuple[Any, ...], list[Row]] = {}
+    for row in source_rows:
+        if not where_holds(mapping, row):
+            continue
+        mapped: Row = {}
+        for column, method in mapping.columns.items():
+            if event_dependent(method):
+                continue
+            value = evaluate_method(method, row, system)
+            try:
+                mapped[column] = conform(value, target.types[column])
+            except ConversionError:
+                mapped[column] = value
+        out.setdefault(tuple(hashable(mapped.get(c)) for c in key_columns), []).append(mapped)
+    return out
+
+
+def compare_mapping(ctx: RunContext, mapping: MappingPlan, tables: Mapping[str, Sequence[Row]],
+                    max_examples: int = MAX_EXAMPLES) -> dict[str, Any]:
+    """`{"mapping", "compared", "diverged", "examples"}` for one mapping."""
+    if mapping.dkey is None:
+        return {"mapping": mapping.id, "compared": 0, "diverged": 0, "examples": [],
+                "note": "a journal mapping has no distribution key to compare by"}
+    dkey = mapping.dkey
+    columns = [c for c, m in mapping.columns.items() if not event_dependent(m)]
+    types = ctx.tables[mapping.target].types
+    source = mapped_source(ctx, mapping, tables.get(mapping.source, ()))
+    target: dict[tuple[Any, ...], list[Row]] = {}
+    for row in tables.get(mapping.target, ()):
+        target.setdefault(tuple(hashable(row.get(c)) for c in dkey), []).append({c: row.get(c) for c in columns})
+    explained: set[tuple[Any, ...]] = set()
+    for other in ctx.into(mapping.target):
+        if other.id != mapping.id and other.dkey is not None and set(other.dkey) == set(dkey):
+            explained |= set(mapped_source(ctx, other, tables.get(other.source, ()), dkey))
+    keys = set(source) | {k for k in target if k not in explained}
+    diverged, examples = 0, list[dict[str, Any]]()
+    for key in sorted(keys, key=lambda k: row_sort_key(dict(zip(dkey, k, strict=True)), dkey)):
+        have, want = target.get(key, []), source.get(key, [])
+        if _same_rows(want, have, columns, types):
+            continue
+        diverged += 1
+        if len(examples) < max_examples:
+            examples.append({"dkey": {c: to_json_value(v) for c, v in zip(dkey, key, strict=True)},
+                             "source": _shown(want), "target": _shown(have)})
+    return {"mapping": mapping.id, "compared": len(keys), "diverged": diverged, "examples": examples}
+
+
+def _same_rows(source: list[Row], target: list[Row], columns: Sequence[str], types: Mapping[str, Any]) -> bool:
+    if len(source) != len(target):
+        return False
+    unmatched = list(target)
+    for row in source:
+        match = next((t for t in unmatched
+                      if all(same_value(row.get(c), t.get(c), types.get(c)) for c in columns)), None)
+        if match is None:
+            return False
+        unmatched.remove(match)
+    return True
+
+
+def _shown(rows: list[Row]) -> Any:
+    if not rows:
+        return None
+    return row_to_json(rows[0]) if len(rows) == 1 else [row_to_json(r) for r in rows]
+
+
+def converge(ctx: RunContext, tables: Mapping[str, Sequence[Row]]) -> list[dict[str, Any]]:
+    """The convergence report of every mapping, by mapping id."""
+    return [compare_mapping(ctx, ctx.mappings[m], tables) for m in sorted(ctx.mappings)]

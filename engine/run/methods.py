@@ -1,0 +1,113 @@
+"""Evaluating a mapping on a source row: column-map methods, the `where` clause, the distribution key.
+
+Methods follow Spark's functions: NULL in gives NULL out (`concat` included);
+`concat` renders non-character inputs as text (`values.to_text`); `split`
+and `substring` past the end give NULL and the empty string; `cast` is a
+try-cast (a value that does not convert becomes NULL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from engine.model.methods import (
+    Cast,
+    Column,
+    Concat,
+    Constant,
+    Expression,
+    Lower,
+    Method,
+    Split,
+    Substring,
+    System,
+    Trim,
+    Upper,
+)
+from engine.model.types import parse_type
+from engine.run.context import MappingPlan, TablePlan
+from engine.run.sqleval import evaluate_sql, predicate_holds
+from engine.run.values import cast_value, conform, to_text
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SystemValues:
+    """What `system` methods read: the origin site, the commit time, the transaction, the net op."""
+
+    site: str | None = None
+    commit_ts: datetime | None = None
+    txn: str | None = None
+    op: str | None = None
+
+
+def evaluate_method(method: Method, row: Mapping[str, Any], system: SystemValues = SystemValues()) -> Any:
+    """The value a method tree gives on one source row (a column the row lacks is NULL)."""
+    if isinstance(method, Column):
+        return row.get(method.input)
+    if isinstance(method, Constant):
+        return method.value
+    if isinstance(method, System):
+        return getattr(system, method.name)
+    if isinstance(method, Concat):
+        parts = [evaluate_method(m, row, system) for m in method.inputs]
+        if any(p is None for p in parts):
+            return None
+        return method.sep.join(to_text(p) or "" for p in parts)
+    if isinstance(method, Expression):
+        return evaluate_sql(method.sql, row, system.commit_ts)
+    value = evaluate_method(method.input, row, system)
+    if value is None:
+        return None
+    if isinstance(method, Cast):
+        return cast_value(value, parse_type(method.type))
+    text = to_text(value) or ""
+    if isinstance(method, Split):
+        pieces = text.split(method.sep)
+        return pieces[method.index] if method.index < len(pieces) else None
+    if isinstance(method, Substring):
+        begin = method.start - 1
+        return text[begin:] if method.length is None else text[begin:begin + method.length]
+    if isinstance(method, Upper):
+        return text.upper()
+    if isinstance(method, Lower):
+        return text.lower()
+    if isinstance(method, Trim):
+        return text.strip()
+    raise TypeError(f"unknown method {method!r}")
+
+
+def where_holds(mapping: MappingPlan, image: Mapping[str, Any] | None, now: datetime | None = None) -> bool:
+    """The mapping's `where` on a source image: TRUE holds; FALSE and NULL do not. No clause holds."""
+    if image is None:
+        return False
+    return mapping.where is None or predicate_holds(mapping.where, image, now)
+
+
+def map_image(mapping: MappingPlan, target: TablePlan, image: Mapping[str, Any],
+              system: SystemValues = SystemValues()) -> Row:
+    """The target columns a mapping computes from a source image, typed by the target's columns.
+
+    Raises `values.ConversionError` when a value cannot take its target column's type.
+    """
+    return {column: conform(evaluate_method(method, image, system), target.types[column])
+            for column, method in mapping.columns.items()}
+
+
+def replication_key(mapping: MappingPlan, target: TablePlan, image: Mapping[str, Any],
+                    system: SystemValues = SystemValues()) -> tuple[Any, ...] | None:
+    """The mapping's distribution key computed from a source image (None for a journal mapping).
+
+    A value that cannot take its column's type counts as NULL here, so the key still compares.
+    """
+    if mapping.dkey is None:
+        return None
+    key = []
+    for column in mapping.dkey:
+        value = evaluate_method(mapping.columns[column], image, system)
+        key.append(cast_value(value, target.types[column]) if value is not None else None)
+    return tuple(key)

@@ -1,0 +1,311 @@
+"""Reading a run's input: change records (`DIR/changes/*.jsonl`) and snapshots (CONTRACT section 4).
+
+Each change record is decoded with the replication definition of its
+`schema_version` (seed 002): an old row keeps the columns and types of its
+version, a new row those of its own. A record that fails to parse or to
+match its table and version becomes a `Reject` and the run goes on.
+Snapshots are the initial state, not records: a snapshot that does not fit
+its table stops the run (`InputError`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from engine.model.schema import Model, Table
+from engine.model.types import SqlType, TypeError_, parse_type
+from engine.run.context import identity_columns
+from engine.run.values import (
+    ConversionError,
+    ValueDecodeError,
+    conform,
+    decode_text,
+    decode_value,
+    parse_timestamp,
+)
+
+Row = dict[str, Any]
+RECORD_FIELDS = ("site", "txn", "seq", "commit_ts", "table", "op", "before", "after", "schema_version")
+
+
+class InputError(ValueError):
+    """Input the run cannot go on without reading (a bad snapshot, an unreadable file)."""
+
+
+@dataclass(frozen=True)
+class Reject:
+    """A record that was not accepted, with where it was and why."""
+
+    file: str
+    line: int
+    reason: str
+    raw: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "reason": self.reason, "raw": self.raw}
+
+
+@dataclass(frozen=True)
+class Version:
+    """One replication definition of a table: its columns and their types (None: untyped)."""
+
+    number: int | None
+    types: dict[str, SqlType | None]
+
+
+@dataclass(frozen=True)
+class ChangeRecord:
+    """An accepted change record, its images typed by its version."""
+
+    file: str
+    line: int
+    site: str
+    txn: str
+    seq: int
+    commit_ts: datetime
+    table: str
+    op: str
+    before: Row | None
+    after: Row | None
+    version: int | None
+    version_columns: tuple[str, ...]
+
+
+def versions_of(table: Table) -> dict[int | None, Version]:
+    """The table's replication definitions by number; absent, one implicit version (number None, which
+    a record may also call 1) of all the table's columns. A definition column without a type takes the
+    table column's type."""
+    current = {c.name: c.sql_type for c in table.columns}
+    if not table.replication_definitions:
+        return {None: Version(None, dict(current))}
+    out: dict[int | None, Version] = {}
+    for d in table.replication_definitions:
+        types: dict[str, SqlType | None] = {}
+        for c in d.columns:
+            try:
+                types[c.name] = parse_type(c.type) if c.type else current.get(c.name)
+            except TypeError_:
+                types[c.name] = current.get(c.name)
+        out[d.version] = Version(d.version, types)
+    return out
+
+
+def latest_version(table: Table) -> int | None:
+    latest = table.latest_definition()
+    return latest.version if latest else None
+
+
+def decode_record(raw: str, file: str, line: int, model: Model) -> ChangeRecord | Reject:
+    """One line of a changes file, decoded; a `Reject` when it does not parse or match."""
+    def reject(reason: str) -> Reject:
+        return Reject(file, line, reason, raw)
+    try:
+        doc = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return reject(f"not JSON: {exc.msg} (column {exc.colno})")
+    if not isinstance(doc, dict):
+        return reject("not a JSON object")
+    site, table_name, op = doc.get("site"), doc.get("table"), doc.get("op")
+    if not isinstance(site, str) or model.server(site) is None:
+        return reject(f"unknown site {site!r}")
+    if not isinstance(table_name, str):
+        return reject("missing table")
+    table = model.table(f"{site}.{table_name}")
+    if table is None:
+        return reject(f"unknown table {site}.{table_name}")
+    if op not in ("I", "U", "D"):
+        return reject(f"unknown op {op!r} (expected I, U or D)")
+    txn = doc.get("txn")
+    if isinstance(txn, bool) or not isinstance(txn, (str, int)) or txn == "":
+        return reject("missing txn")
+    seq = doc.get("seq", 0)
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        return reject(f"seq must be an integer, got {seq!r}")
+    if not isinstance(doc.get("commit_ts"), str):
+        return reject("missing commit_ts")
+    try:
+        commit_ts = parse_timestamp(doc["commit_ts"])
+    except ValueDecodeError:
+        return reject(f"bad timestamp {doc['commit_ts']!r}")
+    versions = versions_of(table)
+    number = doc.get("schema_version")
+    if isinstance(number, bool):
+        return reject(f"schema_version must be a number, got {number!r}")
+    if number is None or (number == 1 and not table.replication_definitions):
+        number = latest_version(table)  # absent: the latest; the implicit version also answers to 1
+    if number not in versions:
+        known = ", ".join(str(v) for v in versions if v is not None) or "none defined"
+        return reject(f"unknown schema_version {number!r} for {table.key} (versions: {known})")
+    version = versions[number]
+    images: dict[str, Row | None] = {}
+    for side in ("before", "after"):
+        present = doc.get(side) is not None
+        wanted = op in ("U", "D") if side == "before" else op in ("I", "U")
+        article = "an" if side == "after" else "a"
+        if present and not wanted:
+            return reject(f"{_op_name(op)} has {article} {side} image")
+        if wanted and not present:
+            return reject(f"{_op_name(op)} has no {side} image")
+        if not present:
+            images[side] = None
+            continue
+        image = doc[side]
+        if not isinstance(image, dict):
+            return reject(f"{side} is not an object")
+        decoded = decode_image(image, version, table)
+        if isinstance(decoded, str):
+            return reject(f"{side}: {decoded}")
+        images[side] = decoded
+    return ChangeRecord(file, line, site, str(txn), seq, commit_ts, table.key, op, images["before"],
+                        images["after"], version.number, tuple(version.types))
+
+
+def decode_image(image: Row, version: Version, table: Table) -> Row | str:
+    """A row image typed by its version, every version column present (left out = NULL); or the reason
+    it does not match."""
+    for name in image:
+        if name not in version.types:
+            return f"column {name!r} is not in {table.key} version {_version_name(version)}"
+    key = identity_columns(table) if table.primary_key or table.unique_indexes else ()
+    for name in key:
+        if name not in version.types:
+            return f"version {_version_name(version)} lacks key column {name!r}"
+        if image.get(name) is None:
+            return f"missing key column {name!r}"
+    row: Row = {}
+    for name, t in version.types.items():
+        try:
+            row[name] = decode_value(image.get(name), t)
+        except ValueDecodeError as exc:
+            return f"column {name!r}: {exc}"
+        column = table.column(name)
+        if column is not None and row[name] is not None:
+            try:
+                conform(row[name], column.sql_type)
+            except ConversionError:
+                return f"column {name!r}: {image.get(name)!r} does not fit the table's current type {column.type}"
+    return row
+
+
+def _op_name(op: str) -> str:
+    return {"I": "an insert", "U": "an update", "D": "a delete"}[op]
+
+
+def _version_name(version: Version) -> str:
+    return "(implicit)" if version.number is None else str(version.number)
+
+
+def change_lines(changes_dir: Path) -> Iterator[tuple[str, int, str]]:
+    """(file, line number from 1, text) for every non-blank line of `changes/*.jsonl`, files by name."""
+    if not changes_dir.is_dir():
+        return
+    for path in sorted(changes_dir.glob("*.jsonl")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path}: cannot read ({exc})") from None
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                yield str(path), number, line
+
+
+def read_changes(data_dir: Path, model: Model) -> tuple[list[ChangeRecord], list[Reject]]:
+    """Every change record of `DIR/changes/*.jsonl`: the accepted ones and the rejects, in file order."""
+    return decode_lines(change_lines(data_dir / "changes"), model)
+
+
+def decode_lines(lines: Iterable[tuple[str, int, str]], model: Model) -> tuple[list[ChangeRecord], list[Reject]]:
+    accepted: list[ChangeRecord] = []
+    rejects: list[Reject] = []
+    for file, line, text in lines:
+        result = decode_record(text, file, line, model)
+        (rejects if isinstance(result, Reject) else accepted).append(result)  # type: ignore[arg-type]
+    return accepted, rejects
+
+
+# --- snapshots -------------------------------------------------------------
+
+SNAPSHOT_SUFFIXES = (".csv", ".jsonl", ".parquet")
+
+
+def read_snapshots(data_dir: Path, model: Model) -> dict[str, list[Row]]:
+    """Initial rows per table key from `DIR/snapshots/<server>/<table>.{csv,jsonl,parquet}`.
+
+    Values are typed by the table's columns; a column the file leaves out is NULL.
+    """
+    root = data_dir / "snapshots"
+    out: dict[str, list[Row]] = {}
+    if not root.is_dir():
+        return out
+    for path in sorted(p for p in root.glob("*/*") if p.is_file()):
+        if path.suffix.lower() not in SNAPSHOT_SUFFIXES:
+            continue
+        table = model.table(f"{path.parent.name}.{path.stem}")
+        if table is None:
+            raise InputError(f"{path}: no table {path.parent.name}.{path.stem} in the model")
+        if table.key in out:
+            raise InputError(f"{path}: a second snapshot of {table.key}")
+        out[table.key] = [typed_row(raw, table, f"{path}:{n}") for n, raw in _snapshot_rows(path)]
+    return out
+
+
+def _snapshot_rows(path: Path) -> Iterator[tuple[int, Row]]:
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            for n, row in enumerate(pq.read_table(path).to_pylist(), start=1):
+                yield n, row
+            return
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    except Exception as exc:  # pyarrow raises its own error types for a broken file
+        raise InputError(f"{path}: cannot read Parquet ({exc})") from None
+    if suffix == ".csv":
+        reader = csv.DictReader(io.StringIO(text))
+        for n, row in enumerate(reader, start=2):
+            if None in row:
+                raise InputError(f"{path}:{n}: more cells than header columns")
+            yield n, {k: _CsvCell(v) for k, v in row.items()}
+        return
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from None
+        if not isinstance(doc, dict):
+            raise InputError(f"{path}:{n}: not a JSON object")
+        yield n, doc
+
+
+class _CsvCell(str):
+    """A CSV cell: text to be typed by the column (the empty cell is NULL)."""
+
+
+def typed_row(raw: Row, table: Table, where: str) -> Row:
+    """A snapshot row typed by the table's columns; raises `InputError` naming `where`."""
+    row: Row = {}
+    for name in raw:
+        if table.column(name) is None:
+            raise InputError(f"{where}: {table.key} has no column {name!r}")
+    for col in table.columns:
+        value = raw.get(col.name)
+        try:
+            if isinstance(value, _CsvCell):
+                row[col.name] = decode_text(str(value), col.sql_type)
+            else:
+                row[col.name] = decode_value(value, col.sql_type)
+        except ValueDecodeError as exc:
+            raise InputError(f"{where}: column {col.name}: {exc}") from None
+    return row

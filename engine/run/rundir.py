@@ -1,0 +1,239 @@
+"""Writing a run directory (CONTRACT section 6).
+
+```
+RUNDIR/manifest.json                   status, model sha256, master, spark version, times, counts
+RUNDIR/tables/<server>/<table>.parquet  final rows at each site, typed by the model's columns
+RUNDIR/conflicts.jsonl (+ .parquet)    one object per detected conflict
+RUNDIR/error_queue.jsonl               unresolved changes, as re-executable change records
+RUNDIR/rejects.jsonl                   malformed input with the reason
+RUNDIR/convergence.json                per mapping: compared, diverged, examples
+```
+
+Everything is written into a temporary sibling folder that is renamed into
+place at the end, so a half-written run never looks finished. A failed or
+cancelled run leaves a folder holding only `manifest.json` with that status
+and the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from engine import __version__
+from engine.model.io import ModelLoadError, load_model
+from engine.model.schema import Model, Table
+from engine.model.types import SqlType, TypeFamily
+from engine.run.context import RunModelError
+from engine.run.records import InputError
+from engine.run.reference import Progress, RunCancelled, RunResult, run_reference
+from engine.run.schedule import ScheduleError
+from engine.run.sqleval import UnsupportedSql
+from engine.run.values import INTEGER_TYPES, is_binary, to_json_value
+
+CONFLICT_ROW_FIELDS = ("dkey", "local", "remote_old", "remote_new", "result")
+
+
+class RunDirError(OSError):
+    """RUNDIR cannot be written (it is a file, or a folder that is not a run directory)."""
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the manifest says about how the run ran."""
+
+    model_sha256: str
+    master: str | None = None
+    spark_version: str | None = "reference"
+    started: datetime | None = None
+    finished: datetime | None = None
+    model_path: str | None = None
+
+
+def model_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def arrow_type(t: SqlType) -> pa.DataType:
+    """The Parquet column type of a model column type."""
+    if t.family is TypeFamily.EXACT_NUMERIC:
+        if t.name in INTEGER_TYPES:
+            return {"SMALLINT": pa.int16(), "INTEGER": pa.int32(), "INT": pa.int32(),
+                    "SERIAL": pa.int32()}.get(t.name, pa.int64())
+        precision = t.precision or 38
+        scale = t.scale if t.precision is not None else 10
+        return pa.decimal128(precision, scale or 0) if precision <= 38 else pa.decimal256(precision, scale or 0)
+    if t.family is TypeFamily.APPROX_NUMERIC:
+        return pa.float32() if t.name == "REAL" else pa.float64()
+    if t.family is TypeFamily.DATETIME:
+        return pa.timestamp("us", tz="UTC")
+    if t.family in (TypeFamily.BOOLEAN, TypeFamily.BIT):
+        return pa.bool_()
+    if is_binary(t):
+        return pa.large_binary() if t.family is TypeFamily.LARGE_OBJECT else pa.binary()
+    if t.family is TypeFamily.LARGE_OBJECT:
+        return pa.large_string()
+    return pa.string()  # character; UDT and complex values as JSON text
+
+
+def table_arrow(table: Table, rows: list[dict[str, Any]]) -> pa.Table:
+    """A table's final rows as Arrow, typed by the model."""
+    fields = [pa.field(c.name, arrow_type(c.sql_type), nullable=True) for c in table.columns]
+    columns = []
+    for col, fld in zip(table.columns, fields, strict=True):
+        values = [_arrow_value(r.get(col.name), fld.type) for r in rows]
+        columns.append(pa.array(values, type=fld.type))
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
+
+
+def _arrow_value(value: Any, t: pa.DataType) -> Any:
+    if value is None:
+        return None
+    if pa.types.is_decimal(t) and isinstance(value, (int, Decimal)):
+        return Decimal(value).quantize(Decimal(1).scaleb(-t.scale))
+    if pa.types.is_string(t) and not isinstance(value, str):
+        return json.dumps(to_json_value(value), sort_keys=True)
+    return value
+
+
+def write_run(result: RunResult, model: Model, out: Path, info: RunInfo) -> Path:
+    """Write a succeeded run to `out`; returns `out`."""
+    def fill(tmp: Path) -> None:
+        for table in model.tables:
+            folder = tmp / "tables" / table.server
+            folder.mkdir(parents=True, exist_ok=True)
+            pq.write_table(table_arrow(table, result.tables.get(table.key, [])), folder / f"{table.name}.parquet")
+        _jsonl(tmp / "conflicts.jsonl", result.conflicts)
+        pq.write_table(conflicts_arrow(result.conflicts), tmp / "conflicts.parquet")
+        _jsonl(tmp / "error_queue.jsonl", result.error_queue)
+        _jsonl(tmp / "rejects.jsonl", (r.as_dict() for r in result.rejects))
+        _json(tmp / "convergence.json", {"mappings": result.convergence})
+        _json(tmp / "manifest.json", manifest("succeeded", info, result))
+    return _publish(out, fill)
+
+
+def write_failed_run(out: Path, status: str, reason: str, info: RunInfo) -> Path:
+    """Write a run that failed or was cancelled: only `manifest.json`, with the status and the reason."""
+    def fill(tmp: Path) -> None:
+        _json(tmp / "manifest.json", {**manifest(status, info, None), "reason": reason})
+    return _publish(out, fill)
+
+
+def manifest(status: str, info: RunInfo, result: RunResult | None) -> dict[str, Any]:
+    return {
+        "status": status,
+        "model": {"path": info.model_path, "sha256": info.model_sha256},
+        "model_sha256": info.model_sha256,
+        "master": info.master,
+        "spark_version": info.spark_version,
+        "engine": f"mapwright {__version__}",
+        "started": to_json_value(info.started),
+        "finished": to_json_value(info.finished or datetime.now(UTC)),
+        "stages": dict(result.stage_seconds) if result else {},
+        "counts": result.counts.as_dict() if result else None,
+    }
+
+
+def conflicts_arrow(conflicts: list[dict[str, Any]]) -> pa.Table:
+    """Conflicts as a flat table: scalar fields as columns, rows (`local`, `result`...) as JSON text."""
+    scalar = ("site", "origin", "table", "mapping", "txn", "commit_ts", "delivered_at", "type", "column_group",
+              "index", "method", "outcome", "reason")
+    data: dict[str, Any] = {name: pa.array([_text(c.get(name)) for c in conflicts], pa.string()) for name in scalar}
+    data["methods_tried"] = pa.array([list(c.get("methods_tried", [])) for c in conflicts], pa.list_(pa.string()))
+    data["applied"] = pa.array([c.get("applied") for c in conflicts], pa.bool_())
+    for name in CONFLICT_ROW_FIELDS:
+        data[name] = pa.array([json.dumps(c.get(name), sort_keys=True) if c.get(name) is not None else None
+                               for c in conflicts], pa.string())
+    return pa.table(data)
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _jsonl(path: Path, items: Iterable[dict[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for item in items:
+            fh.write(json.dumps(item, sort_keys=False, default=to_json_value) + "\n")
+
+
+def _json(path: Path, doc: Any) -> None:
+    path.write_text(json.dumps(doc, indent=1, default=to_json_value) + "\n", encoding="utf-8")
+
+
+def _publish(out: Path, fill: Callable[[Path], None]) -> Path:
+    """Fill a temporary sibling of `out`, then swap it into place."""
+    out = out.absolute()
+    _check_replaceable(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        fill(tmp)
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            os.replace(out, old / out.name)
+        os.replace(tmp, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+def _check_replaceable(out: Path) -> None:
+    """A run may replace an empty folder or an earlier run directory, nothing else."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise RunDirError(f"{out}: exists and is not a folder")
+    if any(out.iterdir()) and not (out / "manifest.json").is_file():
+        raise RunDirError(f"{out}: exists, is not empty and is not a run directory (no manifest.json)")
+
+
+RUN_INPUT_ERRORS = (ModelLoadError, InputError, ScheduleError, RunModelError, UnsupportedSql)
+
+
+def run_reference_to_dir(model_path: Path, data_dir: Path, out: Path,
+                         progress: Progress | None = None) -> tuple[str, Path]:
+    """Run the pure-Python reference and write its run directory; returns (status, out).
+
+    Input the run cannot use ends in a `failed` manifest naming the reason; a progress callback that
+    raises `RunCancelled` (or Ctrl-C) ends in a `cancelled` one. Anything else is a bug: the manifest
+    says `failed` and the exception propagates.
+    """
+    info = RunInfo(model_sha256(model_path), master=None, spark_version="reference",
+                   started=datetime.now(UTC), model_path=str(model_path))
+    try:
+        model = load_model(model_path)
+        result = run_reference(model, data_dir, progress)
+    except RunCancelled as exc:
+        return "cancelled", write_failed_run(out, "cancelled", str(exc) or "cancelled", info)
+    except KeyboardInterrupt:
+        write_failed_run(out, "cancelled", "interrupted", info)
+        raise
+    except RUN_INPUT_ERRORS as exc:
+        return "failed", write_failed_run(out, "failed", str(exc), info)
+    except Exception as exc:
+        write_failed_run(out, "failed", f"internal error: {type(exc).__name__}: {exc}", info)
+        raise
+    try:
+        return "succeeded", write_run(result, model, out, replace(info, finished=datetime.now(UTC)))
+    except RunDirError:
+        raise
+    except Exception as exc:
+        write_failed_run(out, "failed", f"cannot write the run directory: {type(exc).__name__}: {exc}", info)
+        raise

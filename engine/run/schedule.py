@@ -1,0 +1,113 @@
+"""When a change reaches a site, and in which order a site applies what reaches it (CONTRACT section 4).
+
+`schedule.json` gives, per directed link, a propagation delay and outage
+windows `[start, end)`. A change committed at `t` at X reaches Y at
+`t + delay_s`; if that instant falls in a down window of the X->Y link
+(its start included, its end not) it is delivered at the window's end. A
+link absent from the schedule has delay 0 and no outage.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from engine.run.values import ValueDecodeError, parse_timestamp
+
+
+class ScheduleError(ValueError):
+    """A schedule file that cannot be read; the message names the file and the link."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """One directed link: its delay and its outage windows, sorted by start."""
+
+    delay_s: float = 0.0
+    down: tuple[tuple[datetime, datetime], ...] = ()
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Links by (origin, destination) site id."""
+
+    links: Mapping[tuple[str, str], Link] = field(default_factory=dict)
+
+    def link(self, origin: str, destination: str) -> Link:
+        return self.links.get((origin, destination), Link())
+
+
+def parse_schedule(doc: Any, name: str = "schedule.json") -> Schedule:
+    """A schedule from its JSON document; raises `ScheduleError`."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("links", []), list):
+        raise ScheduleError(f"{name}: expected an object with a 'links' list")
+    links: dict[tuple[str, str], Link] = {}
+    for i, raw in enumerate(doc.get("links", [])):
+        where = f"{name} links[{i}]"
+        if not isinstance(raw, dict) or not isinstance(raw.get("from"), str) or not isinstance(raw.get("to"), str):
+            raise ScheduleError(f"{where}: a link needs 'from' and 'to' site ids")
+        delay = raw.get("delay_s", 0)
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or delay < 0:
+            raise ScheduleError(f"{where}: delay_s must be a number of seconds >= 0, got {delay!r}")
+        windows = []
+        for j, window in enumerate(raw.get("down") or []):
+            if not isinstance(window, list) or len(window) != 2 or not all(isinstance(w, str) for w in window):
+                raise ScheduleError(f"{where}.down[{j}]: expected [start, end] timestamps")
+            try:
+                start, end = parse_timestamp(window[0]), parse_timestamp(window[1])
+            except ValueDecodeError as exc:
+                raise ScheduleError(f"{where}.down[{j}]: {exc}") from None
+            if end <= start:
+                raise ScheduleError(f"{where}.down[{j}]: the window ends before it starts")
+            windows.append((start, end))
+        key = (raw["from"], raw["to"])
+        if key in links:
+            raise ScheduleError(f"{where}: link {key[0]}->{key[1]} is given twice")
+        links[key] = Link(float(delay), tuple(sorted(windows)))
+    return Schedule(links)
+
+
+def load_schedule(path: Path) -> Schedule:
+    """`DIR/schedule.json`, or the empty schedule when the file is absent."""
+    if not path.exists():
+        return Schedule()
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ScheduleError(f"{path}: cannot read ({exc})") from None
+    return parse_schedule(doc, str(path))
+
+
+def delivery_time(schedule: Schedule, origin: str, destination: str, commit_ts: datetime) -> datetime:
+    """When a change committed at `commit_ts` at `origin` is delivered at `destination`.
+
+    Windows are applied until the instant is outside all of them, so back-to-back
+    outages hold the change until the last one ends.
+    """
+    link = schedule.link(origin, destination)
+    at = commit_ts + timedelta(seconds=link.delay_s)
+    moved = True
+    while moved:
+        moved = False
+        for start, end in link.down:
+            if start <= at < end:
+                at, moved = end, True
+    return at
+
+
+EVENT_KIND_RANK = {"snapshot": 0, "local": 1, "delivery": 2}
+
+
+def event_order(event: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The order events apply at one site.
+
+    By time; at one instant a snapshot row first, then local commits, then
+    deliveries; among equals by (commit_ts, origin site id, txn), then by the
+    position of the change within its transaction.
+    """
+    return (event["at"], EVENT_KIND_RANK[event["kind"]], event["commit_ts"], event["origin"],
+            str(event["txn"]), event["seq"])

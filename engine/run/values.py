@@ -1,0 +1,320 @@
+"""Column values in a run: how data files are typed, rendered, cast and compared.
+
+One Python representation per type family, used by every stage:
+
+| family | value |
+|---|---|
+| character, character large objects (TEXT, CLOB, LONG) | `str` |
+| integer types (SMALLINT ... SERIAL8) | `int` |
+| DECIMAL / NUMERIC / NUMBER | `decimal.Decimal`, quantized to the scale when one is given |
+| REAL / FLOAT / DOUBLE | `float` |
+| DATE / TIMESTAMP / DATETIME | timezone-aware `datetime` in UTC (an Oracle DATE carries a time) |
+| BIT / BOOLEAN | `bool` |
+| binary, binary large objects (BLOB, BYTE, LONG RAW) | `bytes` (hex text in JSON and CSV) |
+| UDT / complex | the JSON value, opaque |
+
+NULL is `None`. Large objects are compared by the SHA-256 of their content
+(`comparable`), as a replicate compares them without shipping both copies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from datetime import UTC, date, datetime
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+
+from engine.model.types import SqlType, TypeFamily
+
+BINARY_LOBS = ("BLOB", "BYTE", "LONG RAW")
+INTEGER_TYPES = ("SMALLINT", "INTEGER", "INT", "BIGINT", "SERIAL", "SERIAL8")
+
+
+class ValueDecodeError(ValueError):
+    """A value that does not read as its column's type."""
+
+
+def parse_timestamp(text: str) -> datetime:
+    """ISO 8601 text (`2026-01-05T10:00:00Z`, `2026-01-05 10:00:00`, `2026-01-05`) as a UTC datetime.
+
+    Text without an offset is read as UTC.
+    """
+    src = text.strip()
+    if not src:
+        raise ValueDecodeError("empty timestamp")
+    try:
+        value = datetime.fromisoformat(src)
+    except ValueError:
+        raise ValueDecodeError(f"not an ISO 8601 timestamp: {text!r}") from None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def is_binary(t: SqlType) -> bool:
+    return t.family is TypeFamily.BINARY or (t.family is TypeFamily.LARGE_OBJECT and t.name in BINARY_LOBS)
+
+
+def is_textual(t: SqlType) -> bool:
+    return t.family is TypeFamily.CHARACTER or (t.family is TypeFamily.LARGE_OBJECT and not is_binary(t))
+
+
+def decode_value(raw: Any, t: SqlType | None) -> Any:
+    """A JSON (or Parquet-native) value typed by column type `t`; `t` None keeps it as given.
+
+    Raises `ValueDecodeError` with a short reason.
+    """
+    if raw is None or t is None:
+        return raw
+    family = t.family
+    if is_textual(t):
+        if isinstance(raw, str):
+            return raw
+        if isinstance(raw, (int, float, Decimal)) and not isinstance(raw, bool):
+            return to_text(raw)
+        raise ValueDecodeError(f"expected text for {t}, got {_kind(raw)}")
+    if family is TypeFamily.EXACT_NUMERIC:
+        return _exact(raw, t)
+    if family is TypeFamily.APPROX_NUMERIC:
+        if isinstance(raw, bool):
+            raise ValueDecodeError(f"expected a number for {t}, got a boolean")
+        if isinstance(raw, (int, float, Decimal)):
+            return float(raw)
+        if isinstance(raw, str):
+            try:
+                return float(raw.strip())
+            except ValueError:
+                raise ValueDecodeError(f"not a number: {raw!r}") from None
+        raise ValueDecodeError(f"expected a number for {t}, got {_kind(raw)}")
+    if family is TypeFamily.DATETIME:
+        if isinstance(raw, datetime):
+            return raw.replace(tzinfo=UTC) if raw.tzinfo is None else raw.astimezone(UTC)
+        if isinstance(raw, date):
+            return datetime(raw.year, raw.month, raw.day, tzinfo=UTC)
+        if isinstance(raw, str):
+            return parse_timestamp(raw)
+        raise ValueDecodeError(f"expected a timestamp for {t}, got {_kind(raw)}")
+    if family in (TypeFamily.BOOLEAN, TypeFamily.BIT):
+        return _boolean(raw, t)
+    if is_binary(t):
+        if isinstance(raw, (bytes, bytearray)):
+            return bytes(raw)
+        if isinstance(raw, str):
+            return _hex(raw)
+        raise ValueDecodeError(f"expected hex text for {t}, got {_kind(raw)}")
+    return raw  # UDT and complex values are opaque
+
+
+def decode_text(text: str, t: SqlType | None) -> Any:
+    """A CSV cell typed by column type `t`: the empty cell is NULL; UDT/complex cells hold JSON."""
+    if text == "":
+        return None
+    if t is not None and t.family in (TypeFamily.UDT, TypeFamily.COMPLEX):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return text
+    return decode_value(text, t)
+
+
+def _exact(raw: Any, t: SqlType) -> int | Decimal:
+    if isinstance(raw, bool):
+        raise ValueDecodeError(f"expected a number for {t}, got a boolean")
+    try:
+        if isinstance(raw, float):
+            if not math.isfinite(raw):
+                raise ValueDecodeError(f"{raw} is not a finite number")
+            number = Decimal(repr(raw))
+        elif isinstance(raw, (int, Decimal)):
+            number = Decimal(raw)
+        elif isinstance(raw, str):
+            number = Decimal(raw.strip())
+        else:
+            raise ValueDecodeError(f"expected a number for {t}, got {_kind(raw)}")
+    except InvalidOperation:
+        raise ValueDecodeError(f"not a number: {raw!r}") from None
+    if not number.is_finite():
+        raise ValueDecodeError(f"{raw!r} is not a finite number")
+    if t.name in INTEGER_TYPES:
+        if number != number.to_integral_value():
+            raise ValueDecodeError(f"{raw!r} is not a whole number ({t})")
+        return int(number)
+    if t.scale is not None:
+        number = number.quantize(Decimal(1).scaleb(-t.scale), rounding=ROUND_HALF_UP)
+    if t.precision is not None and abs(number) >= Decimal(10) ** (t.precision - (t.scale or 0)):
+        raise ValueDecodeError(f"{raw!r} does not fit {t}")
+    return number
+
+
+def _boolean(raw: Any, t: SqlType) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, int) and raw in (0, 1):
+        return bool(raw)
+    if isinstance(raw, str) and raw.strip().lower() in ("true", "false", "0", "1", "t", "f"):
+        return raw.strip().lower() in ("true", "1", "t")
+    raise ValueDecodeError(f"expected a boolean for {t}, got {raw!r}")
+
+
+def _hex(text: str) -> bytes:
+    src = text.strip()
+    src = src[2:] if src[:2].lower() == "0x" else src
+    try:
+        return bytes.fromhex(src)
+    except ValueError:
+        raise ValueDecodeError(f"not hex text: {text[:40]!r}") from None
+
+
+def _kind(raw: Any) -> str:
+    return {dict: "an object", list: "a list", bool: "a boolean", str: "text"}.get(type(raw), type(raw).__name__)
+
+
+# --- rendering -------------------------------------------------------------
+
+
+def to_text(value: Any) -> str | None:
+    """A value as text, the way `concat` and casts to character render it (Spark's style)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, datetime):
+        text = value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+        return f"{text}.{value.microsecond:06d}".rstrip("0") if value.microsecond else text
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def to_json_value(value: Any) -> Any:
+    """A value as plain JSON: timestamps ISO 8601 with `Z`, decimals as exact text, bytes as hex."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    if isinstance(value, dict):
+        return {str(k): to_json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json_value(v) for v in value]
+    return str(value)
+
+
+def row_to_json(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if row is None else {k: to_json_value(v) for k, v in row.items()}
+
+
+# --- casts -----------------------------------------------------------------
+
+
+class ConversionError(ValueError):
+    """A value that cannot take a column's type."""
+
+
+def cast_value(value: Any, t: SqlType) -> Any:
+    """`cast` with Spark's try-cast semantics: a fraction cast to an integer type is truncated, and a
+    value that cannot be converted becomes NULL."""
+    if t.name in INTEGER_TYPES and value is not None and not isinstance(value, (bool, datetime)):
+        try:
+            number = Decimal(value.strip()) if isinstance(value, str) else _as_decimal(value)
+        except (InvalidOperation, TypeError):
+            return None
+        if number is None or not number.is_finite():
+            return None
+        value = int(number.to_integral_value(rounding=ROUND_DOWN))
+    try:
+        return conform(value, t)
+    except ConversionError:
+        return None
+
+
+def conform(value: Any, t: SqlType | None) -> Any:
+    """`value` converted to column type `t` (text parses, numbers widen or narrow exactly, text renders).
+
+    Raises `ConversionError` when the value cannot take the type.
+    """
+    if value is None or t is None:
+        return value
+    if is_textual(t):
+        return to_text(value)
+    if is_binary(t) and isinstance(value, str):
+        try:
+            return _hex(value)
+        except ValueDecodeError as exc:
+            raise ConversionError(str(exc)) from None
+    if t.family is TypeFamily.EXACT_NUMERIC and isinstance(value, datetime):
+        raise ConversionError(f"a timestamp cannot be {t}")
+    source = value
+    if isinstance(value, str) and t.family in (TypeFamily.BOOLEAN, TypeFamily.BIT):
+        source = value.strip()
+    try:
+        return decode_value(source, t)
+    except ValueDecodeError as exc:
+        raise ConversionError(str(exc)) from None
+
+
+# --- comparison ------------------------------------------------------------
+
+
+def comparable(value: Any, t: SqlType | None = None) -> Any:
+    """The form a value is compared in: the SHA-256 of a large object's content, the value otherwise."""
+    if value is None or t is None or t.family is not TypeFamily.LARGE_OBJECT:
+        return _canonical(value)
+    data = value if isinstance(value, (bytes, bytearray)) else str(value).encode("utf-8")
+    return ("sha256", hashlib.sha256(data).hexdigest())
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True, default=str)
+    return value
+
+
+def same_value(a: Any, b: Any, t: SqlType | None = None) -> bool:
+    """Null-safe equality (NULL equals NULL), numbers compared by value, large objects by hash."""
+    if a is None or b is None:
+        return a is None and b is None
+    left, right = comparable(a, t), comparable(b, t)
+    if isinstance(left, float) or isinstance(right, float):
+        order = compare(left, right)
+        return order == 0
+    try:
+        return bool(left == right)
+    except TypeError:
+        return False
+
+
+def compare(a: Any, b: Any) -> int | None:
+    """-1, 0 or 1 for two non-NULL values of one kind; None when they cannot be ordered."""
+    if isinstance(a, bool) != isinstance(b, bool):
+        return None
+    if _is_number(a) and _is_number(b):
+        x, y = _as_decimal(a), _as_decimal(b)
+        if x is None or y is None:
+            return None
+        return (x > y) - (x < y)
+    if type(a) is not type(b) and not (isinstance(a, datetime) and isinstance(b, datetime)):
+        return None
+    try:
+        return int((a > b) - (a < b))
+    except TypeError:
+        return None
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
+
+
+def _as_decimal(v: Any) -> Decimal | None:
+    if isinstance(v, float):
+        return Decimal(v) if math.isfinite(v) else None
+    return Decimal(v)

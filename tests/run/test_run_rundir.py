@@ -1,0 +1,124 @@
+"""The run directory (CONTRACT section 6): contents, types, and no half-written run that looks finished."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from runkit import build, copy_mapping, rec, table, ts
+
+from engine.run.reference import RunCancelled
+from engine.run.rundir import RunDirError, run_reference_to_dir
+
+COLUMNS = {"ID": "INTEGER", "AMOUNT": "DECIMAL(8,2)", "AT": "TIMESTAMP", "NAME": "VARCHAR(10)", "DOC": "BLOB"}
+
+
+def write_inputs(tmp: Path, lines: list[str]) -> tuple[Path, Path]:
+    model = build([{"id": "s", "dbms": "oracle"}, {"id": "t", "dbms": "oracle"}],
+                  [table("s", "T", COLUMNS, ["ID"]), table("t", "T", COLUMNS, ["ID"])],
+                  [copy_mapping("m", "s.T", "t.T", list(COLUMNS))])
+    model_path = tmp / "model.json"
+    model_path.write_text(model.model_dump_json())
+    data = tmp / "data"
+    (data / "changes").mkdir(parents=True)
+    (data / "changes" / "c.jsonl").write_text("\n".join(lines) + "\n")
+    return model_path, data
+
+
+LINES = [rec("s", "t1", "I", after={"ID": 1, "AMOUNT": "12.5", "AT": ts(1), "NAME": "a", "DOC": "cafe"}),
+         rec("s", "t2", "I", after={"ID": 2, "NOPE": 1})]
+
+
+def test_a_succeeded_run_writes_every_file_with_model_types(tmp_path: Path) -> None:
+    model_path, data = write_inputs(tmp_path, LINES)
+    status, out = run_reference_to_dir(model_path, data, tmp_path / "run")
+    assert status == "succeeded"
+    names = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert names == {"manifest.json", "tables/s/T.parquet", "tables/t/T.parquet", "conflicts.jsonl",
+                     "conflicts.parquet", "error_queue.jsonl", "rejects.jsonl", "convergence.json"}
+    target = pq.read_table(out / "tables/t/T.parquet")
+    assert target.schema.field("AMOUNT").type == pa.decimal128(8, 2)
+    assert target.schema.field("AT").type == pa.timestamp("us", tz="UTC")
+    assert target.schema.field("ID").type == pa.int32()
+    assert target.schema.field("DOC").type == pa.large_binary()
+    assert target.to_pylist() == [{"ID": 1, "AMOUNT": Decimal("12.50"), "AT": datetime(2026, 1, 5, 10, 1, tzinfo=UTC),
+                                   "NAME": "a", "DOC": b"\xca\xfe"}]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "succeeded"
+    assert manifest["counts"] == {"records": 2, "rejects": 1, "filtered": 0, "deliveries": 1, "applied": 1,
+                                  "resolved": 0, "queued": 0, "conflicts": 0}
+    assert len(manifest["model_sha256"]) == 64
+    assert set(manifest["stages"]) == {"decode", "net_effect", "resolve", "converge"}
+    assert manifest["started"] <= manifest["finished"]
+    [reject] = [json.loads(x) for x in (out / "rejects.jsonl").read_text().splitlines()]
+    assert (reject["line"], reject["raw"]) == (2, LINES[1]) and "NOPE" in reject["reason"]
+    convergence = json.loads((out / "convergence.json").read_text())
+    assert convergence == {"mappings": [{"mapping": "m", "compared": 1, "diverged": 0, "examples": []}]}
+
+
+def test_a_failed_run_leaves_only_a_manifest_with_the_reason(tmp_path: Path) -> None:
+    model_path, data = write_inputs(tmp_path, LINES)
+    (data / "schedule.json").write_text('{"links": [{"from": "s"}]}')
+    status, out = run_reference_to_dir(model_path, data, tmp_path / "run")
+    assert status == "failed"
+    assert [p.name for p in out.iterdir()] == ["manifest.json"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and "schedule.json" in manifest["reason"]
+    assert manifest["counts"] is None
+
+
+def test_a_cancelled_run_says_so(tmp_path: Path) -> None:
+    model_path, data = write_inputs(tmp_path, LINES)
+
+    def progress(stage: str) -> None:
+        if stage == "resolve":
+            raise RunCancelled("stopped by the user")
+
+    status, out = run_reference_to_dir(model_path, data, tmp_path / "run", progress)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert (status, manifest["status"], manifest["reason"]) == ("cancelled", "cancelled", "stopped by the user")
+    assert [p.name for p in out.iterdir()] == ["manifest.json"]
+
+
+def test_a_new_run_replaces_an_earlier_run_and_leaves_no_temporary_folders(tmp_path: Path) -> None:
+    model_path, data = write_inputs(tmp_path, LINES)
+    (data / "schedule.json").write_text("not json")
+    run_reference_to_dir(model_path, data, tmp_path / "run")
+    (data / "schedule.json").unlink()
+    status, out = run_reference_to_dir(model_path, data, tmp_path / "run")
+    assert status == "succeeded"
+    assert json.loads((out / "manifest.json").read_text())["status"] == "succeeded"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run"]
+
+
+def test_a_folder_that_is_not_a_run_directory_is_never_replaced(tmp_path: Path) -> None:
+    model_path, data = write_inputs(tmp_path, LINES)
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.txt").write_text("keep me")
+    with pytest.raises(RunDirError):
+        run_reference_to_dir(model_path, data, precious)
+    assert (precious / "thesis.txt").read_text() == "keep me"
+
+
+def test_a_run_that_breaks_while_writing_leaves_nothing_that_looks_finished(tmp_path: Path,
+                                                                             monkeypatch: Any) -> None:
+    import engine.run.rundir as rundir
+
+    model_path, data = write_inputs(tmp_path, LINES)
+
+    def broken(*_args: Any, **_kwargs: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(rundir, "conflicts_arrow", broken)
+    with pytest.raises(OSError):
+        run_reference_to_dir(model_path, data, tmp_path / "run")
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and "disk full" in manifest["reason"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run"]
