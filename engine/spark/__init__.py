@@ -1,0 +1,1 @@
+"""The replication pipeline on Apache Spark (PySpark): sessions, local clusters, stages."""

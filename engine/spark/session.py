@@ -1,0 +1,85 @@
+"""Spark sessions for a master URL: `local[N]`, `spark://host:port` or `sc://host:port` (Spark Connect)."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import sys
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from engine.java import require_java
+
+_LOCAL = re.compile(r"^local(\[(\*|\d+)\])?$")
+_REMOTE = re.compile(r"^(spark|sc)://([^:/]+):(\d+)/?$")
+
+
+class MasterError(ValueError):
+    """A master URL that is malformed or cannot be reached; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Master:
+    url: str
+    kind: str  # "local" | "standalone" | "connect"
+    host: str | None = None
+    port: int | None = None
+
+
+def parse_master(url: str) -> Master:
+    if _LOCAL.match(url):
+        return Master(url, "local")
+    match = _REMOTE.match(url)
+    if not match:
+        raise MasterError(f"unknown master {url!r} (use local[N], local[*], spark://host:port or sc://host:port)")
+    scheme, host, port = match.group(1), match.group(2), int(match.group(3))
+    return Master(url, "standalone" if scheme == "spark" else "connect", host, port)
+
+
+def check_reachable(master: Master, timeout: float = 5.0) -> None:
+    """Fail fast, with one line, when a cluster's port does not answer."""
+    if master.host is None or master.port is None:
+        return
+    try:
+        with socket.create_connection((master.host, master.port), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise MasterError(f"cannot reach the Spark master at {master.url}: {exc.strerror or exc}") from None
+
+
+def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions: int | None = None) -> Any:
+    """A SparkSession on `url`. Java is checked first for local and standalone masters."""
+    master = parse_master(url)
+    check_reachable(master)
+    warnings.filterwarnings("ignore", message=".*pandas >= 3.0.0.*")
+    from pyspark.sql import SparkSession
+
+    if master.kind == "connect":
+        builder = SparkSession.builder.remote(url)
+    else:
+        require_java()
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        builder = (SparkSession.builder.master(url)
+                   .config("spark.driver.host", "127.0.0.1")
+                   .config("spark.driver.bindAddress", "127.0.0.1")
+                   .config("spark.ui.enabled", "false")
+                   .config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable))
+        builder = builder.config("spark.sql.shuffle.partitions", str(partitions or _default_partitions(url)))
+    session = (builder.appName(app_name)
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .getOrCreate())
+    if master.kind != "connect":
+        session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _default_partitions(url: str) -> int:
+    match = _LOCAL.match(url)
+    if match and match.group(2) and match.group(2) != "*":
+        return max(2, int(match.group(2)) * 2)
+    return max(2, (os.cpu_count() or 2) * 2)
