@@ -60,6 +60,29 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    from engine.runner import RunUsageError, run
+
+    try:
+        return run(Path(args.model), Path(args.data), Path(args.out), args.master)
+    except RunUsageError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_conflicts(args: argparse.Namespace) -> int:
+    from engine.summary import RunDirUnreadable, read_run, render_summary
+
+    try:
+        summary = read_run(Path(args.rundir))
+    except RunDirUnreadable as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        print(json.dumps(summary.as_dict(), indent=1, default=str))
+    else:
+        print(render_summary(summary, Path(args.rundir)))
+    return EXIT_OK if summary.status == "succeeded" else EXIT_FINDINGS
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mapwright", description="Design, validate and preview data replication mappings.")
@@ -78,6 +101,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--force", action="store_true", help="export even when the model has errors")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("run", help="run the replication pipeline on sample data, on Spark")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--data", required=True, metavar="DIR", help="sample data: snapshots/, changes/, schedule.json")
+    p.add_argument("--out", required=True, metavar="RUNDIR", help="run directory to write")
+    p.add_argument("--master", default="local[*]", metavar="URL", help="local[N], spark://host:port or sc://host:port")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("conflicts", help="summarise a run's conflicts, error queue and convergence")
+    p.add_argument("rundir", metavar="RUNDIR")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_conflicts)
 
     for entry in entry_points(group="mapwright.commands"):
         register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] = entry.load()

@@ -202,6 +202,10 @@ def _version_name(version: Version) -> str:
     return "(implicit)" if version.number is None else str(version.number)
 
 
+BLANK = " \t\r\f\v"
+"""The characters a blank change line may hold (the Spark stage uses the same set)."""
+
+
 def change_lines(changes_dir: Path) -> Iterator[tuple[str, int, str]]:
     """(file, line number from 1, text) for every non-blank line of `changes/*.jsonl`, files by name."""
     if not changes_dir.is_dir():
@@ -211,8 +215,10 @@ def change_lines(changes_dir: Path) -> Iterator[tuple[str, int, str]]:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"{path}: cannot read ({exc})") from None
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
+        # split on newlines only: JSON strings may hold other line separators (U+2028...)
+        for number, line in enumerate(text.split("\n"), start=1):
+            line = line.removesuffix("\r")
+            if line.strip(BLANK):
                 yield str(path), number, line
 
 

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.java import require_java
+from resources import ROOT as RESOURCES
+
+LOG_CONFIG = RESOURCES / "spark" / "log4j2.properties"
 
 _LOCAL = re.compile(r"^local(\[(\*|\d+)\])?$")
 _REMOTE = re.compile(r"^(spark|sc)://([^:/]+):(\d+)/?$")
@@ -60,6 +63,7 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
         builder = SparkSession.builder.remote(url)
     else:
         require_java()
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         builder = (SparkSession.builder.master(url)
@@ -67,7 +71,8 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
                    .config("spark.driver.bindAddress", "127.0.0.1")
                    .config("spark.ui.enabled", "false")
                    .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable))
+                   .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
+                   .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"))
         builder = builder.config("spark.sql.shuffle.partitions", str(partitions or _default_partitions(url)))
     session = (builder.appName(app_name)
                .config("spark.sql.session.timeZone", "UTC")
