@@ -115,13 +115,23 @@ def write_run(result: RunResult, model: Model, out: Path, info: RunInfo) -> Path
             folder = tmp / "tables" / table.server
             folder.mkdir(parents=True, exist_ok=True)
             pq.write_table(table_arrow(table, result.tables.get(table.key, [])), folder / f"{table.name}.parquet")
-        _jsonl(tmp / "conflicts.jsonl", result.conflicts)
-        pq.write_table(conflicts_arrow(result.conflicts), tmp / "conflicts.parquet")
-        _jsonl(tmp / "error_queue.jsonl", result.error_queue)
+        conflicts, queue = in_time_order(result.conflicts), in_time_order(result.error_queue)
+        _jsonl(tmp / "conflicts.jsonl", conflicts)
+        pq.write_table(conflicts_arrow(conflicts), tmp / "conflicts.parquet")
+        _jsonl(tmp / "error_queue.jsonl", queue)
         _jsonl(tmp / "rejects.jsonl", (r.as_dict() for r in result.rejects))
         _json(tmp / "convergence.json", {"mappings": result.convergence})
         _json(tmp / "manifest.json", manifest("succeeded", info, result))
     return _publish(out, fill)
+
+
+def in_time_order(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Conflicts or queue entries as they happened (delivery time, site, origin, txn), whatever engine
+    produced them: the same run gives the same files."""
+    def key(item: dict[str, Any]) -> tuple[str, ...]:
+        fields = (item.get("delivered_at"), item.get("site"), item.get("origin"), item.get("txn"), item.get("table"))
+        return (*(json.dumps(to_json_value(f)) for f in fields), json.dumps(to_json_value(item), sort_keys=True))
+    return sorted(items, key=key)
 
 
 def write_failed_run(out: Path, status: str, reason: str, info: RunInfo) -> Path:

@@ -72,7 +72,7 @@ def read_change_lines(spark: SparkSession, files: dict[str, str]) -> DataFrame:
     if not files:
         return spark.createDataFrame([], ddl(LINES))
     names = F.create_map(*[x for path, name in files.items() for x in (F.lit(path), F.lit(name))])
-    whole = spark.read.option("wholetext", "true").text(list(files))
+    whole = spark.read.text(list(files), wholetext=True)
     path = F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", "")
     return (whole.select(names[path].alias("file"), F.posexplode(F.split("value", "\n")).alias("pos", "text"))
             .select("file", (F.col("pos") + 1).cast("long").alias("line"),

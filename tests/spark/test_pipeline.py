@@ -1,0 +1,123 @@
+"""The Spark pipeline gives what the pure-Python reference gives: on the contract examples, and on
+random small models, change streams and schedules (hypothesis)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from sparkkit import result_doc, rundir_doc
+
+from engine.model import Model, load_model
+from engine.rules import Severity, validate
+from engine.run.reference import run_reference
+from engine.run.rundir import RunInfo, write_run
+from engine.spark.pipeline import run_spark
+
+EXAMPLES_USED = ["ordering_conflict", "row_images"]
+
+
+@pytest.mark.parametrize("name", EXAMPLES_USED)
+def test_examples_equal_the_reference(spark: Any, examples: Path, name: str, tmp_path: Path) -> None:
+    model = load_model(examples / name / "model.json")
+    data = examples / name / "data"
+    seen: list[tuple[str, int, int]] = []
+    on_spark = run_spark(spark, model, data, lambda *event: seen.append(event))
+    assert result_doc(on_spark) == result_doc(run_reference(model, data))
+    assert seen[-1] == ("converge", 4, 4) and seen[0] == ("decode", 0, 4)
+    write_run(on_spark, model, tmp_path / "spark", RunInfo("x"))
+    write_run(run_reference(model, data), model, tmp_path / "ref", RunInfo("x"))
+    assert rundir_doc(tmp_path / "spark") == rundir_doc(tmp_path / "ref")
+
+
+SITES = ["A", "B", "C"]
+CHAINS = [
+    [{"method": "latest_timestamp", "column": "TS"}, {"method": "site_priority"}],
+    [{"method": "site_priority"}],
+    [{"method": "maximum", "column": "X"}, {"method": "discard"}],
+    [{"method": "minimum", "column": "X"}, {"method": "overwrite"}],
+    [{"method": "earliest_timestamp", "column": "TS"}, {"method": "site_priority"}],
+    [{"method": "overwrite"}],
+]
+
+
+@st.composite
+def workloads(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+    """(model, change records, snapshots per site, schedule)."""
+    sites = SITES[: draw(st.integers(2, 3))]
+    pairs = [(a, b) for a in sites for b in sites if a != b]
+    links = draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=len(pairs), unique=True))
+    unique_s = draw(st.booleans())
+    columns = [{"name": "ID", "type": "INTEGER", "nullable": False}, {"name": "X", "type": "INTEGER"},
+               {"name": "TS", "type": "TIMESTAMP"}, {"name": "S", "type": "VARCHAR(12)"}]
+    tables = [{"server": s, "name": "T", "columns": columns, "primary_key": ["ID"],
+               "unique_indexes": [{"name": "UX_S", "columns": ["S"]}] if unique_s else []} for s in sites]
+    where = draw(st.sampled_from([None, "X >= 2", "S <> 'hide'"]))
+    mappings = [{"id": f"{a}_{b}", "source": f"{a}.T", "target": f"{b}.T",
+                 "columns": {"ID": "ID", "X": "X", "TS": "TS", "S": "S"}, **({"where": where} if where else {})}
+                for a, b in links]
+    chain = draw(st.sampled_from(CHAINS))
+    conflicts = [{"table": f"{s}.T", "column_groups": [{"name": "x_cg", "columns": ["X", "TS"], "resolution": chain}],
+                  "on_insert_exists": draw(st.sampled_from(["error", "discard", "overwrite", "as_update"])),
+                  "on_update_missing": draw(st.sampled_from(["error", "discard", "insert"])),
+                  "on_delete_missing": draw(st.sampled_from(["error", "discard"])),
+                  "scope": draw(st.sampled_from(["row", "row", "transaction"])),
+                  "unique": [{"index": "UX_S", "resolution": draw(st.sampled_from(
+                      ["append_site_name", "append_sequence", "discard", "error"]))}] if unique_s else []}
+                 for s in sites if draw(st.booleans())]
+    model = {"format": "mapwright/1", "name": "random", "servers": [
+        {"id": s, "dbms": "postgresql", "priority": p} for s, p in zip(sites, [30, 25, 10], strict=False)],
+        "tables": tables, "mappings": mappings, "conflicts": conflicts}
+    snapshot = [{"ID": i, "X": i, "TS": "2026-01-05T09:00:00Z", "S": f"s{i}"} for i in range(1, 4)]
+    records: list[dict[str, Any]] = []
+    for n in range(draw(st.integers(1, 8))):
+        site = draw(st.sampled_from(sites))
+        minute = draw(st.integers(0, 30))
+        for seq in range(1, draw(st.integers(1, 3)) + 1):
+            op = draw(st.sampled_from("IUUD"))
+            key, new_key = draw(st.integers(1, 5)), draw(st.sampled_from([None, None, 1, 6]))
+            x = draw(st.integers(0, 6))
+            s_val = draw(st.sampled_from(["s1", "s2", "hide", "new"]))
+            before = {"ID": key, "X": x, "TS": "2026-01-05T09:00:00Z", "S": f"s{key}"}
+            after = {"ID": new_key or key, "X": x + 1, "TS": f"2026-01-05T10:{minute:02d}:00Z", "S": s_val}
+            rec: dict[str, Any] = {"site": site, "txn": f"t{n}", "seq": seq, "table": "T", "op": op,
+                                   "commit_ts": f"2026-01-05T10:{minute:02d}:00Z"}
+            if op != "I":
+                rec["before"] = before
+            if op != "D":
+                rec["after"] = after
+            records.append(rec)
+    if draw(st.booleans()):
+        records.append({"site": sites[0], "txn": "bad", "seq": 1, "table": "NOPE", "op": "I", "after": {}})
+    schedule = {"links": [{"from": a, "to": b, "delay_s": draw(st.integers(0, 900)),
+                           "down": [["2026-01-05T10:05:00Z", "2026-01-05T10:20:00Z"]] if draw(st.booleans()) else []}
+                          for a, b in pairs]}
+    return model, records, {s: snapshot for s in sites}, schedule
+
+
+def write_data(root: Path, records: list[dict[str, Any]], snapshots: dict[str, Any], schedule: dict[str, Any]) -> None:
+    (root / "changes").mkdir(parents=True)
+    half = len(records) // 2
+    (root / "changes" / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[:half]))
+    (root / "changes" / "b.jsonl").write_text("\n" + "".join(json.dumps(r) + "\n" for r in records[half:]))
+    for site, rows in snapshots.items():
+        (root / "snapshots" / site).mkdir(parents=True)
+        (root / "snapshots" / site / "T.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (root / "schedule.json").write_text(json.dumps(schedule))
+
+
+@given(workloads())
+@settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_spark_equals_reference_on_random_workloads(spark: Any, tmp_path_factory: pytest.TempPathFactory,
+                                                    workload: Any) -> None:
+    model_doc, records, snapshots, schedule = workload
+    model = Model.model_validate(model_doc)
+    assert not [f for f in validate(model) if f.severity is Severity.ERROR]
+    data = tmp_path_factory.mktemp("data")
+    write_data(data, records, snapshots, schedule)
+    assert result_doc(run_spark(spark, model, data)) == result_doc(run_reference(model, data))

@@ -1,0 +1,141 @@
+"""`mapwright run` as a user (or the designer) drives it: its own process, progress lines, cancel, failures."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
+
+
+def mw(*args: str, env: dict[str, str] | None = None, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([MAPWRIGHT, *args], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def events(stdout: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def test_run_writes_the_run_directory_and_reports_progress(examples: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    res = mw("run", str(examples / "row_images" / "model.json"), "--data", str(examples / "row_images" / "data"),
+             "--out", str(out), "--master", "local[2]")
+    assert res.returncode == 0, res.stderr
+    stream = events(res.stdout)
+    stages = [e["stage"] for e in stream if e["event"] == "stage"]
+    assert stages[:2] == ["start", "spark"] and "resolve" in stages and stages[-1] == "write"
+    assert all(set(e) >= {"stage", "done", "total"} for e in stream if e["event"] == "stage")
+    assert stream[-1]["event"] == "finished" and stream[-1]["status"] == "succeeded"
+    manifest = json.loads((out / "manifest.json").read_text())
+    counts = manifest["counts"]
+    assert manifest["status"] == "succeeded" and manifest["master"] == "local[2]"
+    assert manifest["spark_version"].startswith(("3.", "4."))
+    assert set(manifest["stages"]) == {"decode", "net_effect", "resolve", "converge"}
+    assert counts["deliveries"] == counts["applied"] + counts["resolved"] + counts["queued"]
+    for name in ("conflicts.jsonl", "conflicts.parquet", "error_queue.jsonl", "rejects.jsonl", "convergence.json",
+                 "tables/dst/ITEM.parquet", "tables/src/ITEM.parquet"):
+        assert (out / name).exists(), name
+    summary = mw("conflicts", str(out), "--format", "json")
+    assert summary.returncode == 0
+    assert json.loads(summary.stdout)["convergence"] == [{"mapping": "src_to_dst", "compared": 5, "diverged": 0}]
+    text = mw("conflicts", str(out))
+    assert "src_to_dst" in text.stdout and "converged" in text.stdout
+
+
+def test_malformed_records_are_rejected_and_the_run_goes_on(examples: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(examples / "row_images" / "data", data)
+    with (data / "changes" / "src.jsonl").open("a") as fh:
+        fh.write("{not json\n")
+        fh.write(json.dumps({"site": "src", "txn": "x", "seq": 1, "commit_ts": "2026-01-05T12:00:00Z",
+                             "table": "NOPE", "op": "I", "after": {"ID": 1}}) + "\n")
+        fh.write(json.dumps({"site": "src", "txn": "y", "seq": 1, "commit_ts": "yesterday",
+                             "table": "ITEM", "op": "I", "after": {"ID": 2}}) + "\n")
+    out = tmp_path / "run"
+    res = mw("run", str(examples / "row_images" / "model.json"), "--data", str(data), "--out", str(out),
+             "--master", "local[1]")
+    assert res.returncode == 0, res.stderr
+    rejects = [json.loads(line) for line in (out / "rejects.jsonl").read_text().splitlines()]
+    assert [r["line"] for r in rejects] == [18, 19, 20]
+    assert all(r["reason"] and r["file"].endswith("src.jsonl") for r in rejects)
+    counts = json.loads((out / "manifest.json").read_text())["counts"]
+    assert counts["records"] == 20 and counts["rejects"] == 3
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--data", "/nonexistent/data"], "no such folder"),
+    (["--master", "spark://127.0.0.1:1"], "cannot reach the Spark master"),
+    (["--master", "sc://127.0.0.1:1"], "cannot reach the Spark master"),
+    (["--master", "yarn"], "unknown master"),
+])
+def test_unusable_input_gives_exit_2_and_one_line(examples: Path, tmp_path: Path, args: list[str], says: str) -> None:
+    base = {"--data": str(examples / "row_images" / "data"), "--out": str(tmp_path / "run"), "--master": "local[1]"}
+    base.update(dict(zip(args[::2], args[1::2], strict=True)))
+    res = mw("run", str(examples / "row_images" / "model.json"), *[x for kv in base.items() for x in kv])
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in res.stderr
+
+
+def test_missing_java_is_a_clear_error(examples: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
+    env["PATH"] = str(Path(sys.executable).parent)
+    res = mw("run", str(examples / "row_images" / "model.json"), "--data", str(examples / "row_images" / "data"),
+             "--out", str(tmp_path / "run"), "--master", "local[1]", env=env)
+    assert res.returncode == 2
+    assert res.stderr.strip().splitlines() == [res.stderr.strip()]
+    assert "Java 17" in res.stderr and "not found" in res.stderr
+
+
+def test_a_model_with_errors_does_not_run(examples: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    res = mw("run", str(examples / "dkey_rules.json"), "--data", str(examples / "row_images" / "data"),
+             "--out", str(out), "--master", "local[1]")
+    assert res.returncode == 1
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and "validation error" in manifest["reason"]
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]
+
+
+def test_a_bad_schedule_fails_with_its_reason(examples: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(examples / "ordering_conflict" / "data", data)
+    (data / "schedule.json").write_text('{"links": [{"from": "A", "to": "B", "delay_s": "soon"}]}')
+    out = tmp_path / "run"
+    res = mw("run", str(examples / "ordering_conflict" / "model.json"), "--data", str(data), "--out", str(out),
+             "--master", "local[1]")
+    assert res.returncode == 2
+    assert "schedule.json" in res.stderr.strip().splitlines()[-1]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and "schedule.json" in manifest["reason"]
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]
+
+
+def test_sigterm_cancels_and_leaves_only_a_cancelled_manifest(examples: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = subprocess.Popen([MAPWRIGHT, "run", str(examples / "ordering_conflict" / "model.json"), "--data",
+                             str(examples / "ordering_conflict" / "data"), "--out", str(out), "--master", "local[1]"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if json.loads(line).get("stage") == "spark":
+            break
+    proc.send_signal(signal.SIGTERM)
+    rest, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 1
+    assert events(rest)[-1]["status"] == "cancelled"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "cancelled" and "SIGTERM" in manifest["reason"]
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]
+
+
+def test_conflicts_on_something_that_is_not_a_run(tmp_path: Path) -> None:
+    res = mw("conflicts", str(tmp_path))
+    assert res.returncode == 2 and "not a run directory" in res.stderr
