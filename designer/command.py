@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import argparse
-
-from engine.model import load_model
-from engine.report import render_text
-from engine.rules import count, validate
-from resources import SAMPLE_MODEL
+import sys
+from pathlib import Path
 
 
 def run(args: argparse.Namespace) -> int:
-    path = args.model or str(SAMPLE_MODEL)
-    model = load_model(path)
-    findings = validate(model)
-    print("The desktop designer is not built yet; validating the model instead.")
-    print(render_text(model, findings, source=path))
-    return 1 if count(findings)[0] else 0
+    from designer.app import NO_DISPLAY, has_display, main
+    from engine.model import load_model
+
+    if args.model:
+        load_model(args.model)  # an unreadable model is exit 2 with one line, before any window
+    if not has_display() and args.screenshot is None:
+        print(f"mapwright: {NO_DISPLAY}", file=sys.stderr)
+        return 2
+    if args.screenshot is not None and not has_display():
+        import os
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    return main(Path(args.model) if args.model else None, Path(args.screenshot) if args.screenshot else None)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("designer", help="open the desktop designer (with no model, the bundled sample)")
     p.add_argument("model", metavar="MODEL", nargs="?", help="model file (default: the bundled sample)")
+    p.add_argument("--screenshot", metavar="PNG", help="render the window to a PNG and exit (works without a screen)")
     p.set_defaults(func=run)

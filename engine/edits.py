@@ -7,6 +7,7 @@ Entities are built with `evolve`, which re-validates them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -15,7 +16,8 @@ from pydantic import BaseModel
 from engine.model.schema import Mapping, Model, Server, Table, TableConflicts
 
 EditKind = Literal["server", "table", "mapping", "conflicts", "settings"]
-SETTINGS = ("name", "protected", "float_transfer")
+SETTINGS = ("name", "protected", "float_transfer", "layout")
+NOT_VALIDATED = ("name", "layout")
 E = TypeVar("E", bound=BaseModel)
 
 _LISTS: dict[str, str] = {"server": "servers", "table": "tables", "mapping": "mappings", "conflicts": "conflicts"}
@@ -102,3 +104,21 @@ def add(model: Model, entity: Server | Table | Mapping | TableConflicts) -> Edit
     kind: EditKind = {Server: "server", Table: "table", Mapping: "mapping",
                       TableConflicts: "conflicts"}[type(entity)]  # type: ignore[assignment]
     return Edit(kind, entity_key(kind, entity), None, entity)
+
+
+def chain(model: Model, *steps: Callable[[Model], list[Edit]]) -> list[Edit]:
+    """Edits built one step after another, each step seeing the model as the earlier ones left it.
+
+    The model is left as it was; applying the result in order makes the whole change, and undoing it in
+    reverse order unmakes it.
+    """
+    done: list[Edit] = []
+    try:
+        for step in steps:
+            for edit in step(model):
+                edit.apply(model)
+                done.append(edit)
+    finally:
+        for edit in reversed(done):
+            edit.inverted().apply(model)
+    return done

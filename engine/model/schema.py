@@ -6,7 +6,7 @@ one (see `engine.edits`), so the model never holds half-applied changes.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -177,6 +177,8 @@ class Model(_Entity):
     tables: list[Table] = Field(default_factory=list)
     mappings: list[Mapping] = Field(default_factory=list)
     conflicts: list[TableConflicts] = Field(default_factory=list)
+    layout: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
+        default_factory=dict, description="designer positions of tables by key (srv.T); no rule reads it")
 
     @field_validator("format")
     @classmethod

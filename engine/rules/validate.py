@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.edits import Edit
+from engine.edits import NOT_VALIDATED, Edit
 from engine.graph import MappingGraph
 from engine.model.schema import Model
 from engine.rules.conflicts import check_conflicts
@@ -63,6 +63,8 @@ class Validator:
         g = self.graph
         scopes: set[Scope] = set()
         if edit.kind == "settings":
+            if edit.key in NOT_VALIDATED:
+                return set()
             return {("mapping", m.id) for m in self.model.mappings}
         for key in edit.touched():
             if edit.kind == "mapping":

@@ -1,0 +1,67 @@
+"""Starting the designer: a QApplication, the main window, a model (the bundled sample by default)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+NO_DISPLAY = ("mapwright designer needs a display, and none was found (no DISPLAY or WAYLAND_DISPLAY). "
+              "Run it under a virtual screen: `xvfb-run mapwright designer` (Debian/Ubuntu: apt-get install xvfb), "
+              "or render without a screen: `QT_QPA_PLATFORM=offscreen mapwright designer --screenshot out.png`.")
+
+
+def has_display() -> bool:
+    if sys.platform != "linux" or os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def main(model: Path | None, screenshot: Path | None = None) -> int:
+    from PySide6.QtWidgets import QApplication, QStyleFactory
+
+    from designer.window import MainWindow
+    from resources import SAMPLE_MODEL
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Mapwright")
+    app.setOrganizationName("Mapwright")
+    app.setDesktopFileName("org.mapwright.Designer")
+    if "Fusion" in QStyleFactory.keys():
+        app.setStyle("Fusion")  # follows the system's light or dark colour scheme
+    window = MainWindow()
+    window.open_path(model or SAMPLE_MODEL)
+    if screenshot is not None:
+        window.resize(1600, 1000)
+        window.show()
+        _settle(app)
+        window.view.fit()
+        _settle(app)
+        window.grab().save(str(screenshot))
+        print(f"wrote {screenshot}")
+        code = 0
+    else:
+        window.show()
+        code = int(app.exec())
+    _close(window)
+    return code
+
+
+def _settle(app: object) -> None:
+    """Let queued layout and timers run (the window sizes its docks and fits the canvas once shown)."""
+    import time
+
+    end = time.monotonic() + 0.3
+    while time.monotonic() < end:
+        app.processEvents()  # type: ignore[attr-defined]
+
+
+def _close(window: object) -> None:
+    """Delete the window's Qt objects while Python still runs: letting interpreter shutdown collect them
+    crashes PySide6 (a refcount error in `none_dealloc`)."""
+    from PySide6.QtWidgets import QApplication
+
+    window.close()  # type: ignore[attr-defined]
+    window.deleteLater()  # type: ignore[attr-defined]
+    QApplication.processEvents()
+    QApplication.sendPostedEvents(None, 0)

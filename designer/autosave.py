@@ -1,0 +1,69 @@
+"""Autosave and recovery: the open model is written to an autosave file a few seconds after each change
+(and every minute while unsaved); a clean save removes it. On opening a model whose autosave is newer and
+different, the designer offers to recover it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QStandardPaths, QTimer
+
+from designer.document import Document
+from engine.model import Model, dump_model, parse_model
+from engine.model.io import write_atomic
+
+
+def autosave_dir() -> Path:
+    override = os.environ.get("MAPWRIGHT_AUTOSAVE_DIR")
+    base = Path(override) if override else Path(
+        QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)) / "autosave"
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def autosave_path(model_path: Path | None) -> Path:
+    name = str(model_path.resolve()) if model_path else f"untitled-{os.getpid()}"
+    return autosave_dir() / (hashlib.sha1(name.encode()).hexdigest()[:16] + ".json")
+
+
+def recoverable(model_path: Path) -> Model | None:
+    """The autosaved model for `model_path`, if it is newer than the file and differs from it."""
+    auto = autosave_path(model_path)
+    if not auto.exists() or not model_path.exists():
+        return None
+    if auto.stat().st_mtime <= model_path.stat().st_mtime:
+        return None
+    try:
+        doc = json.loads(auto.read_text(encoding="utf-8"))
+        model = parse_model(json.dumps(doc["model"]), str(auto))
+    except (ValueError, KeyError):
+        return None
+    return model if dump_model(model) != model_path.read_text(encoding="utf-8") else None
+
+
+class Autosaver(QObject):
+    def __init__(self, document: Document, delay_ms: int = 3000, interval_ms: int = 60_000) -> None:
+        super().__init__(document)
+        self.document = document
+        self.debounce = QTimer(self, singleShot=True, interval=delay_ms)
+        self.debounce.timeout.connect(self.save_now)
+        self.periodic = QTimer(self, interval=interval_ms)
+        self.periodic.timeout.connect(lambda: self.document.dirty and self.save_now())
+        self.periodic.start()
+        document.sig_changed.connect(lambda _e: self.debounce.start())
+        document.sig_dirty_changed.connect(lambda dirty: None if dirty else self.discard())
+
+    def save_now(self) -> Path | None:
+        if not self.document.dirty:
+            return None
+        target = autosave_path(self.document.path)
+        doc = {"path": str(self.document.path) if self.document.path else None,
+               "model": json.loads(dump_model(self.document.model))}
+        write_atomic(target, json.dumps(doc))
+        return target
+
+    def discard(self) -> None:
+        autosave_path(self.document.path).unlink(missing_ok=True)

@@ -1,0 +1,135 @@
+"""The browser's tabs: conflicts (table, chart, comparison), other record lists, convergence."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QVBoxLayout, QWidget
+
+from designer.browser.chart import ConflictChart
+from designer.browser.detail import ComparisonPane, Image, conflict_images, describe_conflict
+from designer.browser.filterbar import FilterBar, record_table
+from designer.browser.models import EXAMPLE_COLUMNS, RECORD_ROLE, Record, RecordTableModel, cell_text, is_diverged
+from designer.browser.proxy import RecordFilterProxy
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+def _record(index: Index) -> Record | None:
+    record = index.data(RECORD_ROLE) if index.isValid() else None
+    return record if isinstance(record, dict) else None
+
+
+def _on_current_row(view: QTableView, slot: Callable[[Record | None], None]) -> None:
+    view.selectionModel().currentRowChanged.connect(lambda current, _previous: slot(_record(current)))
+
+
+class RecordsPage(QWidget):
+    """A filterable, sortable list of records; the current one is shown below, compared or described."""
+
+    sig_record_selected = Signal(object)
+    """The current record (a dict), or None."""
+
+    def __init__(self, model: RecordTableModel, describe: Callable[[Record], str],
+                 images: Callable[[Record], Sequence[Image]] | None = None, fields: dict[str, str] | None = None,
+                 side: QWidget | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.proxy = RecordFilterProxy(model, self)
+        self.filter_bar = FilterBar(self.proxy, model, fields)
+        self.view = record_table(self.proxy)
+        self._describe, self._images = describe, images
+        self.comparison = ComparisonPane() if images else None
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        if side is None:
+            self.splitter.addWidget(self.view)
+        else:
+            top = QSplitter(Qt.Orientation.Horizontal)
+            top.addWidget(self.view)
+            top.addWidget(side)
+            top.setStretchFactor(0, 3)
+            top.setStretchFactor(1, 1)
+            top.setSizes([3, 1])
+            self.splitter.addWidget(top)
+        self.splitter.addWidget(self.comparison or self.description)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.filter_bar)
+        layout.addWidget(self.splitter, 1)
+        _on_current_row(self.view, self.show_record)
+        model.modelReset.connect(self._reset)
+
+    def _reset(self) -> None:
+        self.view.resizeColumnsToContents()  # from the visible rows only (precision 0)
+        self.show_record(None)
+
+    def show_record(self, record: Record | None) -> None:
+        if self.comparison is not None and self._images is not None:
+            if record is None:
+                self.comparison.clear()
+            else:
+                self.comparison.show_images(self._describe(record), self._images(record))
+        else:
+            self.description.setText("" if record is None else self._describe(record))
+        self.sig_record_selected.emit(record)
+
+
+class ConflictsPage(RecordsPage):
+    """Conflicts: filter text plus type and outcome combos, the table, the chart, and the comparison."""
+
+    def __init__(self, model: RecordTableModel, parent: QWidget | None = None) -> None:
+        chart = ConflictChart(model)
+        super().__init__(model, describe_conflict, conflict_images, {"type": "types", "outcome": "outcomes"},
+                         side=chart, parent=parent)
+        self.chart = chart
+        self.chart.sig_bar_clicked.connect(self.filter_to)
+
+    def filter_to(self, conflict_type: str | None, outcome: str | None) -> None:
+        """Show only conflicts of this type and outcome (None: any)."""
+        self.filter_bar.set_field_value("type", conflict_type)
+        self.filter_bar.set_field_value("outcome", outcome)
+
+
+def describe_example(example: Record) -> str:
+    return f"Key {html.escape(cell_text(example.get('dkey')))}: source row against target row."
+
+
+class ConvergencePage(QWidget):
+    """Per mapping: keys compared and diverged (diverged mappings highlighted); the current mapping's
+    examples, and the current example's source and target rows compared."""
+
+    def __init__(self, model: RecordTableModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.proxy = RecordFilterProxy(model, self)
+        self.view = record_table(self.proxy)
+        self.caption = QLabel()
+        self.examples = RecordTableModel(EXAMPLE_COLUMNS, parent=self)
+        self.examples_page = RecordsPage(self.examples, describe_example,
+                                         lambda e: [("Source", e.get("source")), ("Target", e.get("target"))])
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.view)
+        splitter.addWidget(self.examples_page)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.caption)
+        layout.addWidget(splitter, 1)
+        _on_current_row(self.view, self.show_mapping)
+        model.modelReset.connect(self._reset)
+        self._reset()
+
+    def _reset(self) -> None:
+        mappings = self.model.records
+        diverged = sum(1 for m in mappings if is_diverged(m))
+        self.caption.setText(f"{len(mappings)} mappings, {diverged} diverged" if mappings else "No convergence data.")
+        self.show_mapping(None)
+
+    def show_mapping(self, mapping: Record | None) -> None:
+        examples: Any = (mapping or {}).get("examples") or []
+        self.examples.set_records(examples)

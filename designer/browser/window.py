@@ -1,0 +1,164 @@
+"""`ConflictBrowser`: everything a run left, read with `engine.summary.read_run`, in tabs."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QTabWidget, QVBoxLayout, QWidget
+
+from designer.browser.models import (
+    CONFLICT_COLUMNS,
+    CONVERGENCE_COLUMNS,
+    QUEUE_COLUMNS,
+    REJECT_COLUMNS,
+    Record,
+    RecordTableModel,
+    cell_text,
+    collector_paused,
+    is_diverged,
+)
+from designer.browser.overview import RunOverview
+from designer.browser.pages import ConflictsPage, ConvergencePage, RecordsPage
+from engine.summary import RunDirUnreadable, RunSummary, read_run
+
+
+def describe_queue_entry(entry: Record) -> str:
+    def esc(key: str) -> str:
+        return html.escape(cell_text(entry.get(key)) or "?")
+    return (f"<b>{esc('op')}</b> on {esc('site')}.{esc('table')} from <b>{esc('origin')}</b> (txn {esc('txn')} "
+            f"seq {esc('seq')}, mapping {esc('mapping')}, delivered {esc('delivered_at')}) was queued: "
+            f"<b>{esc('reason')}</b>")
+
+
+def queue_images(entry: Record) -> list[tuple[str, Record | None]]:
+    return [("Before", entry.get("before")), ("After", entry.get("after"))]
+
+
+def describe_reject(reject: Record) -> str:
+    def esc(key: str) -> str:
+        return html.escape(cell_text(reject.get(key)))
+    return f"{esc('file')}:{esc('line')}: <b>{esc('reason')}</b><pre>{esc('raw')}</pre>"
+
+
+class ConflictBrowser(QWidget):
+    """Conflicts, error queue, rejects, convergence and the manifest of one run directory.
+
+    Open one with `open_run(path)` (for instance from a finished run's signal), or pass a `RunSummary`.
+    A run that failed or was cancelled shows only its status and reason.
+    """
+
+    sig_run_opened = Signal(object)
+    """A run was shown; its `RunSummary`."""
+    sig_open_failed = Signal(str)
+    """A folder could not be read as a run directory; the message."""
+    sig_conflict_selected = Signal(object)
+    """The current conflict (a dict), or None."""
+
+    def __init__(self, summary: RunSummary | None = None, rundir: Path | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary: RunSummary | None = None
+        self.rundir: Path | None = None
+        self.conflicts = RecordTableModel(CONFLICT_COLUMNS, parent=self)
+        self.error_queue = RecordTableModel(QUEUE_COLUMNS, parent=self)
+        self.rejects = RecordTableModel(REJECT_COLUMNS, parent=self)
+        self.convergence = RecordTableModel(CONVERGENCE_COLUMNS, highlight=is_diverged, parent=self)
+
+        self.banner = QLabel("No run open.")
+        self.banner.setWordWrap(True)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.conflicts_page = ConflictsPage(self.conflicts)
+        self.queue_page = RecordsPage(self.error_queue, describe_queue_entry, queue_images,
+                                      {"site": "sites", "reason": "reasons"})
+        self.rejects_page = RecordsPage(self.rejects, describe_reject, fields={"file": "files"})
+        self.convergence_page = ConvergencePage(self.convergence)
+        self.overview = RunOverview()
+        self.tabs = QTabWidget()
+        for page, title in ((self.conflicts_page, "Conflicts"), (self.queue_page, "Error queue"),
+                            (self.rejects_page, "Rejects"), (self.convergence_page, "Convergence"),
+                            (self.overview, "Summary")):
+            self.tabs.addTab(page, title)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.tabs, 1)
+        self.conflicts_page.sig_record_selected.connect(self.sig_conflict_selected)
+        self.resize(1100, 750)
+        self._show_data_tabs(False)
+        if summary is not None:
+            self.show_run(summary, rundir)
+
+    # --- the filters and views, named for callers and tests ----------------------------------------
+    @property
+    def filter_edit(self) -> QLineEdit:
+        return self.conflicts_page.filter_bar.text_edit
+
+    @property
+    def type_combo(self) -> QComboBox:
+        return self.conflicts_page.filter_bar.combos["type"]
+
+    @property
+    def outcome_combo(self) -> QComboBox:
+        return self.conflicts_page.filter_bar.combos["outcome"]
+
+    # --- opening a run -----------------------------------------------------------------------------
+    def open_run(self, path: Path) -> RunSummary | None:
+        """Read the run directory at `path` and show it; None (and `sig_open_failed`) when it cannot be read."""
+        path = Path(path)
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            with collector_paused():
+                summary = read_run(path)
+        except (RunDirUnreadable, OSError, UnicodeDecodeError) as exc:
+            self._show_unreadable(path, str(exc))
+            return None
+        finally:
+            QGuiApplication.restoreOverrideCursor()
+        self.show_run(summary, path)
+        return summary
+
+    def show_run(self, summary: RunSummary, rundir: Path | None = None) -> None:
+        """Show a run already read."""
+        self.summary, self.rundir = summary, rundir
+        self.setWindowTitle(f"Conflicts — {rundir}" if rundir else "Conflicts")
+        succeeded = summary.status == "succeeded"
+        empty: list[Record] = []
+        self.conflicts.set_records(summary.conflicts if succeeded else empty)
+        self.error_queue.set_records(summary.error_queue if succeeded else empty)
+        self.rejects.set_records(summary.rejects if succeeded else empty)
+        self.convergence.set_records(summary.convergence if succeeded else empty)
+        self.overview.show_summary(summary, rundir)
+        self._show_data_tabs(succeeded)
+        self.banner.setText(self._headline(summary, rundir))
+        self.sig_run_opened.emit(summary)
+
+    def _headline(self, summary: RunSummary, rundir: Path | None) -> str:
+        where = html.escape(str(rundir)) if rundir else "run"
+        if summary.status != "succeeded":
+            reason = html.escape(str(summary.manifest.get("reason") or "no reason given"))
+            return f"<b>{where}: run {html.escape(summary.status)}</b> — {reason}"
+        diverged = sum(1 for m in summary.convergence if is_diverged(m))
+        return (f"<b>{where}</b>: succeeded — {len(summary.conflicts):,} conflicts, "
+                f"{len(summary.error_queue):,} queued, {len(summary.rejects):,} rejects; "
+                f"{diverged} of {len(summary.convergence)} mappings diverged")
+
+    def _show_unreadable(self, path: Path, message: str) -> None:
+        self.summary, self.rundir = None, path
+        for model in (self.conflicts, self.error_queue, self.rejects, self.convergence):
+            model.set_records([])
+        self.overview.show_error(message)
+        self._show_data_tabs(False)
+        self.banner.setText(f"<b>Cannot open {html.escape(str(path))}</b> — {html.escape(message)}")
+        self.sig_open_failed.emit(message)
+
+    def _show_data_tabs(self, visible: bool) -> None:
+        counts = (("Conflicts", self.conflicts), ("Error queue", self.error_queue), ("Rejects", self.rejects))
+        for index, (title, model) in enumerate(counts):
+            self.tabs.setTabText(index, f"{title} ({model.rowCount():,})")
+        diverged = sum(1 for m in self.convergence.records if is_diverged(m))
+        self.tabs.setTabText(3, f"Convergence ({diverged} diverged)" if diverged else "Convergence")
+        for index in range(4):
+            self.tabs.setTabVisible(index, visible)
+        self.tabs.setCurrentIndex(0 if visible else 4)

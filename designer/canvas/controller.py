@@ -1,0 +1,93 @@
+"""Turns canvas gestures into undoable edits (through `engine.operations`), and builds context menus."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, QPoint
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QWidget
+
+from designer.canvas.scene import MappingScene
+from designer.document import Document
+from engine import operations as ops
+from engine.edits import chain
+from engine.keys import distribution_key
+
+METHODS = ("concat", "split", "substring", "cast", "constant", "system", "upper", "lower", "trim", "expression")
+
+
+class CanvasController(QObject):
+    def __init__(self, document: Document, scene: MappingScene, parent_widget: QWidget) -> None:
+        super().__init__(parent_widget)
+        self.document, self.scene, self.parent_widget = document, scene, parent_widget
+        scene.sig_link_requested.connect(self.connect_columns)
+        scene.sig_input_requested.connect(self.add_input)
+        scene.sig_tables_moved.connect(self.move_tables)
+        scene.sig_context_requested.connect(self.show_menu)
+
+    @property
+    def model(self) -> Any:
+        return self.document.model
+
+    def connect_columns(self, source: str, source_col: str, target: str, target_col: str) -> None:
+        self.document.apply(ops.connect_columns(self.model, source, source_col, target, target_col),
+                            f"Map {source}.{source_col} to {target}.{target_col}")
+
+    def add_input(self, mapping: str, column: str, path: tuple[int, ...], source_col: str) -> None:
+        self.document.apply(ops.add_method_input(self.model, mapping, column, tuple(path), source_col),
+                            f"Wire {source_col} into {column}")
+
+    def move_tables(self, moves: list[tuple[str, float, float]]) -> None:
+        edits = chain(self.model, *[lambda m, k=k, x=x, y=y: ops.move_table(m, k, x, y) for k, x, y in moves])
+        self.document.apply(edits, "Move table" if len(moves) == 1 else f"Move {len(moves)} tables")
+
+    def insert_method(self, mapping: str, column: str, kind: str) -> None:
+        self.document.apply(ops.insert_method(self.model, mapping, column, kind), f"Insert {kind} on {column}")
+
+    def toggle_dkey(self, mapping: str, column: str) -> None:
+        self.document.apply(ops.toggle_dkey(self.model, mapping, column), f"Toggle distribution key {column}")
+
+    def remove_map(self, mapping: str, column: str) -> None:
+        self.document.apply(ops.set_method(self.model, mapping, column, None), f"Remove map of {column}")
+
+    def delete_table(self, key: str) -> None:
+        self.document.apply(ops.delete_table(self.model, key), f"Delete table {key}")
+
+    def delete_selection(self) -> None:
+        refs = [self.scene.ref_of(item, item.scenePos()) for item in self.scene.selectedItems()]
+        maps = sorted({(r[1], r[2]) for r in refs if r and r[0] in ("link", "method")})
+        tables = sorted({r[1] for r in refs if r and r[0] == "table"})
+        steps = [lambda m, a=a, c=c: ops.set_method(m, a, c, None) for a, c in maps]
+        steps += [lambda m, t=t: ops.delete_table(m, t) for t in tables]
+        self.document.apply(chain(self.model, *steps), "Delete")
+
+    def show_menu(self, ref: tuple[Any, ...], at: QPoint) -> None:
+        menu = self.menu_for(ref)
+        if menu is not None and not menu.isEmpty():
+            menu.exec(at)
+
+    def menu_for(self, ref: tuple[Any, ...]) -> QMenu | None:
+        menu = QMenu(self.parent_widget)
+        kind = ref[0]
+        if kind == "column":
+            _, table, column = ref
+            into = [m for m in self.model.mappings if m.target == table]
+            for mapping in into:
+                prefix = f"{mapping.id}: " if len(into) > 1 else ""
+                insert = menu.addMenu(f"{prefix}Insert method")
+                for method in METHODS:
+                    insert.addAction(method, lambda m=mapping.id, k=method: self.insert_method(m, column, k))
+                key = distribution_key(self.model, mapping)
+                action = QAction(f"{prefix}Distribution key", menu, checkable=True)
+                action.setChecked(bool(key and column in key.columns))
+                action.triggered.connect(lambda _=False, m=mapping.id: self.toggle_dkey(m, column))
+                menu.addAction(action)
+                if column in mapping.columns:
+                    menu.addAction(f"{prefix}Remove column map", lambda m=mapping.id: self.remove_map(m, column))
+        elif kind == "table":
+            menu.addAction(f"Delete table {ref[1]}", lambda: self.delete_table(ref[1]))
+        elif kind in ("link", "method"):
+            menu.addAction(f"Remove map of {ref[2]}", lambda: self.remove_map(ref[1], ref[2]))
+        return menu
+

@@ -1,0 +1,46 @@
+"""Mouse tools as small objects (orange-canvas `interactions.py`): drawing a new link."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QTransform
+
+from designer.canvas.items import DragLine, MethodItem, TableItem
+
+if TYPE_CHECKING:
+    from designer.canvas.scene import MappingScene
+
+
+class NewLinkInteraction:
+    """Press on a column row, drag, release on another table's row (a copy map) or on a method node
+    (a new input). Released where it started, it selects the column."""
+
+    def __init__(self, scene: MappingScene, table: TableItem, column: str, at: QPointF) -> None:
+        self.scene, self.table, self.column = scene, table, column
+        self.line: DragLine | None = None
+        self.start = at
+
+    def move(self, at: QPointF) -> None:
+        if self.line is None:
+            if (at - self.start).manhattanLength() < 6:
+                return
+            self.line = DragLine(self.table.port(self.column, "out"))
+            self.scene.addItem(self.line)
+        self.line.follow(at)
+
+    def release(self, at: QPointF) -> None:
+        if self.line is not None:
+            self.scene.removeItem(self.line)
+        target = next((i for i in self.scene.items(at, deviceTransform=QTransform())
+                       if isinstance(i, TableItem | MethodItem)), None)
+        if self.line is None or target is self.table:
+            self.scene.select_column(self.table.key, self.column)
+        elif isinstance(target, TableItem):
+            row = target.row_at(target.mapFromScene(at))
+            if row is not None:
+                self.scene.sig_link_requested.emit(self.table.key, self.column, target.key, row)
+        elif isinstance(target, MethodItem):
+            mapping, column, path = target.ref
+            self.scene.sig_input_requested.emit(mapping, column, path, self.column)

@@ -1,0 +1,268 @@
+"""Canvas items. They draw what they are given and report gestures; they hold no model state.
+
+A `TableItem` is a node with one row per column (name, type, NOT NULL, key
+marks); `LinkItem` joins a source column (or method node) to what it feeds;
+`MethodItem` is a small node for a method; `ReverseLinkItem` joins the two
+tables of a mapping pair and shows whether its key is reversible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsItem,
+    QGraphicsObject,
+    QGraphicsPathItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
+
+WIDTH, HEADER, ROW = 270.0, 28.0, 20.0
+SEVERITY_COLOURS = {"error": QColor("#d32f2f"), "warning": QColor("#f9a825")}
+OK_COLOUR, BAD_COLOUR = QColor("#2e7d32"), QColor("#d32f2f")
+
+
+def palette() -> QPalette:
+    return QApplication.palette()
+
+
+def colour(role: QPalette.ColorRole) -> QColor:
+    """A copy of a palette colour (never a reference into a temporary palette)."""
+    pal = QApplication.palette()
+    return QColor(pal.color(role).rgba())
+
+
+@dataclass
+class ColumnRow:
+    """What one row shows."""
+
+    name: str
+    type: str
+    not_null: bool
+    primary_key: bool
+    dkey: bool
+
+
+@dataclass
+class TableLook:
+    """What a table node shows: a snapshot, replaced on every change."""
+
+    key: str
+    dbms: str
+    rows: list[ColumnRow]
+    marks: dict[str | None, tuple[str, str]] = field(default_factory=dict)  # row (None: header) -> (severity, tip)
+
+
+class TableItem(QGraphicsObject):
+    """A table: header `server.TABLE (dbms)`, then a row per column. Moved by its header."""
+
+    def __init__(self, look: TableLook) -> None:
+        super().__init__()
+        self.look = look
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(1)
+        self.hover_row: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.look.key
+
+    def set_look(self, look: TableLook) -> None:
+        self.prepareGeometryChange()
+        self.look = look
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(-2, -2, WIDTH + 4, HEADER + ROW * len(self.look.rows) + 4)
+
+    def row_at(self, local: QPointF) -> str | None:
+        """The column under a point in item coordinates (None over the header)."""
+        index = int((local.y() - HEADER) // ROW)
+        if local.y() < HEADER or not 0 <= index < len(self.look.rows):
+            return None
+        return self.look.rows[index].name
+
+    def row_rect(self, column: str) -> QRectF:
+        index = next(i for i, r in enumerate(self.look.rows) if r.name == column)
+        return QRectF(0, HEADER + index * ROW, WIDTH, ROW)
+
+    def has_row(self, column: str) -> bool:
+        return any(r.name == column for r in self.look.rows)
+
+    def port(self, column: str, side: str) -> QPointF:
+        """Scene point where links attach: `out` on the right edge, `in` on the left."""
+        if not self.has_row(column):
+            return self.mapToScene(QPointF(WIDTH / 2, HEADER / 2))
+        rect = self.row_rect(column)
+        return self.mapToScene(QPointF(rect.right() if side == "out" else rect.left(), rect.center().y()))
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        pal = palette()
+        body = QRectF(0, 0, WIDTH, HEADER + ROW * len(self.look.rows))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        border = pal.color(QPalette.ColorRole.Highlight) if self.isSelected() else pal.color(QPalette.ColorRole.Mid)
+        painter.setPen(QPen(border, 2 if self.isSelected() else 1))
+        painter.setBrush(pal.color(QPalette.ColorRole.Base))
+        painter.drawRoundedRect(body, 5, 5)
+        header = QRectF(0, 0, WIDTH, HEADER)
+        painter.setBrush(pal.color(QPalette.ColorRole.Button))
+        painter.drawRoundedRect(header, 5, 5)
+        bold = QFont(painter.font())
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.setPen(pal.color(QPalette.ColorRole.ButtonText))
+        painter.drawText(header.adjusted(8, 0, -24, 0), Qt.AlignmentFlag.AlignVCenter, self.look.key)
+        small = QFont(painter.font())
+        small.setBold(False)
+        small.setPointSizeF(max(6.0, small.pointSizeF() * 0.85))
+        painter.setFont(small)
+        painter.drawText(header.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
+                         self.look.dbms)
+        self._paint_mark(painter, None, QPointF(WIDTH - 70, HEADER / 2))
+        for i, row in enumerate(self.look.rows):
+            rect = QRectF(0, HEADER + i * ROW, WIDTH, ROW)
+            if row.name == self.hover_row:
+                painter.fillRect(rect.adjusted(1, 0, -1, 0), pal.color(QPalette.ColorRole.AlternateBase))
+            self._paint_badges(painter, rect, row)
+            painter.setPen(pal.color(QPalette.ColorRole.Text))
+            painter.drawText(rect.adjusted(44, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, row.name)
+            painter.setPen(pal.color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(rect.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
+                             row.type + (" NN" if row.not_null else ""))
+            self._paint_mark(painter, row.name, QPointF(WIDTH + 8, rect.center().y()))
+
+    def _paint_badges(self, painter: QPainter, rect: QRectF, row: ColumnRow) -> None:
+        """`PK` for a primary-key column, `DK` for a distribution-key column."""
+        font = QFont(painter.font())
+        font.setPointSizeF(max(5.0, font.pointSizeF() * 0.8))
+        font.setBold(True)
+        painter.save()
+        painter.setFont(font)
+        for i, (on, text, colour) in enumerate(((row.primary_key, "PK", QColor("#8d6e00")),
+                                                 (row.dkey, "DK", QColor("#1565c0")))):
+            if on:
+                badge = QRectF(rect.left() + 4 + i * 19, rect.top() + 3, 17, rect.height() - 6)
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(colour)
+                painter.drawRoundedRect(badge, 3, 3)
+                painter.setPen(QColor("white"))
+                painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
+
+    def _paint_mark(self, painter: QPainter, row: str | None, at: QPointF) -> None:
+        mark = self.look.marks.get(row)
+        if mark:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(SEVERITY_COLOURS[mark[0]])
+            painter.drawEllipse(at, 5, 5)
+
+    def hoverMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        row = self.row_at(event.pos())
+        if row != self.hover_row:
+            self.hover_row = row
+            mark = self.look.marks.get(row)
+            self.setToolTip(mark[1] if mark else "")
+            self.update()
+
+    def hoverLeaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self.hover_row = None
+        self.update()
+
+    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.scene() is not None:
+            self.scene().table_moved(self)  # type: ignore[attr-defined]
+        return super().itemChange(change, value)
+
+
+class MethodItem(QGraphicsObject):
+    """A method node (`concat`, `split[1]`...) of one target column's map."""
+
+    def __init__(self, mapping: str, column: str, path: tuple[int, ...], label: str, tip: str) -> None:
+        super().__init__()
+        self.ref = (mapping, column, path)
+        self.label = label
+        width = max(60, QFontMetrics(QApplication.font()).horizontalAdvance(label) + 18)
+        self.SIZE = QRectF(-width / 2, -11, width, 22)
+        self.setToolTip(tip)
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setZValue(2)
+
+    def boundingRect(self) -> QRectF:
+        return self.SIZE.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        pal = palette()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(pal.color(QPalette.ColorRole.Highlight) if self.isSelected()
+                            else pal.color(QPalette.ColorRole.Mid), 1.5))
+        painter.setBrush(pal.color(QPalette.ColorRole.ToolTipBase))
+        painter.drawRoundedRect(self.SIZE, 10, 10)
+        painter.setPen(pal.color(QPalette.ColorRole.ToolTipText))
+        painter.drawText(self.SIZE, Qt.AlignmentFlag.AlignCenter, self.label)
+
+    def port(self, side: str) -> QPointF:
+        return self.mapToScene(QPointF(self.SIZE.right() if side == "out" else self.SIZE.left(), 0))
+
+
+def curve(start: QPointF, end: QPointF) -> QPainterPath:
+    path = QPainterPath(start)
+    gap = end.x() - start.x()
+    dx = max(40.0, gap / 2) if gap > 0 else 80.0  # a backward link loops out a little, not across the scene
+    path.cubicTo(QPointF(start.x() + dx, start.y()), QPointF(end.x() - dx, end.y()), end)
+    return path
+
+
+class LinkItem(QGraphicsPathItem):
+    """A wire of a column map: from a source column or method node to a method node or target column."""
+
+    def __init__(self, mapping: str, column: str, start: QPointF, end: QPointF, tip: str) -> None:
+        super().__init__(curve(start, end))
+        self.ref = (mapping, column)
+        self.setToolTip(tip)
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setZValue(0)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        pen = QPen(colour(QPalette.ColorRole.Highlight if self.isSelected() else QPalette.ColorRole.Link))
+        pen.setWidthF(2.6 if self.isSelected() else 1.6)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(self.path())
+
+
+class ReverseLinkItem(QGraphicsPathItem):
+    """The link of a bidirectional pair, green when the key is reversible, red (with why) when not."""
+
+    def __init__(self, mapping: str, start: QPointF, end: QPointF, ok: bool, tip: str) -> None:
+        path = QPainterPath(start)
+        mid = (start + end) / 2
+        path.quadTo(QPointF(mid.x(), mid.y() - 60), end)
+        super().__init__(path)
+        self.ref = mapping
+        self.ok = ok
+        self.setToolTip(tip)
+        pen = QPen(OK_COLOUR if ok else BAD_COLOUR, 2, Qt.PenStyle.DashLine)
+        self.setPen(pen)
+        self.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setZValue(0.5)
+
+
+class DragLine(QGraphicsPathItem):
+    """The wire that follows the mouse while a new link is drawn."""
+
+    def __init__(self, start: QPointF) -> None:
+        super().__init__()
+        self.start = start
+        self.setPen(QPen(colour(QPalette.ColorRole.Highlight), 2, Qt.PenStyle.DashLine))
+        self.setZValue(3)
+
+    def follow(self, end: QPointF) -> None:
+        self.setPath(curve(self.start, end))

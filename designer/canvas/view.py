@@ -1,0 +1,74 @@
+"""The canvas view: zoom (Ctrl+wheel, keys), pan (middle button or Space-drag), fit, rubber-band selection."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
+
+from designer.canvas.scene import MappingScene
+
+
+class MappingView(QGraphicsView):
+    def __init__(self, scene: MappingScene) -> None:
+        super().__init__(scene)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
+        self._space = False
+
+    def zoom(self, factor: float) -> None:
+        current = self.transform().m11()
+        factor = max(0.1 / current, min(4.0 / current, factor))
+        self.scale(factor, factor)
+
+    def zoom_level(self) -> float:
+        return self.transform().m11()
+
+    def fit(self) -> None:
+        rect = self.scene().itemsBoundingRect().adjusted(-30, -30, 30, 30)
+        if not rect.isEmpty():
+            self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+            if self.zoom_level() > 1.0:
+                self.resetTransform()
+                self.centerOn(rect.center())
+
+    def centre_on(self, item: QGraphicsItem) -> None:
+        self.centerOn(item)
+
+    def visible_rect(self) -> QRectF:
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.zoom(1.15 if event.angleDelta().y() > 0 else 1 / 1.15)
+            event.accept()
+        else:
+            super().wheelEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        super().keyReleaseEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.MiddleButton:
+            self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+            fake = QMouseEvent(event.type(), event.position(), event.globalPosition(), Qt.MouseButton.LeftButton,
+                               Qt.MouseButton.LeftButton, event.modifiers())
+            super().mousePressEvent(fake)
+            return
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        if event.button() == Qt.MouseButton.MiddleButton and not self._space:
+            self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)

@@ -1,0 +1,393 @@
+"""The conflict-resolution editor of one table (seed 003): column groups, their resolution chains,
+unique-index methods, the `on_*` policies, compare-old flags and the scope.
+
+Columns are dragged between groups (or moved with the context menu); the
+ungrouped columns form the shadow group, which has no chain. Every change
+is one undoable edit of the table's `conflicts` entry. Findings about the
+table's settings (CR006 convergence warnings among them) show beside the chain.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QListWidget,
+    QMenu,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.document import Document
+from engine.edits import evolve, replace
+from engine.model.schema import DESIGNATED_COLUMN_METHODS, ResolutionMethodName, TableConflicts
+from engine.rules import Finding
+
+SHADOW = "(shadow group: detected, never resolved)"
+METHODS: tuple[str, ...] = ResolutionMethodName.__args__  # type: ignore[attr-defined]
+POLICIES = {"on_insert_exists": ("error", "discard", "overwrite", "as_update"),
+            "on_update_missing": ("error", "discard", "insert"), "on_delete_missing": ("error", "discard"),
+            "scope": ("row", "transaction")}
+UNIQUE = ("", "append_site_name", "append_sequence", "discard", "error")
+
+
+class GroupTree(QTreeWidget):
+    """Groups with their columns; a column dropped on a group moves there."""
+
+    def __init__(self, editor: ConflictEditor) -> None:
+        super().__init__()
+        self.editor = editor
+        self.setHeaderHidden(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu)
+
+    def dropEvent(self, event: Any) -> None:
+        target = self.itemAt(event.position().toPoint())
+        moving = [i.text(0) for i in self.selectedItems() if i.parent() is not None]
+        group = target.parent() or target if target else None
+        event.ignore()
+        if group is not None and moving:
+            for column in moving:
+                self.editor.move_column(column, group.text(0))
+
+    def _menu(self, at: Any) -> None:
+        item = self.itemAt(at)
+        if item is None or item.parent() is None:
+            return
+        menu = QMenu(self)
+        move = menu.addMenu("Move to group")
+        for i in range(self.topLevelItemCount()):
+            name = self.topLevelItem(i).text(0)
+            move.addAction(name, lambda n=name: self.editor.move_column(item.text(0), n))
+        menu.exec(self.viewport().mapToGlobal(at))
+
+
+class ConflictEditor(QWidget):
+    def __init__(self, document: Document) -> None:
+        super().__init__()
+        self.document = document
+        self.table_key: str | None = None
+        self.title = QLabel("Select a table to edit its conflict resolution.")
+        self.title.setStyleSheet("font-weight: bold")
+        self.enabled = QCheckBox("Resolve conflicts on this table")
+        self.enabled.toggled.connect(self._toggle_enabled)
+        self.groups = GroupTree(self)
+        self.groups.currentItemChanged.connect(lambda *_: self._show_chain())
+        add_group, remove_group = QPushButton("Add group"), QPushButton("Remove group")
+        add_group.clicked.connect(lambda: self.add_group())
+        remove_group.clicked.connect(self.remove_current_group)
+        self.chain = QListWidget()
+        self.chain.currentRowChanged.connect(lambda _row: self._show_step())
+        self.method_choice = QComboBox()
+        self.method_choice.addItems(METHODS)
+        add_step, drop_step, up, down = (QPushButton(t) for t in ("Add", "Remove", "Up", "Down"))
+        add_step.clicked.connect(lambda: self.add_method(self.method_choice.currentText()))
+        drop_step.clicked.connect(self.remove_method)
+        up.clicked.connect(lambda: self.move_method(-1))
+        down.clicked.connect(lambda: self.move_method(1))
+        self.designated = QComboBox()
+        self.designated.activated.connect(lambda _i: self.set_designated(self.designated.currentText()))
+        self.priorities = QTableWidget(0, 2)
+        self.priorities.setHorizontalHeaderLabels(["value", "priority"])
+        self.priorities.itemChanged.connect(lambda _i: self._priorities_changed())
+        self.warnings = QLabel()
+        self.warnings.setWordWrap(True)
+        self.warnings.setStyleSheet("color: #b26a00")
+        self.policies: dict[str, QComboBox] = {}
+        self.uniques = QFormLayout()
+        self.compare = QListWidget()
+        self.compare.itemChanged.connect(self._compare_changed)
+        self._build_layout(add_group, remove_group, add_step, drop_step, up, down)
+        document.sig_changed.connect(lambda _e: self.refresh())
+        document.sig_findings.connect(lambda _f: self._show_warnings())
+        self.refresh()
+
+    def _build_layout(self, *buttons: QPushButton) -> None:
+        add_group, remove_group, add_step, drop_step, up, down = buttons
+        left = QVBoxLayout()
+        left.addWidget(QLabel("Column groups (drag columns between groups)"))
+        left.addWidget(self.groups)
+        row = QHBoxLayout()
+        row.addWidget(add_group)
+        row.addWidget(remove_group)
+        left.addLayout(row)
+        right = QVBoxLayout()
+        right.addWidget(QLabel("Resolution chain: primary method, then backups"))
+        right.addWidget(self.chain)
+        row = QHBoxLayout()
+        for w in (self.method_choice, add_step, drop_step, up, down):
+            row.addWidget(w)
+        right.addLayout(row)
+        form = QFormLayout()
+        form.addRow("designated column", self.designated)
+        right.addLayout(form)
+        right.addWidget(self.priorities)
+        right.addWidget(self.warnings)
+        top = QHBoxLayout()
+        top.addLayout(left, 1)
+        top.addLayout(right, 1)
+        policy_box = QGroupBox("Policies")
+        policy_form = QFormLayout(policy_box)
+        for name, choices in POLICIES.items():
+            combo = QComboBox()
+            combo.addItems(choices)
+            combo.activated.connect(lambda _i, n=name, c=combo: self._update(**{n: c.currentText()}))
+            self.policies[name] = combo
+            policy_form.addRow(name.replace("_", " "), combo)
+        unique_box = QGroupBox("Unique indexes")
+        unique_box.setLayout(self.uniques)
+        compare_box = QGroupBox("Compare old values")
+        QVBoxLayout(compare_box).addWidget(self.compare)
+        bottom = QHBoxLayout()
+        for box in (policy_box, unique_box, compare_box):
+            bottom.addWidget(box)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.enabled)
+        layout.addLayout(top, 3)
+        layout.addLayout(bottom, 2)
+
+    # --- what is shown ---------------------------------------------------------
+
+    @property
+    def entry(self) -> TableConflicts | None:
+        return self.document.model.conflicts_for(self.table_key) if self.table_key else None
+
+    def show_table(self, key: str | None) -> None:
+        self.table_key = key if key and self.document.model.table(key) else None
+        self.refresh()
+
+    def refresh(self) -> None:
+        table = self.document.model.table(self.table_key) if self.table_key else None
+        entry = self.entry
+        self.setEnabled(table is not None)
+        self.title.setText(f"Conflict resolution on {table.key}" if table else "Select a table.")
+        _quiet(self.enabled, lambda: self.enabled.setChecked(entry is not None))
+        current = self.current_group()
+        self.groups.clear()
+        if table is None:
+            return
+        grouped: set[str] = set()
+        for group in entry.column_groups if entry else []:
+            item = QTreeWidgetItem([group.name])
+            for column in group.columns:
+                item.addChild(QTreeWidgetItem([column]))
+                grouped.add(column)
+            self.groups.addTopLevelItem(item)
+        shadow = QTreeWidgetItem([SHADOW])
+        for column in table.column_names():
+            if column not in grouped:
+                shadow.addChild(QTreeWidgetItem([column]))
+        self.groups.addTopLevelItem(shadow)
+        self.groups.expandAll()
+        for i in range(self.groups.topLevelItemCount()):
+            if self.groups.topLevelItem(i).text(0) == current:
+                self.groups.setCurrentItem(self.groups.topLevelItem(i))
+        for name, combo in self.policies.items():
+            _quiet(combo, lambda c=combo, n=name: c.setCurrentText(getattr(entry, n) if entry else POLICIES[n][0]))
+        self._show_uniques(table, entry)
+        _quiet(self.compare, lambda: self._fill_compare(table, entry))
+        self._show_chain()
+
+    def _show_uniques(self, table: Any, entry: TableConflicts | None) -> None:
+        while self.uniques.rowCount():
+            self.uniques.removeRow(0)
+        chosen = {u.index: u.resolution for u in entry.unique} if entry else {}
+        for ux in table.unique_indexes:
+            combo = QComboBox()
+            combo.addItems(UNIQUE)
+            combo.setCurrentText(chosen.get(ux.name, ""))
+            combo.activated.connect(lambda _i, n=ux.name, c=combo: self.set_unique(n, c.currentText()))
+            self.uniques.addRow(ux.name, combo)
+
+    def _fill_compare(self, table: Any, entry: TableConflicts | None) -> None:
+        self.compare.clear()
+        for column in table.column_names():
+            self.compare.addItem(column)
+            item = self.compare.item(self.compare.count() - 1)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            compared = (entry.compare_old.get(column, True) if entry else True)
+            item.setCheckState(Qt.CheckState.Checked if compared else Qt.CheckState.Unchecked)
+
+    def current_group(self) -> str | None:
+        item = self.groups.currentItem()
+        if item is None:
+            return None
+        group = item.parent() or item
+        return None if group.text(0) == SHADOW else group.text(0)
+
+    def _group(self) -> Any:
+        name, entry = self.current_group(), self.entry
+        return next((g for g in entry.column_groups if g.name == name), None) if entry and name else None
+
+    def _show_chain(self) -> None:
+        group = self._group()
+        row = self.chain.currentRow()
+        _quiet(self.chain, lambda: (self.chain.clear(), self.chain.addItems(
+            [("primary: " if i == 0 else "backup: ") + s.method + (f" ({s.column})" if s.column else "")
+             for i, s in enumerate(group.resolution)] if group else [])))
+        self.chain.setCurrentRow(min(max(row, 0), self.chain.count() - 1))
+        self._show_step()
+        self._show_warnings()
+
+    def _show_step(self) -> None:
+        group, row = self._group(), self.chain.currentRow()
+        step = group.resolution[row] if group and 0 <= row < len(group.resolution) else None
+        _quiet(self.designated, lambda: (self.designated.clear(), self.designated.addItems(
+            [""] + (list(group.columns) if group else [])), self.designated.setCurrentText(
+            (step.column or "") if step else "")))
+        self.designated.setEnabled(bool(step and step.method in DESIGNATED_COLUMN_METHODS))
+        shown = step is not None and step.method == "priority_group"
+        self.priorities.setVisible(shown)
+        _quiet(self.priorities, lambda: self._fill_priorities(step.priorities if shown and step else None))
+
+    def _fill_priorities(self, priorities: dict[str, float] | None) -> None:
+        rows = list((priorities or {}).items()) + [("", "")]
+        self.priorities.setRowCount(len(rows))
+        for i, (value, priority) in enumerate(rows):
+            self.priorities.setItem(i, 0, QTableWidgetItem(str(value)))
+            self.priorities.setItem(i, 1, QTableWidgetItem("" if priority == "" else f"{float(priority):g}"))
+
+    def _show_warnings(self) -> None:
+        group = self.current_group()
+        found: list[Finding] = [f for f in self.document.findings() if f.location.table == self.table_key
+                                and f.code.startswith("CR") and (group is None or f.location.group in (None, group))]
+        self.warnings.setText("\n".join(f"{f.code} {f.severity.value}: {f.message}" for f in found))
+
+    # --- edits ---------------------------------------------------------------
+
+    def _update(self, **changes: Any) -> None:
+        entry = self.entry
+        if self.table_key is None:
+            return
+        if entry is None:
+            new = TableConflicts.model_validate({"table": self.table_key, **changes})
+            self.document.apply(replace(self.document.model, "conflicts", None, new), "Resolve conflicts")
+        else:
+            self.document.apply(replace(self.document.model, "conflicts", entry, evolve(entry, **changes)),
+                                "Edit conflict resolution")
+
+    def _groups_json(self) -> list[dict[str, Any]]:
+        return [g.model_dump() for g in self.entry.column_groups] if self.entry else []
+
+    def _toggle_enabled(self, on: bool) -> None:
+        if on and self.entry is None:
+            self._update()
+        elif not on and self.entry is not None:
+            self.document.apply(replace(self.document.model, "conflicts", self.entry, None),
+                                "Stop resolving conflicts")
+
+    def add_group(self, name: str | None = None) -> None:
+        if name is None:
+            name, ok = QInputDialog.getText(self, "New column group", "Name:")
+            if not ok or not name.strip():
+                return
+        groups = self._groups_json()
+        if any(g["name"] == name for g in groups):
+            return
+        self._update(column_groups=[*groups, {"name": name.strip(), "columns": [], "resolution": []}])
+
+    def remove_current_group(self) -> None:
+        name = self.current_group()
+        if name:
+            self._update(column_groups=[g for g in self._groups_json() if g["name"] != name])
+
+    def move_column(self, column: str, group: str) -> None:
+        """Move `column` into `group` (the shadow group's label: out of every group)."""
+        groups = self._groups_json()
+        for g in groups:
+            g["columns"] = [c for c in g["columns"] if c != column]
+        for g in groups:
+            if g["name"] == group:
+                g["columns"].append(column)
+        self._update(column_groups=groups)
+
+    def _edit_chain(self, change: Any) -> None:
+        name = self.current_group()
+        groups = self._groups_json()
+        for g in groups:
+            if g["name"] == name:
+                g["resolution"] = change(list(g["resolution"]))
+        self._update(column_groups=groups)
+
+    def add_method(self, method: str) -> None:
+        group = self._group()
+        column = next((c for c in group.columns), None) if group and method in DESIGNATED_COLUMN_METHODS else None
+        step: dict[str, Any] = {"method": method, "column": column}
+        if method == "priority_group":
+            step["priorities"] = {}
+        self._edit_chain(lambda chain: [*chain, step])
+        self.chain.setCurrentRow(self.chain.count() - 1)
+
+    def remove_method(self) -> None:
+        row = self.chain.currentRow()
+        if row >= 0:
+            self._edit_chain(lambda chain: chain[:row] + chain[row + 1:])
+
+    def move_method(self, delta: int) -> None:
+        row = self.chain.currentRow()
+        other = row + delta
+        if row < 0 or not 0 <= other < self.chain.count():
+            return
+
+        def swap(chain: list[Any]) -> list[Any]:
+            chain[row], chain[other] = chain[other], chain[row]
+            return chain
+        self._edit_chain(swap)
+        self.chain.setCurrentRow(other)
+
+    def set_designated(self, column: str) -> None:
+        row = self.chain.currentRow()
+        self._edit_chain(lambda chain: [dict(s, column=column or None) if i == row else s
+                                        for i, s in enumerate(chain)])
+
+    def _priorities_changed(self) -> None:
+        out: dict[str, float] = {}
+        for i in range(self.priorities.rowCount()):
+            value, priority = (self.priorities.item(i, c) for c in (0, 1))
+            try:
+                if value and value.text().strip() and priority:
+                    out[value.text().strip()] = float(priority.text())
+            except ValueError:
+                return
+        row = self.chain.currentRow()
+        self._edit_chain(lambda chain: [dict(s, priorities=out) if i == row else s for i, s in enumerate(chain)])
+
+    def set_unique(self, index: str, resolution: str) -> None:
+        entry = self.entry
+        unique = [u.model_dump() for u in entry.unique if u.index != index] if entry else []
+        if resolution:
+            unique.append({"index": index, "resolution": resolution})
+        self._update(unique=unique)
+
+    def _compare_changed(self, item: Any) -> None:
+        compare = dict(self.entry.compare_old) if self.entry else {}
+        if item.checkState() == Qt.CheckState.Checked:
+            compare.pop(item.text(), None)
+        else:
+            compare[item.text()] = False
+        self._update(compare_old=compare)
+
+
+def _quiet(widget: QWidget, action: Any) -> None:
+    """Fill a widget without its change signals firing edits."""
+    blocked = widget.blockSignals(True)
+    try:
+        action()
+    finally:
+        widget.blockSignals(blocked)

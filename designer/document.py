@@ -1,0 +1,98 @@
+"""The open model: its file, its undo stack and its live findings.
+
+Every change goes through `Document.apply(edit)`, which pushes an
+`EditCommand` on Qt's undo stack; redo and undo only apply engine edits
+(`engine.edits.Edit` and its inverse), and each application re-validates
+incrementally (`engine.rules.Validator`), which re-checks only the scopes the
+mapping graph says an edit touches: milliseconds on large models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from engine.edits import Edit
+from engine.model import Model, load_model, save_model
+from engine.model.schema import FORMAT
+from engine.rules import Finding, Validator
+
+
+class EditCommand(QUndoCommand):
+    """One engine edit (or several, as one step) on the undo stack."""
+
+    def __init__(self, document: Document, edits: Sequence[Edit], text: str) -> None:
+        super().__init__(text)
+        self.document = document
+        self.edits = list(edits)
+
+    def redo(self) -> None:
+        for edit in self.edits:
+            self.document._apply(edit)
+        self.document._changed(self.edits)
+
+    def undo(self) -> None:
+        inverses = [edit.inverted() for edit in reversed(self.edits)]
+        for edit in inverses:
+            self.document._apply(edit)
+        self.document._changed(inverses)
+
+
+class Document(QObject):
+    """A model being edited. Views subscribe to its signals; they never change the model themselves."""
+
+    sig_changed = Signal(list)  # the edits just applied (engine.edits.Edit)
+    sig_findings = Signal(list)  # every finding, after each change
+    sig_path_changed = Signal(object)  # Path | None
+    sig_dirty_changed = Signal(bool)
+
+    def __init__(self, model: Model, path: Path | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.path = path
+        self.validator = Validator(model)
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(lambda clean: self.sig_dirty_changed.emit(not clean))
+
+    @classmethod
+    def open(cls, path: Path, parent: QObject | None = None) -> Document:
+        return cls(load_model(path), path, parent)
+
+    @classmethod
+    def new(cls, parent: QObject | None = None) -> Document:
+        return cls(Model.model_validate({"format": FORMAT, "name": "untitled"}), None, parent)
+
+    @property
+    def dirty(self) -> bool:
+        return not self.undo_stack.isClean()
+
+    def findings(self) -> list[Finding]:
+        return self.validator.findings()
+
+    def apply(self, edits: Edit | Sequence[Edit], text: str) -> None:
+        """Make a change, undoably. Several edits become one undo step."""
+        batch = [edits] if isinstance(edits, Edit) else list(edits)
+        if batch:
+            self.undo_stack.push(EditCommand(self, batch, text))
+
+    def save(self, path: Path | None = None) -> Path:
+        """Save atomically (to `path`, or where the model came from); marks the document clean."""
+        target = path or self.path
+        if target is None:
+            raise ValueError("the model has no file yet: use Save As")
+        save_model(self.model, target)
+        if target != self.path:
+            self.path = target
+            self.sig_path_changed.emit(target)
+        self.undo_stack.setClean()
+        return target
+
+    def _apply(self, edit: Edit) -> None:
+        self.validator.apply(edit)
+
+    def _changed(self, edits: list[Edit]) -> None:
+        self.sig_changed.emit(edits)
+        self.sig_findings.emit(self.findings())

@@ -1,0 +1,213 @@
+"""The property inspector: the selected table, column, mapping or method node, as a form.
+
+Each field commits on Enter or focus loss as one undoable edit; a value the
+engine refuses (an unknown type, a bad number) is shown in red and not applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.document import Document
+from engine import operations as ops
+from engine.edits import Edit, evolve, replace
+from engine.keys import distribution_key
+from engine.model.methods import METHOD_CLASSES
+from engine.reversibility import describe
+
+Ref = tuple[Any, ...]
+SKIP_FIELDS = {"method", "input", "inputs"}
+
+
+class Inspector(QScrollArea):
+    def __init__(self, document: Document) -> None:
+        super().__init__()
+        self.document = document
+        self.ref: Ref = ()
+        self.setWidgetResizable(True)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #d32f2f")
+        self.error.setWordWrap(True)
+        self.fields: dict[str, QWidget] = {}
+        document.sig_changed.connect(lambda _e: self.show_ref(self.ref))
+        self.show_ref(())
+
+    def show_ref(self, ref: Ref) -> None:
+        self.ref = tuple(ref)
+        self.fields = {}
+        page = QWidget()
+        outer = QVBoxLayout(page)
+        self.title = QLabel()
+        self.title.setStyleSheet("font-weight: bold")
+        outer.addWidget(self.title)
+        form = QFormLayout()
+        outer.addLayout(form)
+        outer.addWidget(self.error)
+        outer.addStretch(1)
+        self.error.setText("")
+        kind = self.ref[0] if self.ref else None
+        builder = {"table": self._table, "column": self._column, "mapping": self._mapping, "link": self._link,
+                   "reverse": self._mapping, "method": self._method}.get(kind or "")
+        if builder is None or not builder(form):
+            self.title.setText("Select a table, column, mapping or method to see its properties.")
+        self.setWidget(page)
+
+    # --- forms ---------------------------------------------------------------
+
+    def _table(self, form: QFormLayout) -> bool:
+        table = self.document.model.table(self.ref[1])
+        if table is None:
+            return False
+        self.title.setText(f"Table {table.key}")
+        self._line(form, "primary key", ", ".join(table.primary_key),
+                   lambda text: self._replace("table", table, primary_key=_names(text)))
+        self._line(form, "parent", table.parent or "",
+                   lambda text: self._replace("table", table, parent=text.strip() or None))
+        form.addRow("columns", QLabel(str(len(table.columns))))
+        into = [m.id for m in self.document.model.mappings if m.target == table.key]
+        form.addRow("mapped from", QLabel(", ".join(into) or "nothing"))
+        return True
+
+    def _column(self, form: QFormLayout) -> bool:
+        _, key, name = self.ref
+        table = self.document.model.table(key)
+        col = table.column(name) if table else None
+        if table is None or col is None:
+            return False
+        self.title.setText(f"Column {key}.{name}")
+
+        def set_column(**changes: Any) -> None:
+            columns = [c.model_dump() | (changes if c.name == name else {}) for c in table.columns]
+            self._replace("table", table, columns=columns)
+
+        self._line(form, "type", col.type, lambda text: set_column(type=text.strip()))
+        self._check(form, "NOT NULL", not col.nullable, lambda on: set_column(nullable=not on))
+        self._line(form, "default", "" if col.default is None else str(col.default),
+                   lambda text: set_column(default=text or None))
+        for mapping in (m for m in self.document.model.mappings if m.target == key):
+            method = mapping.columns.get(name)
+            form.addRow(f"{mapping.id}", QLabel(describe(method) if method else "not mapped"))
+            dkey = distribution_key(self.document.model, mapping)
+            self._check(form, "  distribution key", bool(dkey and name in dkey.columns),
+                        lambda _on, m=mapping.id: self.document.apply(
+                            ops.toggle_dkey(self.document.model, m, name), f"Toggle distribution key {name}"))
+        return True
+
+    def _mapping(self, form: QFormLayout) -> bool:
+        mapping = self.document.model.mapping(self.ref[1])
+        if mapping is None:
+            return False
+        self.title.setText(f"Mapping {mapping.id}")
+        form.addRow("from → to", QLabel(f"{mapping.source} → {mapping.target}"))
+        dkey = distribution_key(self.document.model, mapping)
+        self._line(form, "distribution key", ", ".join(mapping.distribution_key or []),
+                   lambda text: self._replace("mapping", mapping, distribution_key=_names(text) or None),
+                   placeholder=f"default: {', '.join(dkey.columns)}" if dkey else "none")
+        self._line(form, "where", mapping.where or "",
+                   lambda text: self._replace("mapping", mapping, where=text.strip() or None))
+        reverse = QComboBox()
+        choices = [""] + [m.id for m in self.document.model.mappings if m.id != mapping.id]
+        reverse.addItems(choices)
+        reverse.setCurrentText(mapping.reverse or "")
+        reverse.currentTextChanged.connect(lambda text: self._replace("mapping", mapping, reverse=text or None))
+        form.addRow("reverse", reverse)
+        self.fields["reverse"] = reverse
+        self._check(form, "journal", mapping.journal, lambda on: self._replace("mapping", mapping, journal=on))
+        self._check(form, "changed columns only", mapping.changed_columns_only,
+                    lambda on: self._replace("mapping", mapping, changed_columns_only=on))
+        return True
+
+    def _link(self, form: QFormLayout) -> bool:
+        _, mapping_id, column = self.ref
+        mapping = self.document.model.mapping(mapping_id)
+        if mapping is None or column not in mapping.columns:
+            return False
+        self.title.setText(f"{mapping_id}: {column}")
+        form.addRow("computed as", QLabel(describe(mapping.columns[column])))
+        return True
+
+    def _method(self, form: QFormLayout) -> bool:
+        _, mapping_id, column, path = self.ref
+        mapping = self.document.model.mapping(mapping_id)
+        if mapping is None or column not in mapping.columns:
+            return False
+        node = ops.node_at(mapping.columns[column].model_dump(mode="json"), tuple(path))
+        if not isinstance(node, dict):
+            return False
+        self.title.setText(f"{node['method']} on {mapping_id}: {column}")
+        cls = METHOD_CLASSES[node["method"]]
+        for field in (f for f in cls.model_fields if f not in SKIP_FIELDS):
+            value = node.get(field, cls.model_fields[field].default)
+
+            def commit(text: str, field: str = field) -> None:
+                self._apply(lambda: ops.set_method_fields(self.document.model, mapping_id, column, tuple(path),
+                                                          **{field: _typed(text, field)}), f"Set {field}")
+            self._line(form, field, "" if value is None else str(value), commit)
+        return True
+
+    # --- widgets -------------------------------------------------------------
+
+    def _line(self, form: QFormLayout, label: str, value: str, commit: Callable[[str], None],
+              placeholder: str = "") -> QLineEdit:
+        edit = QLineEdit(value)
+        edit.setPlaceholderText(placeholder)
+        edit.editingFinished.connect(lambda: edit.text() != value and commit(edit.text()))
+        form.addRow(label, edit)
+        self.fields[label] = edit
+        return edit
+
+    def _check(self, form: QFormLayout, label: str, value: bool, commit: Callable[[bool], None]) -> QCheckBox:
+        box = QCheckBox()
+        box.setChecked(value)
+        box.toggled.connect(commit)
+        form.addRow(label, box)
+        self.fields[label] = box
+        return box
+
+    def _replace(self, kind: str, entity: Any, **changes: Any) -> None:
+        self._apply(lambda: [replace(self.document.model, kind, entity, evolve(entity, **changes))],  # type: ignore[arg-type]
+                    f"Edit {kind}")
+
+    def _apply(self, build: Callable[[], list[Edit]], text: str) -> None:
+        try:
+            edits = build()
+        except (ValidationError, ValueError) as exc:
+            self.error.setText(_reason(exc))
+            return
+        self.document.apply(edits, text)
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def _typed(text: str, field: str) -> Any:
+    if field in ("index", "start", "length"):
+        return int(text) if text.strip() else None
+    if field == "value":
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        err = exc.errors(include_url=False)[0]
+        where = ".".join(str(x) for x in err["loc"] if not str(x).startswith("function"))
+        return f"not applied: {where}: {err['msg']}"
+    return f"not applied: {exc}"

@@ -1,0 +1,65 @@
+"""The progress lines `mapwright run` prints on stdout, read back as typed events (no Qt here)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+#: Share of the progress bar reached when each setup stage starts; the pipeline stages fill the band
+#: between `spark` and `write`. Starting Spark is the slow part of a small run, hence its share.
+SETUP_PERCENT = {"start": 0, "spark": 30}
+PIPELINE_BAND = (30, 95)
+WRITE_PERCENT = 95
+
+
+@dataclass(frozen=True)
+class StageEvent:
+    """`{"event": "stage", ...}`: the run reached `stage`; `done` of `total` steps are complete."""
+
+    stage: str
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class FinishedEvent:
+    """`{"event": "finished", ...}`: the run's outcome, its run directory and (unless it succeeded) why."""
+
+    status: str
+    out: str
+    reason: str = ""
+
+
+def parse_event(line: str) -> StageEvent | FinishedEvent | None:
+    """The event a stdout line carries, or None for any other line (which then belongs in the log)."""
+    text = line.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    kind = doc.get("event")
+    try:
+        if kind == "stage":
+            return StageEvent(str(doc["stage"]), int(doc.get("done", 0)), int(doc.get("total", 0)))
+        if kind == "finished":
+            return FinishedEvent(str(doc["status"]), str(doc.get("out", "")), str(doc.get("reason") or ""))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None
+
+
+def overall_percent(stage: str, done: int, total: int) -> int:
+    """Progress of the whole run, 0-100, from one stage event: setup, then the pipeline, then writing."""
+    if stage in SETUP_PERCENT:
+        return SETUP_PERCENT[stage]
+    if stage == "write":
+        return WRITE_PERCENT
+    low, high = PIPELINE_BAND
+    if total <= 0:
+        return low
+    fraction = min(max(done / total, 0.0), 1.0)
+    return low + round((high - low) * fraction)

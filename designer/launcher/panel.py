@@ -1,0 +1,277 @@
+"""The run launcher panel: choose master, data and output, Run and Cancel, watch progress and the log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TypeVar
+
+from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.launcher.events import overall_percent
+from designer.launcher.runner import Runner, RunProcess, RunRequest
+from designer.launcher.settings import DEFAULT_MASTER, LauncherSettings, RunChoices, default_out_dir
+from engine.spark.session import MasterError, parse_master
+
+MASTER_PRESETS = ("local[2]", "local[*]", "spark://127.0.0.1:7077", "sc://127.0.0.1:15002")
+LOG_LINES = 10_000
+_ERROR_STYLE = "color: #c62828;"
+
+RunnerFactory = Callable[[QObject | None], Runner]
+_W = TypeVar("_W", bound=QWidget)
+
+
+class RunLauncher(QWidget):
+    """Runs the current model on sample data as a separate `mapwright run` process.
+
+    `model_path` is asked for the model to run; call `model_changed()` when it changes, so the
+    choices remembered for that model come back. `sig_run_finished(status, out_dir)` lets the main
+    window open the run in the conflict browser.
+    """
+
+    sig_run_finished = Signal(str, str)
+
+    def __init__(self, model_path: Callable[[], Path | None], runner_factory: RunnerFactory = RunProcess,
+                 settings: QSettings | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._model_path = model_path
+        self._settings = LauncherSettings(settings)
+        self._model: Path | None = None
+        self._auto_out = ""
+        self._loading = False
+        self._running = False
+        self._runner_cancellable = False  # until Cancel is pressed
+        self._build()
+        self._runner = runner_factory(self)
+        self._runner.sig_stage.connect(self._on_stage)
+        self._runner.sig_log.connect(self.append_log)
+        self._runner.sig_finished.connect(self._on_finished)
+        self.model_changed()
+
+    def _build(self) -> None:
+        self.master_combo = _named(QComboBox(), "masterCombo")
+        self.master_combo.setEditable(True)
+        self.master_combo.addItems(MASTER_PRESETS)
+        self.master_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.master_combo.setToolTip("local[N], local[*], spark://host:port (standalone) or sc://host:port (Connect)")
+        self.master_error = _error_label("masterError")
+        self.data_edit = _named(QLineEdit(placeholderText="snapshots/, changes/, schedule.json"), "dataEdit")
+        self.data_error = _error_label("dataError")
+        self.data_browse = _named(QPushButton("Browse…"), "dataBrowse")
+        self.out_edit = _named(QLineEdit(placeholderText="the run directory to write"), "outEdit")
+        self.out_browse = _named(QPushButton("Browse…"), "outBrowse")
+        self.run_button = _named(QPushButton("Run"), "runButton")
+        self.cancel_button = _named(QPushButton("Cancel"), "cancelButton")
+        self.cancel_button.setEnabled(False)
+        self.progress = _named(QProgressBar(minimum=0, maximum=100, value=0, textVisible=True), "runProgress")
+        self.progress.setFormat("idle")
+        self.status_label = _named(QLabel("Ready", wordWrap=True), "runStatus")
+        self.log_view = _named(QPlainTextEdit(readOnly=True, maximumBlockCount=LOG_LINES), "runLog")
+
+        form = QFormLayout()
+        form.addRow("Spark master", _stacked(self.master_combo, self.master_error))
+        form.addRow("Sample data", _stacked(_row(self.data_edit, self.data_browse), self.data_error))
+        form.addRow("Output", _row(self.out_edit, self.out_browse))
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addLayout(_row(self.run_button, self.cancel_button, stretch_first=False))
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.log_view, 1)
+
+        self.master_combo.editTextChanged.connect(self._on_choice_edited)
+        self.data_edit.textChanged.connect(self._on_choice_edited)
+        self.out_edit.textChanged.connect(self._update_enabled)
+        self.data_browse.clicked.connect(self._browse_data)
+        self.out_browse.clicked.connect(self._browse_out)
+        self.run_button.clicked.connect(self.start_run)
+        self.cancel_button.clicked.connect(self.cancel_run)
+
+    # -- the model and its remembered choices
+
+    def model_changed(self) -> None:
+        """Load the choices remembered for the current model and propose a fresh output folder."""
+        self._model = self._model_path()
+        self._loading = True
+        try:
+            choices = self._settings.load(self._model) if self._model else RunChoices(DEFAULT_MASTER, "")
+            self.master_combo.setEditText(choices.master)
+            self.data_edit.setText(choices.data_dir)
+            self._auto_out = str(default_out_dir(self._model)) if self._model else ""
+            self.out_edit.setText(self._auto_out)
+        finally:
+            self._loading = False
+        self._update_enabled()
+
+    def _on_choice_edited(self) -> None:
+        self._update_enabled()
+        if not self._loading and self._model is not None and self._master_problem() is None:
+            self._settings.save(self._model, RunChoices(self._master(), self.data_edit.text().strip()))
+
+    def _master(self) -> str:
+        return self.master_combo.currentText().strip()
+
+    def _master_problem(self) -> str | None:
+        try:
+            parse_master(self._master())
+        except MasterError as exc:
+            return str(exc)
+        return None
+
+    def _data_problem(self) -> str | None:
+        text = self.data_edit.text().strip()
+        if not text:
+            return "choose the sample data folder"
+        return None if Path(text).expanduser().is_dir() else f"{text}: no such folder"
+
+    def _update_enabled(self) -> None:
+        master, data = self._master_problem(), self._data_problem()
+        _show_error(self.master_error, master)
+        _show_error(self.data_error, data if self.data_edit.text().strip() else None)
+        blocker = (master or data or ("choose the output folder" if not self.out_edit.text().strip() else None)
+                   or ("open or save a model to run it" if self._model is None else None))
+        idle = not self._running
+        self.run_button.setEnabled(idle and blocker is None)
+        self.run_button.setToolTip(blocker or "run the model on the sample data (mapwright run)")
+        self.cancel_button.setEnabled(self._running and self._runner_cancellable)
+        for widget in (self.master_combo, self.data_edit, self.data_browse, self.out_edit, self.out_browse):
+            widget.setEnabled(idle)
+
+    # -- running
+
+    @property
+    def runner(self) -> Runner:
+        """The runner behind the panel (its signals carry the raw progress events)."""
+        return self._runner
+
+    def is_running(self) -> bool:
+        return self._running
+
+    def start_run(self) -> None:
+        """Start a run with the current choices (the Run button)."""
+        if self._running or not self.run_button.isEnabled():
+            return
+        if self._model_path() != self._model:  # the main window switched models without telling us
+            self.model_changed()
+            self.status_label.setText("Loaded the choices for this model; press Run again")
+            return
+        assert self._model is not None
+        request = RunRequest(self._model, Path(self.data_edit.text().strip()).expanduser(),
+                             Path(self.out_edit.text().strip()).expanduser(), self._master())
+        self._settings.save(self._model, RunChoices(request.master, self.data_edit.text().strip()))
+        self._running, self._runner_cancellable = True, True
+        self.log_view.clear()
+        self.progress.setValue(0)
+        self.progress.setFormat("start — %p%")
+        self._set_status(f"Running {self._model.name} on {request.master}…")
+        self._update_enabled()
+        self._runner.start(request)
+
+    def cancel_run(self) -> None:
+        """Ask the run to stop (the Cancel button); the outcome arrives with the finished signal."""
+        if not self._running:
+            return
+        self._runner_cancellable = False
+        self._set_status("Cancelling…")
+        self._update_enabled()
+        self._runner.cancel()
+
+    def append_log(self, line: str) -> None:
+        self.log_view.appendPlainText(line)
+
+    def _on_stage(self, stage: str, done: int, total: int) -> None:
+        self.progress.setValue(max(self.progress.value(), overall_percent(stage, done, total)))
+        self.progress.setFormat(f"{stage} — %p%")
+        self.append_log(f"stage {stage} ({done}/{total})")
+        if self._runner_cancellable:
+            self._set_status(f"Running: {stage}")
+
+    def _on_finished(self, status: str, out_dir: str, reason: str) -> None:
+        self._running = self._runner_cancellable = False
+        if status == "succeeded":
+            self.progress.setValue(self.progress.maximum())
+            self._set_status(f"Succeeded: {out_dir}")
+        else:
+            self._set_status(f"{status.capitalize()}: {reason}" if reason else status.capitalize(),
+                             error=status == "failed")
+        self.progress.setFormat(f"{status} — %p%")
+        self.append_log(f"run {status}" + (f": {reason}" if reason else ""))
+        if self._model is not None and self.out_edit.text() == self._auto_out:
+            self._auto_out = str(default_out_dir(self._model, datetime.now()))
+            self.out_edit.setText(self._auto_out)
+        self._update_enabled()
+        self.sig_run_finished.emit(status, out_dir)
+
+    def _set_status(self, text: str, error: bool = False) -> None:
+        self.status_label.setText(text)
+        self.status_label.setStyleSheet(_ERROR_STYLE if error else "")
+
+    # -- folders
+
+    def _browse_data(self) -> None:
+        chosen = QFileDialog.getExistingDirectory(self, "Sample data folder", self.data_edit.text().strip())
+        if chosen:
+            self.data_edit.setText(chosen)
+
+    def _browse_out(self) -> None:
+        start = self.out_edit.text().strip()
+        chosen = QFileDialog.getExistingDirectory(self, "Run directory", str(Path(start).parent) if start else "")
+        if not chosen:
+            return
+        folder = Path(chosen)
+        # A run may only replace an empty folder or an earlier run: put it inside anything else.
+        if self._model is not None and any(folder.iterdir()) and not (folder / "manifest.json").is_file():
+            folder = folder / default_out_dir(self._model).name
+        self.out_edit.setText(str(folder))
+
+
+def _named(widget: _W, name: str) -> _W:
+    widget.setObjectName(name)
+    return widget
+
+
+def _error_label(name: str) -> QLabel:
+    label = _named(QLabel(wordWrap=True), name)
+    label.setStyleSheet(_ERROR_STYLE)
+    label.setVisible(False)
+    return label
+
+
+def _show_error(label: QLabel, text: str | None) -> None:
+    label.setText(text or "")
+    label.setVisible(bool(text))
+
+
+def _stacked(*widgets: QWidget | QHBoxLayout) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for w in widgets:
+        if isinstance(w, QHBoxLayout):
+            layout.addLayout(w)
+        else:
+            layout.addWidget(w)
+    return box
+
+
+def _row(*widgets: QWidget, stretch_first: bool = True) -> QHBoxLayout:
+    layout = QHBoxLayout()
+    for i, w in enumerate(widgets):
+        layout.addWidget(w, 1 if stretch_first and i == 0 else 0)
+    if not stretch_first:
+        layout.addStretch(1)
+    return layout

@@ -1,0 +1,86 @@
+"""What the launcher remembers per model (QSettings) and the folders it proposes when it knows nothing yet."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QStandardPaths
+
+from resources import SAMPLE_MODEL
+
+ORGANIZATION = APPLICATION = "Mapwright"
+DEFAULT_MASTER = "local[*]"
+SAMPLE_DATA = SAMPLE_MODEL.parent / "orders-data"
+_GROUP = "runLauncher"
+
+
+@dataclass(frozen=True)
+class RunChoices:
+    """The choices remembered for one model: the Spark master and the sample data folder."""
+
+    master: str
+    data_dir: str
+
+
+class LauncherSettings:
+    """Per-model run choices in QSettings, keyed by the model's absolute path (hashed: paths hold `/`)."""
+
+    def __init__(self, settings: QSettings | None = None) -> None:
+        self._settings = settings if settings is not None else QSettings(ORGANIZATION, APPLICATION)
+
+    def load(self, model: Path) -> RunChoices:
+        key = _key(model)
+        master = self._settings.value(f"{key}/master", DEFAULT_MASTER)
+        data_dir = self._settings.value(f"{key}/dataDir", "")
+        return RunChoices(str(master or DEFAULT_MASTER), str(data_dir or "") or default_data_dir(model))
+
+    def save(self, model: Path, choices: RunChoices) -> None:
+        key = _key(model)
+        self._settings.setValue(f"{key}/model", str(model.absolute()))
+        self._settings.setValue(f"{key}/master", choices.master)
+        self._settings.setValue(f"{key}/dataDir", choices.data_dir)
+        self._settings.sync()
+
+
+def _key(model: Path) -> str:
+    digest = hashlib.sha1(str(model.absolute()).encode("utf-8")).hexdigest()[:16]
+    return f"{_GROUP}/{digest}"
+
+
+def is_sample_model(model: Path) -> bool:
+    try:
+        return model.resolve() == SAMPLE_MODEL.resolve()
+    except OSError:
+        return False
+
+
+def default_data_dir(model: Path) -> str:
+    """The bundled sample data for the bundled model; else a `data/` folder beside the model, if any."""
+    if is_sample_model(model) and SAMPLE_DATA.is_dir():
+        return str(SAMPLE_DATA)
+    beside = model.absolute().parent / "data"
+    return str(beside) if beside.is_dir() else ""
+
+
+def runs_folder(model: Path) -> Path:
+    """`runs/` beside the model when that folder is writable (never inside the bundle), else in user data."""
+    parent = model.absolute().parent
+    if not is_sample_model(model) and os.access(parent, os.W_OK):
+        return parent / "runs"
+    location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
+    return (Path(location) if location else Path.home()) / APPLICATION / "runs"
+
+
+def default_out_dir(model: Path, now: datetime | None = None) -> Path:
+    """A fresh `runs/<model-stem>-<timestamp>` folder for the next run."""
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    base = runs_folder(model) / f"{model.stem}-{stamp}"
+    candidate, n = base, 1
+    while candidate.exists():
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate

@@ -1,0 +1,290 @@
+"""The main window: model tree, mapping canvas, inspector and conflict editor, Problems panel, run launcher."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QTabWidget,
+    QWidget,
+)
+
+from designer.autosave import Autosaver, recoverable
+from designer.canvas.controller import CanvasController
+from designer.canvas.scene import MappingScene
+from designer.canvas.view import MappingView
+from designer.conflict_editor import ConflictEditor
+from designer.document import Document, EditCommand
+from designer.inspector import Inspector
+from designer.problems import ProblemsPanel
+from designer.tree import ModelTree
+from engine import operations as ops
+from engine.edits import chain
+from engine.export import EXPORTERS
+from engine.model import ModelLoadError
+from engine.rules import Finding, count
+
+MAX_RECENT = 8
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, document: Document | None = None, settings: QSettings | None = None,
+                 ask: bool = True) -> None:
+        super().__init__()
+        self.settings = settings or QSettings("Mapwright", "Mapwright")
+        self.ask = ask  # False in tests: never block on a dialog
+        self.status = QLabel()
+        self.statusBar().addPermanentWidget(self.status)
+        self.resize(1500, 920)
+        self._make_actions()
+        self.set_document(document or Document.new())
+
+    # --- the document ----------------------------------------------------------
+
+    def set_document(self, document: Document) -> None:
+        old = getattr(self, "document", None)
+        self.document = document
+        document.setParent(self)
+        self.scene = MappingScene(document)
+        self.view = MappingView(self.scene)
+        self.setCentralWidget(self.view)
+        self.controller = CanvasController(document, self.scene, self.view)
+        self.tree = ModelTree(document)
+        self.inspector = Inspector(document)
+        self.conflicts = ConflictEditor(document)
+        self.problems = ProblemsPanel(document)
+        self.autosaver = Autosaver(document)
+        self._docks()
+        self.scene.sig_selected.connect(self.select)
+        self.tree.sig_selected.connect(self.select)
+        self.problems.sig_activated.connect(self.go_to)
+        document.sig_findings.connect(self._show_counts)
+        document.sig_dirty_changed.connect(lambda _d: self._title())
+        document.sig_path_changed.connect(lambda _p: self._title())
+        self.undo_action.setEnabled(True)
+        self._rebind_undo()
+        self._show_counts(document.findings())
+        self._title()
+        QTimer.singleShot(0, self.view.fit)
+        if old is not None:
+            old.deleteLater()
+
+    def _docks(self) -> None:
+        for dock in self.findChildren(QDockWidget):
+            self.removeDockWidget(dock)
+            self.view_menu.removeAction(dock.toggleViewAction())
+            dock.setParent(None)
+            dock.deleteLater()
+        self.side_tabs = QTabWidget()
+        self.side_tabs.addTab(self.inspector, "Properties")
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.conflicts)
+        self.side_tabs.addTab(scroll, "Conflict resolution")
+        self.bottom_tabs = QTabWidget()
+        self.bottom_tabs.addTab(self.problems, "Problems")
+        docks = {}
+        for title, widget, area in (("Model", self.tree, Qt.DockWidgetArea.LeftDockWidgetArea),
+                                    ("Details", self.side_tabs, Qt.DockWidgetArea.RightDockWidgetArea),
+                                    ("Problems and runs", self.bottom_tabs, Qt.DockWidgetArea.BottomDockWidgetArea)):
+            dock = docks[title] = QDockWidget(title, self)
+            dock.setObjectName(title)
+            dock.setWidget(widget)
+            self.addDockWidget(area, dock)
+            self.view_menu.addAction(dock.toggleViewAction())
+        self.docks = docks
+        self._size_docks()
+
+    def _size_docks(self) -> None:
+        width = max(self.width(), 1200)
+        self.resizeDocks([self.docks["Model"], self.docks["Details"]], [int(width * 0.15), int(width * 0.27)],
+                         Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["Problems and runs"]], [int(self.height() * 0.24)], Qt.Orientation.Vertical)
+
+    def showEvent(self, event: object) -> None:
+        super().showEvent(event)  # type: ignore[arg-type]
+        QTimer.singleShot(0, self._size_docks)
+        QTimer.singleShot(10, self.view.fit)
+
+    def select(self, ref: tuple[object, ...]) -> None:
+        self.inspector.show_ref(ref)
+        table = ref[1] if ref and ref[0] in ("table", "column") else None
+        if ref and ref[0] in ("mapping", "link", "method", "reverse"):
+            mapping = self.document.model.mapping(str(ref[1]))
+            table = mapping.target if mapping else None
+        if table:
+            self.conflicts.show_table(str(table))
+
+    def go_to(self, finding: Finding) -> None:
+        item = self.scene.focus(finding.location)
+        if item is not None:
+            self.view.centerOn(item)
+        if finding.location.mapping:
+            self.inspector.show_ref(("mapping", finding.location.mapping))
+        if finding.code.startswith("CR") and finding.location.table:
+            self.conflicts.show_table(finding.location.table)
+            self.side_tabs.setCurrentIndex(1)
+
+    def _show_counts(self, findings: list[Finding]) -> None:
+        errors, warnings = count(findings)
+        self.status.setText(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}")
+        self.status.setStyleSheet("color: #d32f2f" if errors else "")
+
+    def _title(self) -> None:
+        path = self.document.path
+        name = self.document.model.name or (path.stem if path else "untitled")
+        self.setWindowTitle(f"{name}[*] — {path if path else 'not saved'} — Mapwright")
+        self.setWindowModified(self.document.dirty)
+
+    # --- actions ---------------------------------------------------------------
+
+    def _make_actions(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self._action(file, "&New model", QKeySequence.StandardKey.New, self.new_model)
+        self._action(file, "&Open…", QKeySequence.StandardKey.Open, self.open_dialog)
+        self.recent_menu = file.addMenu("Open &recent")
+        self._action(file, "&Save", QKeySequence.StandardKey.Save, self.save)
+        self._action(file, "Save &as…", QKeySequence.StandardKey.SaveAs, self.save_as)
+        export = file.addMenu("&Export")
+        for kind in EXPORTERS:
+            export.addAction(f"{kind}…", lambda k=kind: self.export(k))
+        file.addSeparator()
+        self._action(file, "&Quit", QKeySequence.StandardKey.Quit, self.close)
+        edit = bar.addMenu("&Edit")
+        self.undo_action = self._action(edit, "&Undo", QKeySequence.StandardKey.Undo, lambda: self.document.undo_stack.undo())
+        self.redo_action = self._action(edit, "&Redo", QKeySequence.StandardKey.Redo, lambda: self.document.undo_stack.redo())
+        self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, lambda: self.controller.delete_selection())
+        self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll,
+                     lambda: [i.setSelected(True) for i in self.scene.tables.values()])
+        self.view_menu = bar.addMenu("&View")
+        self._action(self.view_menu, "Zoom &in", QKeySequence.StandardKey.ZoomIn, lambda: self.view.zoom(1.2))
+        self._action(self.view_menu, "Zoom &out", QKeySequence.StandardKey.ZoomOut, lambda: self.view.zoom(1 / 1.2))
+        self._action(self.view_menu, "&Fit", QKeySequence("Ctrl+0"), lambda: self.view.fit())
+        self._action(self.view_menu, "Auto &layout", QKeySequence("Ctrl+L"), self.auto_layout)
+        self.view_menu.addSeparator()
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main-toolbar")
+        for action in self.menuBar().actions()[0].menu().actions()[:2] + [self.undo_action, self.redo_action]:
+            toolbar.addAction(action)
+        self._refresh_recent()
+
+    def _action(self, menu: object, text: str, shortcut: object, slot: object) -> QAction:
+        action = QAction(text, self)
+        action.setShortcut(shortcut)  # type: ignore[arg-type]
+        action.triggered.connect(slot)  # type: ignore[arg-type]
+        menu.addAction(action)  # type: ignore[attr-defined]
+        return action
+
+    def _rebind_undo(self) -> None:
+        stack = self.document.undo_stack
+        for action, can, text, signal in ((self.undo_action, stack.canUndo, stack.undoText, stack.canUndoChanged),
+                                          (self.redo_action, stack.canRedo, stack.redoText, stack.canRedoChanged)):
+            action.setEnabled(can())
+            signal.connect(action.setEnabled)
+        stack.undoTextChanged.connect(lambda t: self.undo_action.setText(f"&Undo {t}".strip()))
+        stack.redoTextChanged.connect(lambda t: self.redo_action.setText(f"&Redo {t}".strip()))
+
+    def auto_layout(self) -> None:
+        positions = self.scene.auto_positions()
+        edits = chain(self.document.model, *[lambda m, k=k, p=p: ops.move_table(m, k, p.x(), p.y())
+                                             for k, p in positions.items()])
+        self.document.apply(edits, "Auto layout")
+        self.view.fit()
+
+    # --- files -----------------------------------------------------------------
+
+    def maybe_discard(self) -> bool:
+        """True when the current model may be replaced (saved, or the user agreed to lose changes)."""
+        if not self.document.dirty or not self.ask:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes", "The model has unsaved changes. Save them first?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_model(self) -> None:
+        if self.maybe_discard():
+            self.set_document(Document.new())
+
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open model", "", "Mapwright models (*.json)")
+        if path:
+            self.open_path(Path(path))
+
+    def open_path(self, path: Path) -> bool:
+        if not self.maybe_discard():
+            return False
+        try:
+            document = Document.open(path)
+        except ModelLoadError as exc:
+            QMessageBox.critical(self, "Cannot open model", str(exc)) if self.ask else None
+            self.statusBar().showMessage(str(exc))
+            return False
+        recovered = recoverable(path)
+        if recovered is not None and (not self.ask or QMessageBox.question(
+                self, "Recover autosave", f"An autosaved version of {path.name} is newer than the file. "
+                "Recover it?") == QMessageBox.StandardButton.Yes):
+            document = Document(recovered, path)
+            document.undo_stack.push(EditCommand(document, [], "Recover autosave"))
+        self.set_document(document)
+        self._remember(path)
+        return True
+
+    def save(self) -> bool:
+        if self.document.path is None:
+            return self.save_as()
+        self.document.save()
+        self.statusBar().showMessage(f"Saved {self.document.path}", 4000)
+        return True
+
+    def save_as(self) -> bool:
+        path, _ = QFileDialog.getSaveFileName(self, "Save model as", "", "Mapwright models (*.json)")
+        if not path:
+            return False
+        self.document.save(Path(path))
+        self._remember(Path(path))
+        return True
+
+    def export(self, kind: str) -> None:
+        suffix = {"json": "json", "schema": "json", "ddl": "sql", "report": "html"}[kind]
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", "", f"*.{suffix}")
+        if path:
+            EXPORTERS[kind](self.document.model, Path(path))
+            self.statusBar().showMessage(f"Exported {path}", 4000)
+
+    def _remember(self, path: Path) -> None:
+        recent = [str(path.resolve())] + [p for p in self.recent_files() if p != str(path.resolve())]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._refresh_recent()
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        return [value] if isinstance(value, str) else list(value or [])
+
+    def _refresh_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.recent_files():
+            self.recent_menu.addAction(path, lambda p=path: self.open_path(Path(p)))
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.maybe_discard():
+            self.autosaver.discard() if not self.document.dirty else None
+            event.accept()
+        else:
+            event.ignore()
+
+
+def bottom_tab(window: MainWindow, widget: QWidget, title: str) -> None:
+    window.bottom_tabs.addTab(widget, title)
