@@ -67,8 +67,8 @@ class MainWindow(QMainWindow):
         self.tree.sig_selected.connect(self.select)
         self.problems.sig_activated.connect(self.go_to)
         document.sig_findings.connect(self._show_counts)
-        document.sig_dirty_changed.connect(lambda _d: self._title())
-        document.sig_path_changed.connect(lambda _p: self._title())
+        document.sig_dirty_changed.connect(self._title)
+        document.sig_path_changed.connect(self._title)
         self.undo_action.setEnabled(True)
         self._rebind_undo()
         self._show_counts(document.findings())
@@ -138,7 +138,7 @@ class MainWindow(QMainWindow):
         self.status.setText(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}")
         self.status.setStyleSheet("color: #d32f2f" if errors else "")
 
-    def _title(self) -> None:
+    def _title(self, *_: object) -> None:
         path = self.document.path
         name = self.document.model.name or (path.stem if path else "untitled")
         self.setWindowTitle(f"{name}[*] — {path if path else 'not saved'} — Mapwright")
@@ -190,8 +190,14 @@ class MainWindow(QMainWindow):
                                           (self.redo_action, stack.canRedo, stack.redoText, stack.canRedoChanged)):
             action.setEnabled(can())
             signal.connect(action.setEnabled)
-        stack.undoTextChanged.connect(lambda t: self.undo_action.setText(f"&Undo {t}".strip()))
-        stack.redoTextChanged.connect(lambda t: self.redo_action.setText(f"&Redo {t}".strip()))
+        stack.undoTextChanged.connect(self._undo_text)
+        stack.redoTextChanged.connect(self._redo_text)
+
+    def _undo_text(self, text: str) -> None:
+        self.undo_action.setText(f"&Undo {text}".strip())
+
+    def _redo_text(self, text: str) -> None:
+        self.redo_action.setText(f"&Redo {text}".strip())
 
     def auto_layout(self) -> None:
         positions = self.scene.auto_positions()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from PySide6.QtCharts import QBarCategoryAxis, QBarSet, QChart, QChartView, QStackedBarSeries, QValueAxis
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import QWidget
 
@@ -77,6 +77,9 @@ class ConflictChart(QChartView):
         if old is not None:
             old.deleteLater()
         self._apply_palette()
+
+    def sizeHint(self) -> QSize:
+        return QSize(320, 240)
 
     def series(self) -> QStackedBarSeries:
         [series] = self.chart().series()

@@ -169,6 +169,11 @@ class RecordTableModel(QAbstractTableModel):
             return cell_text(self.columns[index.column()].of(record))
         if role == RECORD_ROLE:
             return record
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            value = self.columns[index.column()].of(record)
+            numeric = isinstance(value, int | float) and not isinstance(value, bool)
+            return int((Qt.AlignmentFlag.AlignRight if numeric else Qt.AlignmentFlag.AlignLeft)
+                       | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole and self._highlight is not None and self._highlight(record):
             return highlight_brush()
         return None

@@ -55,7 +55,6 @@ class RecordsPage(QWidget):
             top.addWidget(side)
             top.setStretchFactor(0, 3)
             top.setStretchFactor(1, 1)
-            top.setSizes([3, 1])
             self.splitter.addWidget(top)
         self.splitter.addWidget(self.comparison or self.description)
         self.splitter.setStretchFactor(0, 3)

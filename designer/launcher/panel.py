@@ -142,8 +142,8 @@ class RunLauncher(QWidget):
         master, data = self._master_problem(), self._data_problem()
         _show_error(self.master_error, master)
         _show_error(self.data_error, data if self.data_edit.text().strip() else None)
-        blocker = (master or data or ("choose the output folder" if not self.out_edit.text().strip() else None)
-                   or ("open or save a model to run it" if self._model is None else None))
+        blocker = (("open or save a model to run it" if self._model is None else None) or master or data
+                   or ("choose the output folder" if not self.out_edit.text().strip() else None))
         idle = not self._running
         self.run_button.setEnabled(idle and blocker is None)
         self.run_button.setToolTip(blocker or "run the model on the sample data (mapwright run)")
@@ -163,11 +163,13 @@ class RunLauncher(QWidget):
 
     def start_run(self) -> None:
         """Start a run with the current choices (the Run button)."""
-        if self._running or not self.run_button.isEnabled():
+        if self._running:
             return
         if self._model_path() != self._model:  # the main window switched models without telling us
             self.model_changed()
-            self.status_label.setText("Loaded the choices for this model; press Run again")
+            self._set_status("Loaded the choices for this model; press Run again")
+            return
+        if not self.run_button.isEnabled():
             return
         assert self._model is not None
         request = RunRequest(self._model, Path(self.data_edit.text().strip()).expanduser(),

@@ -1,6 +1,6 @@
 """Run `mapwright run` as its own process and re-emit its progress lines as Qt signals.
 
-The engine's run knows nothing of Qt: it prints JSON lines and honours SIGTERM. `RunProcess` is the
+The engine's run knows nothing of Qt: it prints JSON lines and stops on a signal. `RunProcess` is the
 thin QObject over it (dangerzone's `ConvertTask` shape): a QProcess, so the GUI thread never waits.
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,11 @@ from designer.launcher.events import FinishedEvent, StageEvent, parse_event
 
 #: How long a cancelled run may take to write its `cancelled` manifest and stop Spark before it is killed.
 CANCEL_GRACE_MS = 15_000
+#: The signal that cancels a run. `mapwright run` cancels on SIGTERM or Ctrl-C, but its SIGTERM handler
+#: raises an `Exception`, which py4j catches and rewraps when the signal lands inside a call to the JVM
+#: (most of a Spark job): the run then ends `failed`. SIGINT raises KeyboardInterrupt, which py4j lets
+#: through, so the run ends `cancelled` wherever it is. None sends SIGTERM (QProcess.terminate).
+CANCEL_SIGNAL: int | None = signal.SIGINT if os.name == "posix" else None
 _SOURCE_ROOT = Path(engine.__file__).resolve().parent.parent
 
 
@@ -56,16 +62,17 @@ class Runner(Protocol):
 
 
 class RunProcess(QObject):
-    """One `mapwright run` at a time in a child process; `cancel()` sends SIGTERM, then kills after a grace."""
+    """One `mapwright run` at a time in a child process; `cancel()` signals it, then kills it after a grace."""
 
     sig_stage = Signal(str, int, int)
     sig_log = Signal(str)
     sig_finished = Signal(str, str, str)
 
     def __init__(self, parent: QObject | None = None, *, grace_ms: int = CANCEL_GRACE_MS,
-                 python: str = sys.executable) -> None:
+                 python: str = sys.executable, cancel_signal: int | None = CANCEL_SIGNAL) -> None:
         super().__init__(parent)
         self._grace_ms = grace_ms
+        self._cancel_signal = cancel_signal
         self._python = python
         self._process: QProcess | None = None
         self._request: RunRequest | None = None
@@ -98,13 +105,17 @@ class RunProcess(QObject):
         process.start()
 
     def cancel(self) -> None:
-        """Ask the run to stop (SIGTERM: it writes a `cancelled` manifest); kill it if it has not within the grace."""
+        """Ask the run to stop (it writes a `cancelled` manifest); kill it if it has not within the grace."""
         process = self._process
         if process is None or self._cancelled:
             return
         self._cancelled = True
         self.sig_log.emit("cancelling the run")
-        process.terminate()
+        pid = process.processId()
+        if self._cancel_signal is not None and pid > 0:
+            os.kill(pid, self._cancel_signal)
+        else:
+            process.terminate()
         QTimer.singleShot(self._grace_ms, process, self._kill)
 
     def _kill(self) -> None:

@@ -1,0 +1,250 @@
+"""The designer driven through its real widgets (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QPushButton
+
+from designer.autosave import autosave_path
+from designer.document import Document
+from designer.window import MainWindow
+from engine.model import load_model
+from engine.model.schema import Model
+from resources import SAMPLE_MODEL
+
+TWO_TABLES = {
+    "format": "mapwright/1", "name": "two",
+    "servers": [{"id": "hq", "dbms": "oracle", "priority": 20}, {"id": "br", "dbms": "postgresql", "priority": 10}],
+    "tables": [
+        {"server": "hq", "name": "CUST", "columns": [
+            {"name": "REGION", "type": "CHAR(2)", "nullable": False}, {"name": "NO", "type": "INTEGER", "nullable": False},
+            {"name": "NAME", "type": "VARCHAR(40)"}], "primary_key": ["REGION", "NO"]},
+        {"server": "br", "name": "CUST", "columns": [
+            {"name": "KEY", "type": "VARCHAR(16)", "nullable": False}, {"name": "NAME", "type": "VARCHAR(40)"},
+            {"name": "CODE", "type": "CHAR(3)", "nullable": False}], "primary_key": ["KEY"]}],
+    "layout": {"hq.CUST": [0, 0], "br.CUST": [500, 0]},
+}
+
+
+@pytest.fixture(autouse=True)
+def private_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
+
+
+@pytest.fixture
+def window(qtbot: Any, tmp_path: Path) -> MainWindow:
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(TWO_TABLES))
+    w = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat), ask=False)
+    w.open_path(path)
+    w.resize(1400, 900)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def row_point(w: MainWindow, table: str, column: str) -> QPoint:
+    item = w.scene.tables[table]
+    centre = item.mapToScene(item.row_rect(column).center())
+    return w.view.mapFromScene(centre)
+
+
+def drag(w: MainWindow, start: QPoint, end: QPoint) -> None:
+    viewport = w.view.viewport()
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    for i in range(1, 6):
+        QTest.mouseMove(viewport, start + (end - start) * i / 5)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+
+
+def codes(w: MainWindow) -> list[str]:
+    model = w.problems.model
+    return sorted(model.index(r, 1).data() for r in range(model.rowCount()))
+
+
+def test_drawing_a_link_on_the_canvas_creates_a_mapping_and_findings_follow(window: MainWindow, qtbot: Any) -> None:
+    assert window.document.model.mappings == []
+    drag(window, row_point(window, "hq.CUST", "NAME"), row_point(window, "br.CUST", "NAME"))
+    qtbot.waitUntil(lambda: len(window.document.model.mappings) == 1)
+    mapping = window.document.model.mappings[0]
+    assert (mapping.source, mapping.target, mapping.columns["NAME"].input) == ("hq.CUST", "br.CUST", "NAME")
+    # the key and a required column are not mapped yet: the Problems panel says so, live
+    assert {"DK002", "NL001"} <= set(codes(window))
+    assert "error" in window.status.text()
+    # the canvas draws the new link
+    assert any(getattr(i, "ref", None) == (mapping.id, "NAME") for i in window.scene.decorations)
+
+
+def test_insert_concat_toggle_key_undo_redo(window: MainWindow, qtbot: Any) -> None:
+    drag(window, row_point(window, "hq.CUST", "REGION"), row_point(window, "br.CUST", "KEY"))
+    qtbot.waitUntil(lambda: len(window.document.model.mappings) == 1)
+    mapping_id = window.document.model.mappings[0].id
+    menu = window.controller.menu_for(("column", "br.CUST", "KEY"))
+    insert = next(a for a in menu.actions() if a.text() == "Insert method").menu()
+    next(a for a in insert.actions() if a.text() == "concat").trigger()
+    method = window.document.model.mapping(mapping_id).columns["KEY"]
+    assert method.method == "concat" and [m.input for m in method.inputs] == ["REGION", "NO"]
+    assert any(type(i).__name__ == "MethodItem" for i in window.scene.decorations)
+    # the DKey flag, from the same context menu
+    menu = window.controller.menu_for(("column", "br.CUST", "NAME"))
+    next(a for a in menu.actions() if a.text() == "Distribution key").trigger()
+    assert window.document.model.mapping(mapping_id).distribution_key == ["KEY", "NAME"]
+    assert "DK002" in codes(window)  # NAME is in the key but not mapped
+    window.undo_action.trigger()
+    assert window.document.model.mapping(mapping_id).distribution_key is None
+    assert "DK002" not in codes(window)
+    window.undo_action.trigger()
+    assert window.document.model.mapping(mapping_id).columns["KEY"].method == "column"
+    window.redo_action.trigger()
+    window.redo_action.trigger()
+    assert window.document.model.mapping(mapping_id).distribution_key == ["KEY", "NAME"]
+
+
+def test_a_finding_appears_and_disappears_as_the_model_is_edited(window: MainWindow) -> None:
+    from engine import operations as ops
+
+    doc = window.document
+    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    mapping_id = doc.model.mappings[0].id
+    assert "NL001" in codes(window)
+    doc.apply(ops.set_method(doc.model, mapping_id, "CODE", {"method": "constant", "value": "HQ"}), "code")
+    doc.apply(ops.set_method(doc.model, mapping_id, "KEY", {"method": "concat", "inputs": ["REGION", "NO"],
+                                                             "sep": "-"}), "key")
+    assert "NL001" not in codes(window) and "DK002" not in codes(window)
+    window.undo_action.trigger()
+    assert "DK002" in codes(window)
+
+
+def test_double_clicking_a_problem_selects_its_item(window: MainWindow, qtbot: Any) -> None:
+    from engine import operations as ops
+
+    doc = window.document
+    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    table = window.problems.table
+    row = next(r for r in range(table.model().rowCount()) if table.model().index(r, 1).data() == "NL001")
+    index = table.model().index(row, 0)
+    table.scrollTo(index)
+    rect = table.visualRect(index)
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
+    QTest.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
+    assert window.scene.tables["br.CUST"].isSelected()
+    assert window.scene.tables["br.CUST"].look.marks  # the table carries the finding's mark
+
+
+def test_conflict_editor_groups_and_chain(window: MainWindow) -> None:
+    editor = window.conflicts
+    editor.show_table("br.CUST")
+    editor.enabled.setChecked(True)
+    assert window.document.model.conflicts_for("br.CUST") is not None
+    editor.add_group("name_cg")
+    editor.move_column("NAME", "name_cg")
+    groups = window.document.model.conflicts_for("br.CUST").column_groups
+    assert [(g.name, g.columns) for g in groups] == [("name_cg", ["NAME"])]
+    # the shadow group shows the ungrouped columns
+    shadow = editor.groups.topLevelItem(editor.groups.topLevelItemCount() - 1)
+    assert sorted(shadow.child(i).text(0) for i in range(shadow.childCount())) == ["CODE", "KEY"]
+    editor.groups.setCurrentItem(editor.groups.topLevelItem(0))
+    editor.method_choice.setCurrentText("maximum")
+    next(b for b in editor.findChildren(QPushButton) if b.text() == "Add").click()
+    editor.add_method("site_priority")
+    chain = window.document.model.conflicts_for("br.CUST").column_groups[0].resolution
+    assert [(s.method, s.column) for s in chain] == [("maximum", "NAME"), ("site_priority", None)]
+    editor.chain.setCurrentRow(1)
+    editor.move_method(-1)
+    chain = window.document.model.conflicts_for("br.CUST").column_groups[0].resolution
+    assert [s.method for s in chain] == ["site_priority", "maximum"]
+    assert "CR005" in editor.warnings.text()  # maximum now ends the chain: no backup for ties
+    editor.policies["on_insert_exists"].setCurrentText("as_update")
+    editor.policies["on_insert_exists"].activated.emit(0)
+    assert window.document.model.conflicts_for("br.CUST").on_insert_exists == "as_update"
+    window.document.undo_stack.undo()
+    assert window.document.model.conflicts_for("br.CUST").on_insert_exists == "error"
+
+
+def test_save_and_reopen_equal(window: MainWindow, tmp_path: Path) -> None:
+    from engine import operations as ops
+
+    doc = window.document
+    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    assert window.isWindowModified()
+    assert window.save()
+    assert not window.isWindowModified()
+    reopened = load_model(doc.path)  # type: ignore[arg-type]
+    assert reopened == doc.model
+    window.open_path(doc.path)  # type: ignore[arg-type]
+    assert window.document.model == reopened
+
+
+def test_recover_an_autosave(window: MainWindow, tmp_path: Path) -> None:
+    from engine import operations as ops
+
+    doc = window.document
+    path = doc.path
+    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    saved = window.autosaver.save_now()
+    assert saved == autosave_path(path) and saved.exists()
+    os.utime(path, (1, 1))  # the file is older than the autosave, as after a crash
+    fresh = MainWindow(settings=QSettings(str(tmp_path / "s2.ini"), QSettings.Format.IniFormat), ask=False)
+    fresh.open_path(path)  # type: ignore[arg-type]
+    assert len(fresh.document.model.mappings) == 1
+    assert fresh.document.dirty and fresh.isWindowModified()
+    fresh.save()
+    assert not autosave_path(path).exists()  # a clean save removes the autosave
+    fresh.close()
+
+
+def test_move_table_is_undoable_and_saved_in_the_layout(window: MainWindow, qtbot: Any) -> None:
+    item = window.scene.tables["br.CUST"]
+    header = window.view.mapFromScene(item.mapToScene(QPointF(100, 10)))
+    drag(window, header, header + QPoint(0, 120))
+    qtbot.waitUntil(lambda: window.document.model.layout["br.CUST"][1] > 50)
+    window.undo_action.trigger()
+    assert window.document.model.layout["br.CUST"] == [500, 0]
+
+
+def test_the_sample_renders_and_is_saved_as_a_png(qtbot: Any, tmp_path: Path) -> None:
+    w = MainWindow(Document.open(SAMPLE_MODEL), settings=QSettings(str(tmp_path / "s.ini"),
+                                                                    QSettings.Format.IniFormat), ask=False)
+    qtbot.addWidget(w)
+    w.resize(1600, 1000)
+    w.show()
+    qtbot.waitExposed(w)
+    w.view.fit()
+    out = tmp_path / "designer.png"
+    assert w.grab().save(str(out))
+    assert out.stat().st_size > 50_000
+    assert len(w.scene.tables) == len(load_model(SAMPLE_MODEL).tables)
+    assert "0 errors" in w.status.text()
+
+
+def test_designer_without_a_display_says_how_to_run_headless(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    out = subprocess.run([sys.executable, "-m", "engine.cli", "designer"], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 2
+    assert "xvfb-run" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_designer_screenshot_from_the_command_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["MAPWRIGHT_AUTOSAVE_DIR"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "engine.cli", "designer", "--screenshot", str(tmp_path / "s.png")],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "s.png").stat().st_size > 50_000
+
+
+def test_new_document_model_is_valid() -> None:
+    doc = Document.new()
+    assert isinstance(doc.model, Model) and doc.findings() == []
+    QApplication.processEvents()
