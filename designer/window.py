@@ -18,12 +18,14 @@ from PySide6.QtWidgets import (
 )
 
 from designer.autosave import Autosaver, recoverable
+from designer.browser.window import ConflictBrowser
 from designer.canvas.controller import CanvasController
 from designer.canvas.scene import MappingScene
 from designer.canvas.view import MappingView
 from designer.conflict_editor import ConflictEditor
 from designer.document import Document, EditCommand
 from designer.inspector import Inspector
+from designer.launcher.panel import RunLauncher
 from designer.problems import ProblemsPanel
 from designer.tree import ModelTree
 from engine import operations as ops
@@ -61,6 +63,9 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(document)
         self.conflicts = ConflictEditor(document)
         self.problems = ProblemsPanel(document)
+        self.launcher = RunLauncher(lambda: self.document.path, settings=self.settings)
+        self.launcher.sig_run_finished.connect(self.run_finished)
+        document.sig_path_changed.connect(lambda _p: self.launcher.model_changed())
         self.autosaver = Autosaver(document)
         self._docks()
         self.scene.sig_selected.connect(self.select)
@@ -91,6 +96,7 @@ class MainWindow(QMainWindow):
         self.side_tabs.addTab(scroll, "Conflict resolution")
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.addTab(self.problems, "Problems")
+        self.bottom_tabs.addTab(self.launcher, "Run")
         docks = {}
         for title, widget, area in (("Model", self.tree, Qt.DockWidgetArea.LeftDockWidgetArea),
                                     ("Details", self.side_tabs, Qt.DockWidgetArea.RightDockWidgetArea),
@@ -171,6 +177,9 @@ class MainWindow(QMainWindow):
         self._action(self.view_menu, "&Fit", QKeySequence("Ctrl+0"), lambda: self.view.fit())
         self._action(self.view_menu, "Auto &layout", QKeySequence("Ctrl+L"), self.auto_layout)
         self.view_menu.addSeparator()
+        run = bar.addMenu("&Run")
+        self._action(run, "&Run on sample data…", QKeySequence("F5"), self.show_launcher)
+        self._action(run, "Open run &directory…", QKeySequence("Ctrl+Shift+O"), self.open_run_dialog)
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
         for action in self.menuBar().actions()[0].menu().actions()[:2] + [self.undo_action, self.redo_action]:
@@ -205,6 +214,32 @@ class MainWindow(QMainWindow):
                                              for k, p in positions.items()])
         self.document.apply(edits, "Auto layout")
         self.view.fit()
+
+    # --- runs ------------------------------------------------------------------
+
+    def show_launcher(self) -> None:
+        self.bottom_tabs.setCurrentWidget(self.launcher)
+        self.docks["Problems and runs"].show()
+
+    def open_run_dialog(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open run directory")
+        if path:
+            self.open_run(Path(path))
+
+    def open_run(self, path: Path) -> ConflictBrowser:
+        """Show a run directory in a conflict browser window."""
+        browser = ConflictBrowser()
+        browser.setWindowTitle(f"Run {path} — Mapwright")
+        browser.open_run(path)
+        browser.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.browsers = [b for b in getattr(self, "browsers", []) if b.isVisible()] + [browser]
+        browser.show()
+        return browser
+
+    def run_finished(self, status: str, out_dir: str) -> None:
+        self.statusBar().showMessage(f"Run {status}: {out_dir}", 8000)
+        if out_dir and (Path(out_dir) / "manifest.json").exists():
+            self.open_run(Path(out_dir))
 
     # --- files -----------------------------------------------------------------
 

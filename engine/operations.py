@@ -48,7 +48,7 @@ def default_method(kind: str, current: Method | None, source_columns: list[str])
     """A new method of `kind` wired to what the column had (or the first source column)."""
     first = current.model_dump(mode="json") if current is not None else (source_columns[0] if source_columns else "")
     others = [c for c in source_columns if not (isinstance(current, Column) and c == current.input)]
-    return {
+    choices: dict[str, dict[str, Any]] = {
         "concat": {"method": "concat", "inputs": [first, *(others[:1])], "sep": "-"},
         "split": {"method": "split", "input": first, "sep": "-", "index": 0},
         "substring": {"method": "substring", "input": first, "start": 1, "length": 10},
@@ -59,7 +59,8 @@ def default_method(kind: str, current: Method | None, source_columns: list[str])
         "lower": {"method": "lower", "input": first},
         "trim": {"method": "trim", "input": first},
         "expression": {"method": "expression", "sql": current.input if isinstance(current, Column) else "NULL"},
-    }[kind]
+    }
+    return choices[kind]
 
 
 def insert_method(model: Model, mapping_id: str, target_col: str, kind: str) -> list[Edit]:

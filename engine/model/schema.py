@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from engine.model.methods import MethodSpec
 from engine.model.types import SqlType, TypeError_, parse_type
@@ -71,16 +71,13 @@ class RepDefColumn(_Entity):
         return value
 
 
+def _bare_name(value: Any) -> Any:
+    return {"name": value} if isinstance(value, str) else value
+
+
 class ReplicationDefinition(_Entity):
     version: int
-    columns: list[RepDefColumn]
-
-    @field_validator("columns", mode="before")
-    @classmethod
-    def _bare_names(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            return [{"name": v} if isinstance(v, str) else v for v in value]
-        return value
+    columns: list[Annotated[RepDefColumn, BeforeValidator(_bare_name, json_schema_input_type=str | RepDefColumn)]]
 
 
 class Table(_Entity):

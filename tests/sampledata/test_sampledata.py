@@ -1,0 +1,166 @@
+"""The bundled sample's data: deterministic, committed as generated, and exercising every conflict path."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.model import load_model
+from engine.model.schema import Model
+from engine.rules import Severity, validate
+from engine.run import RunResult, run_reference
+from engine.run.records import change_lines, read_changes
+from engine.sampledata import generate, main
+from resources import SAMPLE_MODEL
+
+COMMITTED = SAMPLE_MODEL.parent / "orders-data"
+GROUP_METHODS = {"latest_timestamp", "earliest_timestamp", "minimum", "maximum", "additive", "average",
+                 "overwrite", "discard", "priority_group", "site_priority"}
+UNIQUE_METHODS = {"append_site_name", "append_sequence", "discard"}
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def model() -> Model:
+    return load_model(SAMPLE_MODEL)
+
+
+@pytest.fixture(scope="module")
+def run(model: Model) -> RunResult:
+    return run_reference(model, COMMITTED)
+
+
+# --- the model ---------------------------------------------------------------------
+
+
+def test_the_sample_model_validates_without_errors(model: Model) -> None:
+    errors = [f for f in validate(model) if f.severity is Severity.ERROR]
+    assert errors == []
+
+
+def test_the_sample_model_uses_every_method_and_policy(model: Model) -> None:
+    chains = {step.method for entry in model.conflicts for group in entry.column_groups for step in group.resolution}
+    assert chains == GROUP_METHODS
+    assert {u.resolution for entry in model.conflicts for u in entry.unique} >= UNIQUE_METHODS
+    assert any(entry.scope == "transaction" for entry in model.conflicts)
+    assert {e.on_insert_exists for e in model.conflicts} - {"error"}
+    assert {e.on_update_missing for e in model.conflicts} - {"error"}
+    assert {e.on_delete_missing for e in model.conflicts} - {"error"}
+    assert any(False in entry.compare_old.values() for entry in model.conflicts)
+    histories = [t for t in model.tables if len(t.replication_definitions or ()) > 1]
+    assert histories, "one table should show a schema change (replication definition versions)"
+    first, latest = sorted(histories[0].replication_definitions or (), key=lambda d: d.version)[-2:]
+    assert {c.name for c in first.columns} < {c.name for c in latest.columns} == set(histories[0].column_names())
+
+
+# --- the generator -----------------------------------------------------------------
+
+
+def test_generation_is_deterministic_and_the_committed_data_is_current(model: Model, tmp_path: Path) -> None:
+    generate(model, tmp_path / "a")
+    generate(model, tmp_path / "b")
+    first = tree(tmp_path / "a")
+    assert first == tree(tmp_path / "b")
+    assert first == tree(COMMITTED), "regenerate: python -m engine.sampledata --out resources/samples/orders-data"
+
+
+def test_the_seed_changes_the_data(model: Model, tmp_path: Path) -> None:
+    generate(model, tmp_path / "a", seed=1, rows=1_000, changes=300)
+    generate(model, tmp_path / "b", seed=2, rows=1_000, changes=300)
+    assert tree(tmp_path / "a") != tree(tmp_path / "b")
+
+
+def test_the_data_set_has_the_advertised_shape() -> None:
+    files = tree(COMMITTED)
+    snapshot_rows = sum(len(data.splitlines()) - name.endswith(".csv")
+                        for name, data in files.items() if name.startswith("snapshots/"))
+    assert 9_000 <= snapshot_rows <= 11_000
+    assert {name.rsplit(".", 1)[1] for name in files if name.startswith("snapshots/")} == {"csv", "jsonl"}
+    changes = [name for name in files if name.startswith("changes/")]
+    assert len(changes) >= 3
+    assert 2_700 <= sum(1 for _ in change_lines(COMMITTED / "changes")) <= 3_300
+    assert "schedule.json" in files
+    assert sum(len(data) for data in files.values()) < 3_000_000
+
+
+def test_main_writes_the_sample_and_replaces_stale_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stale = tmp_path / "changes" / "yesterday.jsonl"
+    stale.parent.mkdir()
+    stale.write_text("{}\n")
+    assert main(["--out", str(tmp_path), "--seed", "3", "--rows", "1000", "--changes", "300"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert not stale.exists()
+    assert (tmp_path / "schedule.json").is_file() and (tmp_path / "snapshots" / "hq" / "CUSTOMER.csv").is_file()
+
+
+def test_a_model_without_the_sample_tables_is_refused(tmp_path: Path) -> None:
+    bare = Model.model_validate({"format": "mapwright/1", "servers": [{"id": "hq", "dbms": "oracle"}]})
+    with pytest.raises(ValueError, match="sample model's tables"):
+        generate(bare, tmp_path)
+
+
+# --- a reference run on the committed data ---------------------------------------
+
+
+def test_every_resolution_method_decides_some_conflict(run: RunResult) -> None:
+    in_groups = {c["method"] for c in run.conflicts if c["column_group"] is not None}
+    assert in_groups >= GROUP_METHODS
+    on_indexes = {c["method"] for c in run.conflicts if c["type"] == "uniqueness" and c["column_group"] is None}
+    assert on_indexes >= UNIQUE_METHODS
+
+
+def test_a_tie_passes_to_the_backup_method(run: RunResult) -> None:
+    assert any(len(c["methods_tried"]) > 1 and c["method"] == c["methods_tried"][-1] for c in run.conflicts)
+
+
+def test_conflicts_of_every_type(run: RunResult) -> None:
+    def kinds(conflict: dict[str, Any]) -> set[str]:
+        found = {conflict["type"]}
+        if conflict["type"] == "delete" and conflict["local"] is None:
+            found.add("update missing" if conflict["remote_new"] is not None else "delete missing")
+        if conflict["type"] == "uniqueness" and conflict["remote_old"] is None and conflict["column_group"]:
+            found.add("insert exists, as update")
+        if conflict["type"] == "uniqueness" and conflict["methods_tried"] == ["error"]:
+            found.add("insert exists, error")
+        return found
+
+    seen = Counter(kind for c in run.conflicts for kind in kinds(c))
+    assert set(seen) == {"update", "uniqueness", "delete", "update missing", "delete missing",
+                         "insert exists, as update", "insert exists, error"}, seen
+
+
+def test_unresolved_changes_reach_the_error_queue(run: RunResult) -> None:
+    assert run.error_queue
+    assert run.counts.queued == len(run.error_queue)
+    assert any("rolled back" in entry["reason"] for entry in run.error_queue), "a transaction-scope entry"
+    assert any(c["outcome"] == "unresolved" for c in run.conflicts)
+
+
+def test_malformed_records_are_rejected(run: RunResult) -> None:
+    share = run.counts.rejects / run.counts.records
+    assert 0.01 <= share <= 0.03
+    reasons = " | ".join(r.reason for r in run.rejects)
+    for says in ("not JSON", "unknown table", "unknown op", "bad timestamp", "is not in web.ORDERS version 1",
+                 "missing key column"):
+        assert says in reasons
+
+
+def test_records_of_both_schema_versions_are_accepted(model: Model) -> None:
+    accepted, _ = read_changes(COMMITTED, model)
+    versions = {r.version for r in accepted if r.table == "web.ORDERS"}
+    assert versions == {1, 2}
+
+
+def test_the_accounting_holds(run: RunResult, model: Model) -> None:
+    accepted, rejects = read_changes(COMMITTED, model)
+    counts = run.counts
+    assert counts.records == counts.rejects + len(accepted) == sum(1 for _ in change_lines(COMMITTED / "changes"))
+    assert counts.rejects == len(rejects)
+    assert counts.deliveries == counts.applied + counts.resolved + counts.queued
+    assert counts.conflicts == len(run.conflicts)
