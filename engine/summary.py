@@ -87,6 +87,20 @@ def render_summary(summary: RunSummary, rundir: Path) -> str:
         state = "converged" if not m.get("diverged") else f"DIVERGED on {m['diverged']} of {m['compared']} keys"
         lines.append(f"  {m['mapping']:<28} {state}")
         for example in (m.get("examples") or [])[:3]:
-            lines.append(f"      key {json.dumps(example.get('dkey'))}: source {json.dumps(example.get('source'))}"
-                         f" target {json.dumps(example.get('target'))}")
+            lines.append(f"      {describe_difference(example)}")
     return "\n".join(lines)
+
+
+def describe_difference(example: dict[str, Any]) -> str:
+    """`key REGION=EA, NO=7: PHONE '1' at the source, '2' at the target` - only what differs."""
+    key = ", ".join(f"{k}={v}" for k, v in (example.get("dkey") or {}).items())
+    source, target = example.get("source"), example.get("target")
+    if source is None:
+        return f"key {key}: only at the target"
+    if target is None:
+        return f"key {key}: missing at the target"
+    if isinstance(source, list) or isinstance(target, list):
+        return f"key {key}: several rows share the key"
+    diffs = [f"{c} {source.get(c)!r} at the source, {target.get(c)!r} at the target"
+             for c in source if source.get(c) != target.get(c)]
+    return f"key {key}: " + ("; ".join(diffs[:3]) + (f" (+{len(diffs) - 3} more)" if len(diffs) > 3 else ""))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.model.methods import Expression, Method, System
+from engine.model.methods import Constant, Expression, Method, System
 from engine.run.context import MappingPlan, RunContext
 from engine.run.fold import row_sort_key
 from engine.run.methods import SystemValues, evaluate_method, where_holds
@@ -80,7 +80,10 @@ def compare_mapping(ctx: RunContext, mapping: MappingPlan, tables: Mapping[str, 
     for other in ctx.into(mapping.target):
         if other.id != mapping.id and other.dkey is not None and set(other.dkey) == set(dkey):
             explained |= set(mapped_source(ctx, other, tables.get(other.source, ()), dkey))
-    keys = set(source) | {k for k in target if k not in explained}
+    constants = {c: conform(m.value, types[c]) for c, m in mapping.columns.items()
+                 if isinstance(m, Constant) and c in types and _fits(m.value, types[c])}
+    keys = set(source) | {k for k, rows in target.items() if k not in explained
+                          and any(_could_be_written_by(row, constants, types) for row in rows)}
     diverged, examples = 0, list[dict[str, Any]]()
     for key in sorted(keys, key=lambda k: row_sort_key(dict(zip(dkey, k, strict=True)), dkey)):
         have, want = target.get(key, []), source.get(key, [])
@@ -91,6 +94,20 @@ def compare_mapping(ctx: RunContext, mapping: MappingPlan, tables: Mapping[str, 
             examples.append({"dkey": {c: to_json_value(v) for c, v in zip(dkey, key, strict=True)},
                              "source": _shown(want), "target": _shown(have)})
     return {"mapping": mapping.id, "compared": len(keys), "diverged": diverged, "examples": examples}
+
+
+def _could_be_written_by(row: Row, constants: Mapping[str, Any], types: Mapping[str, Any]) -> bool:
+    """False when the row holds, in a column the mapping sets to a constant, another value: the mapping
+    never wrote it (HQ's own orders, say, against a mapping that stamps ORIGIN = 'BRANCH')."""
+    return all(same_value(row.get(c), v, types.get(c)) for c, v in constants.items())
+
+
+def _fits(value: Any, sql_type: Any) -> bool:
+    try:
+        conform(value, sql_type)
+    except ConversionError:
+        return False
+    return True
 
 
 def _same_rows(source: list[Row], target: list[Row], columns: Sequence[str], types: Mapping[str, Any]) -> bool:

@@ -32,7 +32,7 @@ Progress = Callable[[str], None]
 BEGINNING = datetime.min.replace(tzinfo=UTC)
 
 
-class RunCancelled(Exception):
+class RunCancelled(BaseException):  # like KeyboardInterrupt: py4j and `except Exception` must let it through
     """Raised by a progress callback to stop a run; the run directory then says `cancelled`."""
 
 

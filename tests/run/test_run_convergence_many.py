@@ -60,3 +60,18 @@ def test_a_five_way_timestamp_tie_is_broken_by_site_priority() -> None:
     result = run(model, lines, {f"{s}.T": [START] for s in sites})
     assert {c["method"] for c in result.conflicts} == {"site_priority"}
     assert {s: [r["X"] for r in rows(result, f"{s}.T")] for s in sites} == {s: [100] for s in sites}
+
+
+def test_a_target_row_the_mapping_could_not_have_written_is_not_its_divergence() -> None:
+    """hq's own orders (ORIGIN 'HQ') are not a divergence of the branch mapping that stamps ORIGIN 'BRANCH';
+    a branch-stamped row missing at its source still is."""
+    cols = {"ID": "INTEGER", "ORIGIN": "VARCHAR(8)"}
+    model = build([{"id": "br", "dbms": "db2"}, {"id": "hq", "dbms": "oracle"}],
+                  [table("br", "T", {"ID": "INTEGER"}, ["ID"]), table("hq", "T", cols, ["ID"])],
+                  [{"id": "m", "source": "br.T", "target": "hq.T",
+                    "columns": {"ID": "ID", "ORIGIN": {"method": "constant", "value": "BRANCH"}}}])
+    snapshots = {"br.T": [{"ID": 1}], "hq.T": [{"ID": 1, "ORIGIN": "BRANCH"}, {"ID": 2, "ORIGIN": "HQ"},
+                                                {"ID": 3, "ORIGIN": "BRANCH"}]}
+    report = run(model, [], snapshots).convergence[0]
+    assert (report["compared"], report["diverged"]) == (2, 1)
+    assert report["examples"][0]["dkey"] == {"ID": 3}

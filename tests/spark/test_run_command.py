@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -118,15 +119,19 @@ def test_a_bad_schedule_fails_with_its_reason(examples: Path, tmp_path: Path) ->
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]
 
 
-def test_sigterm_cancels_and_leaves_only_a_cancelled_manifest(examples: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("when", ["spark", "decode"])
+def test_sigterm_cancels_and_leaves_only_a_cancelled_manifest(examples: Path, tmp_path: Path, when: str) -> None:
+    """Cancelled between stages, or in the middle of a Spark job (where py4j is waiting on the JVM)."""
     out = tmp_path / "run"
     proc = subprocess.Popen([MAPWRIGHT, "run", str(examples / "ordering_conflict" / "model.json"), "--data",
                              str(examples / "ordering_conflict" / "data"), "--out", str(out), "--master", "local[1]"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     for line in proc.stdout:
-        if json.loads(line).get("stage") == "spark":
+        if json.loads(line).get("stage") == when:
             break
+    if when == "decode":
+        time.sleep(1.0)  # well inside the first Spark job
     proc.send_signal(signal.SIGTERM)
     rest, _ = proc.communicate(timeout=120)
     assert proc.returncode == 1

@@ -1,0 +1,25 @@
+"""`python -m engine.sampledata`: write the sample data set from the command line."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.model.io import load_model
+from engine.sampledata.generator import generate
+from resources import SAMPLE_MODEL
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.sampledata",
+                                     description="Write a business day of sample data for the sample model.")
+    parser.add_argument("model", nargs="?", default=str(SAMPLE_MODEL), help="model file (default: the bundled sample)")
+    parser.add_argument("--out", required=True, type=Path, help="the data folder to write (a run's --data)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--rows", type=int, default=10_000, help="snapshot rows, about")
+    parser.add_argument("--changes", type=int, default=3_000, help="change records, about")
+    args = parser.parse_args(argv)
+    generate(load_model(args.model), args.out, seed=args.seed, rows=args.rows, changes=args.changes)
+    print(f"wrote {args.out}")
+    return 0
