@@ -5,13 +5,24 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test check-python check-java lint clean
+# Qt's X11 and offscreen platforms need these system libraries; installed when missing and we may (root + apt).
+QT_SYSTEM_PACKAGES := libegl1 libgl1 libfontconfig1 libxkbcommon0 libxkbcommon-x11-0 libdbus-1-3 \
+	libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-render-util0 libxcb-image0 libxcb-shape0
 
-run: $(VENV)/.installed
+.PHONY: run test check-python check-java system-deps lint clean
+
+run: $(VENV)/.installed system-deps
 	$(BIN)/mapwright designer $(MODEL)
 
-test: $(VENV)/.installed-test check-java
+test: $(VENV)/.installed-test check-java system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+system-deps:
+	@if [ "$$(uname)" = Linux ] && command -v dpkg >/dev/null && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  missing=""; for p in $(QT_SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then echo "installing Qt's system libraries:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi; \
+	fi
 
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \

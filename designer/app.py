@@ -11,6 +11,27 @@ NO_DISPLAY = ("mapwright designer needs a display, and none was found (no DISPLA
               "or render without a screen: `QT_QPA_PLATFORM=offscreen mapwright designer --screenshot out.png`.")
 
 
+# the libraries Qt's xcb platform plugin loads beyond a basic X11 desktop, with their Debian packages
+XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xcb-icccm": "libxcb-icccm4", "xcb-keysyms": "libxcb-keysyms1",
+                 "xkbcommon-x11": "libxkbcommon-x11-0", "xcb-render-util": "libxcb-render-util0",
+                 "xcb-image": "libxcb-image0", "xcb-shape": "libxcb-shape0"}
+
+
+def missing_system_library() -> str | None:
+    """Qt's xcb platform aborts the whole process when a library is missing; say which, before it does."""
+    import ctypes.util
+
+    uses_xcb = sys.platform == "linux" and os.environ.get("QT_QPA_PLATFORM", "xcb") == "xcb" \
+        and os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
+    if not uses_xcb:
+        return None
+    missing = [pkg for lib, pkg in XCB_LIBRARIES.items() if ctypes.util.find_library(lib) is None]
+    if not missing:
+        return None
+    return (f"the desktop designer needs X11 libraries that are not installed: {', '.join(missing)} "
+            f"(Debian/Ubuntu: apt-get install {' '.join(missing)}).")
+
+
 def has_display() -> bool:
     if sys.platform != "linux" or os.environ.get("QT_QPA_PLATFORM"):
         return True
@@ -27,7 +48,12 @@ def main(model: Path | None, screenshot: Path | None = None) -> int:
     app.setApplicationName("Mapwright")
     app.setOrganizationName("Mapwright")
     app.setDesktopFileName("org.mapwright.Designer")
-    if "Fusion" in QStyleFactory.keys():
+    from PySide6.QtGui import QIcon
+
+    from resources import ROOT as RESOURCES
+
+    app.setWindowIcon(QIcon(str(RESOURCES / "icons" / "org.mapwright.Designer.svg")))
+    if "Fusion" in QStyleFactory.keys():  # noqa: SIM118 - keys() is a Qt call, not a dict
         app.setStyle("Fusion")  # follows the system's light or dark colour scheme
     window = MainWindow()
     window.open_path(model or SAMPLE_MODEL)

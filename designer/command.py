@@ -8,13 +8,17 @@ from pathlib import Path
 
 
 def run(args: argparse.Namespace) -> int:
-    from designer.app import NO_DISPLAY, has_display, main
+    from designer.app import NO_DISPLAY, has_display, main, missing_system_library
     from engine.model import load_model
 
     if args.model:
         load_model(args.model)  # an unreadable model is exit 2 with one line, before any window
     if not has_display() and args.screenshot is None:
         print(f"mapwright: {NO_DISPLAY}", file=sys.stderr)
+        return 2
+    missing = missing_system_library()
+    if missing:
+        print(f"mapwright: {missing}", file=sys.stderr)
         return 2
     if args.screenshot is not None and not has_display():
         import os

@@ -166,8 +166,10 @@ class MainWindow(QMainWindow):
         file.addSeparator()
         self._action(file, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         edit = bar.addMenu("&Edit")
-        self.undo_action = self._action(edit, "&Undo", QKeySequence.StandardKey.Undo, lambda: self.document.undo_stack.undo())
-        self.redo_action = self._action(edit, "&Redo", QKeySequence.StandardKey.Redo, lambda: self.document.undo_stack.redo())
+        self.undo_action = self._action(edit, "&Undo", QKeySequence.StandardKey.Undo,
+                                        lambda: self.document.undo_stack.undo())
+        self.redo_action = self._action(edit, "&Redo", QKeySequence.StandardKey.Redo,
+                                        lambda: self.document.undo_stack.redo())
         self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, lambda: self.controller.delete_selection())
         self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll,
                      lambda: [i.setSelected(True) for i in self.scene.tables.values()])
@@ -195,8 +197,8 @@ class MainWindow(QMainWindow):
 
     def _rebind_undo(self) -> None:
         stack = self.document.undo_stack
-        for action, can, text, signal in ((self.undo_action, stack.canUndo, stack.undoText, stack.canUndoChanged),
-                                          (self.redo_action, stack.canRedo, stack.redoText, stack.canRedoChanged)):
+        for action, can, signal in ((self.undo_action, stack.canUndo, stack.canUndoChanged),
+                                    (self.redo_action, stack.canRedo, stack.canRedoChanged)):
             action.setEnabled(can())
             signal.connect(action.setEnabled)
         stack.undoTextChanged.connect(self._undo_text)

@@ -12,11 +12,13 @@ import contextlib
 import json
 import signal
 import sys
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.java import JavaMissing, require_java
 from engine.model import load_model
@@ -26,6 +28,7 @@ from engine.run.rundir import RUN_INPUT_ERRORS, RunDirError, RunInfo, model_sha2
 from engine.spark.session import MasterError, check_reachable, parse_master
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+T = TypeVar("T")
 
 
 class RunUsageError(Exception):
@@ -36,8 +39,38 @@ def emit(event: str, **fields: Any) -> None:
     print(json.dumps({"event": event, **fields}, default=str), flush=True)
 
 
-def _cancel(signum: int, frame: FrameType | None) -> None:
-    raise RunCancelled(f"cancelled by signal {signal.Signals(signum).name}")
+def _in_worker(work: Callable[[], T], cancel: threading.Event, spark: Any, grace_s: float = 30.0) -> T:
+    """Run the pipeline in a thread, so a signal never lands inside a py4j call; when `cancel` is set,
+    ask Spark to stop its jobs and wait for the pipeline to notice (at most `grace_s`)."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = work()
+        except BaseException as exc:  # handed to the main thread as it is
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="mapwright-run", daemon=True)
+    thread.start()
+    asked = 0.0
+    while thread.is_alive():
+        thread.join(0.2)
+        if cancel.is_set() and not asked:
+            asked = time.monotonic()
+            _cancel_jobs(spark)
+        if asked and time.monotonic() - asked > grace_s:
+            raise RunCancelled("cancelled (Spark did not stop in time)")
+    if "error" in box:
+        raise box["error"]
+    return box["result"]  # type: ignore[no-any-return]
+
+
+def _cancel_jobs(spark: Any) -> None:
+    with contextlib.suppress(Exception):
+        if hasattr(spark, "sparkContext") and not type(spark).__module__.startswith("pyspark.sql.connect"):
+            spark.sparkContext.cancelAllJobs()
+        else:
+            spark.interruptAll()
 
 
 def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]") -> int:
@@ -58,7 +91,8 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
     if errors:
         reason = f"the model has {errors} validation error(s); see `mapwright validate {model_path}`"
         return _finish_failed(out, "failed", reason, info)
-    previous = signal.signal(signal.SIGTERM, _cancel)
+    cancel = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: cancel.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     spark = None
     try:
         emit("stage", stage="start", done=0, total=1)
@@ -68,12 +102,19 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
         spark = spark_session(master_url)
         info = replace(info, spark_version=spark.version)
         emit("stage", stage="spark", done=1, total=1, spark_version=spark.version)
-        result = run_spark(spark, model, data_dir,
-                           lambda stage, done, total: emit("stage", stage=stage, done=done, total=total))
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if cancel.is_set():
+                raise RunCancelled("cancelled")
+            emit("stage", stage=stage, done=done, total=total)
+
+        result = _in_worker(lambda: run_spark(spark, model, data_dir, progress), cancel, spark)
+        if cancel.is_set():
+            raise RunCancelled("cancelled")
         emit("stage", stage="write", done=len(STAGES), total=len(STAGES))
         write_run(result, model, out, replace(info, finished=datetime.now(UTC)))
-    except (RunCancelled, KeyboardInterrupt) as exc:
-        return _finish_failed(out, "cancelled", str(exc) or "cancelled", info)
+    except (RunCancelled, KeyboardInterrupt):
+        return _finish_failed(out, "cancelled", "cancelled by the user (SIGTERM or Ctrl-C)", info)
     except RUN_INPUT_ERRORS as exc:
         write_failed_run(out, "failed", str(exc), replace(info, finished=datetime.now(UTC)))
         emit("finished", status="failed", out=str(out), reason=str(exc))
@@ -81,9 +122,12 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
     except RunDirError as exc:
         raise RunUsageError(str(exc)) from None
     except Exception as exc:  # a Spark job that failed: say why, in one line
+        if cancel.is_set():
+            return _finish_failed(out, "cancelled", "cancelled by the user (SIGTERM or Ctrl-C)", info)
         return _finish_failed(out, "failed", spark_failure(exc), info)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         if spark is not None:
             _stop_quietly(spark)
     emit("finished", status="succeeded", out=str(out), counts=result.counts.as_dict(),

@@ -17,9 +17,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     browser = ConflictBrowser()
+    browser.setWindowTitle(f"Conflicts — {args.rundir}")
     browser.open_run(args.rundir)
     browser.show()
-    return app.exec()
+    return int(app.exec())
 
 
 if __name__ == "__main__":

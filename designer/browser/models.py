@@ -13,13 +13,13 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 Record = Mapping[str, Any]
-Index = QModelIndex | QPersistentModelIndex
+Index: TypeAlias = QModelIndex | QPersistentModelIndex
 
 RECORD_ROLE = Qt.ItemDataRole.UserRole + 1
 """`data(index, RECORD_ROLE)`: the whole record (dict) behind the row."""
@@ -121,6 +121,7 @@ class RecordTableModel(QAbstractTableModel):
         self._records: list[Record] = list(records)
         self._order: list[int] = list(range(len(self._records)))
         self._search: dict[bool, list[str]] = {}
+        self._sorted_by: tuple[int, Qt.SortOrder] = (-1, Qt.SortOrder.AscendingOrder)
 
     # --- the data ----------------------------------------------------------------------------------
     def set_records(self, records: Sequence[Record]) -> None:
@@ -128,6 +129,7 @@ class RecordTableModel(QAbstractTableModel):
         self._records = list(records)
         self._order = list(range(len(self._records)))
         self._search = {}
+        self._sorted_by = (-1, Qt.SortOrder.AscendingOrder)
         self.endResetModel()
 
     @property
@@ -188,6 +190,9 @@ class RecordTableModel(QAbstractTableModel):
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort by `column` (-1: back to file order), keeping persistent indexes (the selection) on their record."""
+        if (column, order) == self._sorted_by:  # QTableView.sortByColumn asks twice
+            return
+        self._sorted_by = (column, order)
         self.layoutAboutToBeChanged.emit()
         records = self._records
         if 0 <= column < len(self.columns):

@@ -49,7 +49,8 @@ class RunOverview(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.icon_label = QLabel()
-        self.status_label = QLabel()
+        self.icon_label.hide()
+        self.status_label = QLabel("No run open.")
         font = self.status_label.font()
         font.setPointSizeF(font.pointSizeF() * 1.5)
         font.setBold(True)
@@ -73,11 +74,14 @@ class RunOverview(QWidget):
             box = QGroupBox(title)
             QVBoxLayout(box).addWidget(name_value_table(model))
             tables.addWidget(box)
+            box.hide()
+            model.modelReset.connect(lambda box=box, model=model: box.setVisible(model.rowCount() > 0))
         layout = QVBoxLayout(self)
         layout.addLayout(head)
         layout.addWidget(self.reason_label)
         layout.addLayout(info)
         layout.addLayout(tables, 1)
+        layout.addStretch(0)
 
     def show_summary(self, summary: RunSummary, rundir: Path | None = None) -> None:
         manifest = summary.manifest

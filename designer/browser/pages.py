@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QVBoxLayout, QWidget
@@ -15,7 +15,7 @@ from designer.browser.filterbar import FilterBar, record_table
 from designer.browser.models import EXAMPLE_COLUMNS, RECORD_ROLE, Record, RecordTableModel, cell_text, is_diverged
 from designer.browser.proxy import RecordFilterProxy
 
-Index = QModelIndex | QPersistentModelIndex
+Index: TypeAlias = QModelIndex | QPersistentModelIndex
 
 
 def _record(index: Index) -> Record | None:
@@ -66,7 +66,9 @@ class RecordsPage(QWidget):
         model.modelReset.connect(self._reset)
 
     def _reset(self) -> None:
-        self.view.resizeColumnsToContents()  # from the visible rows only (precision 0)
+        header = self.view.horizontalHeader()
+        self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())  # new records, same order
+        self.view.resizeColumnsToContents()  # from a few rows: filterbar.SIZE_FROM_ROWS
         self.show_record(None)
 
     def show_record(self, record: Record | None) -> None:

@@ -1,8 +1,8 @@
 """`RecordFilterProxy`: text and per-field filters over a `RecordTableModel`, sorting passed to the source.
 
-The text filter is smart-case (case-sensitive only when the text has a capital letter, as in ripgrep),
-and every whitespace-separated word must occur in some column. Which records pass is computed once per
-filter change in one Python pass, so `filterAcceptsRow` is a list lookup.
+Every whitespace-separated word of the text filter must occur in some column, smart-case as in ripgrep:
+a word with a capital letter matches case-sensitively, any other word ignores case. Which records pass
+is computed once per filter change in one Python pass, so `filterAcceptsRow` is a list lookup.
 """
 
 from __future__ import annotations

@@ -122,7 +122,6 @@ class ConflictBrowser(QWidget):
     def show_run(self, summary: RunSummary, rundir: Path | None = None) -> None:
         """Show a run already read."""
         self.summary, self.rundir = summary, rundir
-        self.setWindowTitle(f"Conflicts — {rundir}" if rundir else "Conflicts")
         succeeded = summary.status == "succeeded"
         empty: list[Record] = []
         self.conflicts.set_records(summary.conflicts if succeeded else empty)
@@ -140,9 +139,10 @@ class ConflictBrowser(QWidget):
             reason = html.escape(str(summary.manifest.get("reason") or "no reason given"))
             return f"<b>{where}: run {html.escape(summary.status)}</b> — {reason}"
         diverged = sum(1 for m in summary.convergence if is_diverged(m))
+        converge = (f"{diverged} of {len(summary.convergence)} mappings diverged" if summary.convergence
+                    else "no convergence data")
         return (f"<b>{where}</b>: succeeded — {len(summary.conflicts):,} conflicts, "
-                f"{len(summary.error_queue):,} queued, {len(summary.rejects):,} rejects; "
-                f"{diverged} of {len(summary.convergence)} mappings diverged")
+                f"{len(summary.error_queue):,} queued, {len(summary.rejects):,} rejects; {converge}")
 
     def _show_unreadable(self, path: Path, message: str) -> None:
         self.summary, self.rundir = None, path

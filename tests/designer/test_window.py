@@ -26,7 +26,8 @@ TWO_TABLES = {
     "servers": [{"id": "hq", "dbms": "oracle", "priority": 20}, {"id": "br", "dbms": "postgresql", "priority": 10}],
     "tables": [
         {"server": "hq", "name": "CUST", "columns": [
-            {"name": "REGION", "type": "CHAR(2)", "nullable": False}, {"name": "NO", "type": "INTEGER", "nullable": False},
+            {"name": "REGION", "type": "CHAR(2)", "nullable": False},
+            {"name": "NO", "type": "INTEGER", "nullable": False},
             {"name": "NAME", "type": "VARCHAR(40)"}], "primary_key": ["REGION", "NO"]},
         {"server": "br", "name": "CUST", "columns": [
             {"name": "KEY", "type": "VARCHAR(16)", "nullable": False}, {"name": "NAME", "type": "VARCHAR(40)"},
