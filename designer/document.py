@@ -55,7 +55,7 @@ class Document(QObject):
         self.path = path
         self.validator = Validator(model)
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.sig_dirty_changed.emit(not clean))
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
 
     @classmethod
     def open(cls, path: Path, parent: QObject | None = None) -> Document:
@@ -89,6 +89,9 @@ class Document(QObject):
             self.sig_path_changed.emit(target)
         self.undo_stack.setClean()
         return target
+
+    def _clean_changed(self, clean: bool) -> None:
+        self.sig_dirty_changed.emit(not clean)
 
     def _apply(self, edit: Edit) -> None:
         self.validator.apply(edit)
