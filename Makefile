@@ -21,7 +21,8 @@ system-deps:
 	@if [ "$$(uname)" = Linux ] && command -v dpkg >/dev/null && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	  missing=""; for p in $(QT_SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	  if [ -n "$$missing" ]; then echo "installing Qt's system libraries:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } \
+	      || echo "could not install$$missing: the designer will name what it lacks (tests run offscreen)"; fi; \
 	fi
 
 check-python:
