@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QTabWidget,
-    QWidget,
 )
 
 from designer.autosave import Autosaver, recoverable
@@ -328,6 +327,3 @@ class MainWindow(QMainWindow):
         else:
             event.ignore()
 
-
-def bottom_tab(window: MainWindow, widget: QWidget, title: str) -> None:
-    window.bottom_tabs.addTab(widget, title)

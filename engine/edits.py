@@ -71,7 +71,7 @@ class Edit:
             items[where] = self.after
         model.drop_index()
 
-    def inverted(self, model_before: Model | None = None) -> Edit:
+    def inverted(self) -> Edit:
         """The edit that undoes this one."""
         new_key = self.key if self.after is None or self.kind == "settings" else entity_key(self.kind, self.after)
         old_key = self.key if self.before is None or self.kind == "settings" else entity_key(self.kind, self.before)

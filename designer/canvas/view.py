@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QWheelEvent
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
+from PySide6.QtWidgets import QGraphicsView
 
 from designer.canvas.scene import MappingScene
 
@@ -33,12 +33,6 @@ class MappingView(QGraphicsView):
             if self.zoom_level() > 1.0:
                 self.resetTransform()
                 self.centerOn(rect.center())
-
-    def centre_on(self, item: QGraphicsItem) -> None:
-        self.centerOn(item)
-
-    def visible_rect(self) -> QRectF:
-        return self.mapToScene(self.viewport().rect()).boundingRect()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
