@@ -7,9 +7,10 @@ tested without a window and reused by any front end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from engine.edits import Edit, evolve, replace, set_setting
+from engine.edits import Edit, chain, evolve, replace, set_setting
 from engine.keys import distribution_key
 from engine.model.methods import METHOD_CLASSES, Column, Method
 from engine.model.schema import Mapping, Model
@@ -114,27 +115,32 @@ def replace_node(method: dict[str, Any] | str, path: Path_, new: dict[str, Any] 
     return out
 
 
-def set_method_fields(model: Model, mapping_id: str, target_col: str, path: Path_, **fields: Any) -> list[Edit]:
-    """Change parameters (sep, index, type, value...) of the method node at `path`."""
+def _method_node(model: Model, mapping_id: str, target_col: str,
+                 path: Path_) -> tuple[dict[str, Any] | str, dict[str, Any]] | None:
+    """(the column's whole method, the method node at `path`) as JSON, or None when there is no such node."""
     mapping = model.mapping(mapping_id)
     if mapping is None or target_col not in mapping.columns:
-        return []
+        return None
     root = mapping.columns[target_col].model_dump(mode="json")
     node = node_at(root, path)
-    if not isinstance(node, dict):
+    return (root, node) if isinstance(node, dict) else None
+
+
+def set_method_fields(model: Model, mapping_id: str, target_col: str, path: Path_, **fields: Any) -> list[Edit]:
+    """Change parameters (sep, index, type, value...) of the method node at `path`."""
+    found = _method_node(model, mapping_id, target_col, path)
+    if found is None:
         return []
+    root, node = found
     return set_method(model, mapping_id, target_col, replace_node(root, path, {**node, **fields}))
 
 
 def add_method_input(model: Model, mapping_id: str, target_col: str, path: Path_, source_col: str) -> list[Edit]:
     """Dropping a source column on a method node: a concat gains an input; others take it as their input."""
-    mapping = model.mapping(mapping_id)
-    if mapping is None or target_col not in mapping.columns:
+    found = _method_node(model, mapping_id, target_col, path)
+    if found is None:
         return []
-    root = mapping.columns[target_col].model_dump(mode="json")
-    node = node_at(root, path)
-    if not isinstance(node, dict):
-        return []
+    root, node = found
     if "inputs" in node:
         new = {**node, "inputs": [*node["inputs"], source_col]}
     elif "input" in node:
@@ -157,18 +163,19 @@ def toggle_dkey(model: Model, mapping_id: str, target_col: str) -> list[Edit]:
 
 def delete_table(model: Model, table_key: str) -> list[Edit]:
     """A table and everything that names it: the mappings in and out, its conflict settings, its position."""
-    table = model.table(table_key)
-    if table is None:
+    if model.table(table_key) is None:
         return []
-    edits = [replace(model, "mapping", m, None) for m in model.mappings if table_key in (m.source, m.target)]
-    entry = model.conflicts_for(table_key)
-    if entry is not None:
-        edits.append(replace(model, "conflicts", entry, None))
-    edits.append(replace(model, "table", table, None))
+    ids = [m.id for m in model.mappings if table_key in (m.source, m.target)]
+    steps: list[Callable[[Model], list[Edit]]] = [
+        lambda m, i=i: [replace(m, "mapping", m.mapping(i), None)] for i in ids]  # type: ignore[misc]
+    if model.conflicts_for(table_key) is not None:
+        steps.append(lambda m: [replace(m, "conflicts", m.conflicts_for(table_key), None)])
+    steps.append(lambda m: [replace(m, "table", m.table(table_key), None)])
     if table_key in model.layout:
-        layout = {k: v for k, v in model.layout.items() if k != table_key}
-        edits.append(set_setting(model, "layout", layout))
-    return edits
+        steps.append(lambda m: [set_setting(m, "layout", {k: v for k, v in m.layout.items() if k != table_key})])
+    # built one after another, so each removal records where its entity stood at that moment:
+    # undoing them in reverse puts everything back in its place
+    return chain(model, *steps)
 
 
 def move_table(model: Model, table_key: str, x: float, y: float) -> list[Edit]:

@@ -11,7 +11,6 @@ from rulekit import (
     Case,
     assert_fires,
     assert_silent,
-    case_params,
     col,
     fired,
     mapping,
@@ -158,15 +157,6 @@ CASES = [
     ),
 ]
 
-
-@pytest.mark.parametrize("case", case_params(CASES))
-def test_fires(case: Case) -> None:
-    case.check_fires()
-
-
-@pytest.mark.parametrize("case", case_params(CASES))
-def test_near_miss(case: Case) -> None:
-    case.check_misses()
 
 
 # --- DK001 and the default rule -----------------------------------------------

@@ -11,7 +11,6 @@ from rulekit import (
     Case,
     assert_fires,
     assert_silent,
-    case_params,
     col,
     fired,
     mapping,
@@ -153,15 +152,6 @@ CASES = [
     ),
 ]
 
-
-@pytest.mark.parametrize("case", case_params(CASES))
-def test_fires(case: Case) -> None:
-    case.check_fires()
-
-
-@pytest.mark.parametrize("case", case_params(CASES))
-def test_near_miss(case: Case) -> None:
-    case.check_misses()
 
 
 # --- NN001 ----------------------------------------------------------------------------

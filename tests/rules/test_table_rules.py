@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rulekit import Case, assert_fires, assert_silent, case_params, col, fired, model, server, show, table
+from rulekit import Case, assert_fires, assert_silent, col, fired, model, server, show, table
 
 COLS = [col("ID", nullable=False), col("NAME", "VARCHAR(40)"), col("CITY", "VARCHAR(40)")]
 
@@ -92,15 +92,6 @@ CASES = [
     ),
 ]
 
-
-@pytest.mark.parametrize("case", case_params(CASES))
-def test_fires(case: Case) -> None:
-    case.check_fires()
-
-
-@pytest.mark.parametrize("case", case_params(CASES))
-def test_near_miss(case: Case) -> None:
-    case.check_misses()
 
 
 # --- SC001 -------------------------------------------------------------------------------------
