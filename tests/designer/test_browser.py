@@ -21,7 +21,7 @@ from designer.browser.detail import ABSENT, DIFFERS_ROLE, RowComparisonModel
 from designer.browser.models import RecordTableModel
 from engine.run.rundir import RunInfo, run_reference_to_dir, write_failed_run
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 BIG = 100_000
 
 

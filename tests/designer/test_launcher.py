@@ -21,7 +21,7 @@ from designer.launcher.settings import default_data_dir, default_out_dir
 from resources import ROOT as RESOURCES
 from resources import SAMPLE_MODEL
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 ROW_IMAGES = EXAMPLES / "row_images"
 REAL_STAGES = [("start", 0, 1), ("spark", 1, 1), ("decode", 0, 4), ("decode", 1, 4), ("net_effect", 1, 4),
                ("net_effect", 2, 4), ("resolve", 2, 4), ("resolve", 3, 4), ("converge", 3, 4),

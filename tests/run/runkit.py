@@ -11,7 +11,7 @@ from engine.run.records import decode_lines, typed_row
 from engine.run.reference import RunResult, run_model
 from engine.run.schedule import Schedule, parse_schedule
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 T0 = "2026-01-05T10:00:00Z"
 
 

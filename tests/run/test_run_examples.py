@@ -22,7 +22,7 @@ RUN_EXAMPLES = ["ordering_conflict", "row_images"]
 def expected_of(name: str) -> dict[str, Any]:
     folder = EXAMPLES / name
     if not (folder / "expected.json").is_file():
-        pytest.fail(f"the contract example {folder} is missing (shared/ must sit beside the project)")
+        pytest.fail(f"the contract example {folder} is missing")
     return json.loads((folder / "expected.json").read_text())
 
 
