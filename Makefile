@@ -8,21 +8,29 @@ BIN    := $(VENV)/bin
 # Qt's X11 and offscreen platforms need these system libraries; installed when missing and we may (root + apt).
 QT_SYSTEM_PACKAGES := libegl1 libgl1 libfontconfig1 libxkbcommon0 libxkbcommon-x11-0 libdbus-1-3 \
 	libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-render-util0 libxcb-image0 libxcb-shape0
+# The tests start a real PostgreSQL server (initdb/pg_ctl from Debian's package).
+TEST_SYSTEM_PACKAGES := postgresql
 
-.PHONY: run test check-python check-java system-deps lint clean
+.PHONY: run test check-python check-java system-deps test-system-deps lint clean
 
 run: $(VENV)/.installed system-deps
 	$(BIN)/mapwright designer $(MODEL)
 
-test: $(VENV)/.installed-test check-java system-deps
+test: $(VENV)/.installed-test check-java system-deps test-system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 system-deps:
-	@if [ "$$(uname)" = Linux ] && command -v dpkg >/dev/null && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-	  missing=""; for p in $(QT_SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	  if [ -n "$$missing" ]; then echo "installing Qt's system libraries:$$missing"; \
+	@$(call apt_install,$(QT_SYSTEM_PACKAGES),Qt's system libraries,the designer will name what it lacks (tests run offscreen))
+
+test-system-deps:
+	@$(call apt_install,$(TEST_SYSTEM_PACKAGES),the PostgreSQL server the tests start,the PostgreSQL tests will say why they cannot start one)
+
+# $(call apt_install,PACKAGES,WHAT,IF-NOT): install the missing PACKAGES when we may (Linux, root, apt); warn otherwise.
+apt_install = if [ "$$(uname)" = Linux ] && command -v dpkg >/dev/null && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then echo "installing $(2):$$missing"; \
 	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } \
-	      || echo "could not install$$missing: the designer will name what it lacks (tests run offscreen)"; fi; \
+	      || echo "could not install$$missing: $(3)"; fi; \
 	fi
 
 check-python:

@@ -1,5 +1,6 @@
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -7,6 +8,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pgserver import PgServer, PgUnavailable, running_server  # noqa: E402
 
 EXAMPLES = ROOT / "tests" / "fixtures" / "examples"  # copies of the contract's examples: the project stands alone
 
@@ -16,3 +19,13 @@ def examples() -> Path:  # read-only: safe to share across hypothesis inputs
     if not EXAMPLES.is_dir():
         pytest.fail(f"the contract examples are missing: {EXAMPLES}")
     return EXAMPLES
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One real PostgreSQL server for the session (Debian's package); fails, never skips, without one."""
+    try:
+        with running_server() as server:
+            yield server
+    except PgUnavailable as exc:
+        pytest.fail(f"cannot start a PostgreSQL server for this test: {exc}")
