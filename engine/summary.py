@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.run.rundir_read import LastAttempt, RunDirDamaged, RunDirUnreadable, read_run_files
 
-class RunDirUnreadable(ValueError):
-    """Not a run directory, or one whose files cannot be read; the message names the file."""
+__all__ = ["RunDirDamaged", "RunDirUnreadable", "RunSummary", "read_run", "render_summary"]
 
 
 @dataclass
@@ -20,6 +19,8 @@ class RunSummary:
     error_queue: list[dict[str, Any]] = field(default_factory=list)
     rejects: list[dict[str, Any]] = field(default_factory=list)
     convergence: list[dict[str, Any]] = field(default_factory=list)
+    last_attempt: LastAttempt | None = None
+    """A failed attempt over this run, whose manifest is in `RUNDIR.attempt/`."""
 
     @property
     def status(self) -> str:
@@ -29,7 +30,7 @@ class RunSummary:
         def by(key: str) -> dict[str, int]:
             return dict(sorted(Counter(str(c.get(key)) for c in self.conflicts).items()))
 
-        return {
+        doc: dict[str, Any] = {
             "status": self.status, "reason": self.manifest.get("reason"), "counts": self.manifest.get("counts"),
             "stages": self.manifest.get("stages"),
             "conflicts": {"total": len(self.conflicts), "by_type": by("type"), "by_outcome": by("outcome"),
@@ -37,40 +38,24 @@ class RunSummary:
             "error_queue": len(self.error_queue), "rejects": len(self.rejects),
             "convergence": [{k: m.get(k) for k in ("mapping", "compared", "diverged")} for m in self.convergence],
         }
-
-
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise RunDirUnreadable(f"{path}:{number}: invalid JSON: {exc.msg}") from None
-    return out
+        if self.last_attempt is not None:
+            doc["last_attempt"] = self.last_attempt.as_dict()
+        return doc
 
 
 def read_run(rundir: Path) -> RunSummary:
-    manifest_file = rundir / "manifest.json"
-    if not rundir.is_dir():
-        raise RunDirUnreadable(f"{rundir}: no such folder")
-    if not manifest_file.is_file():
-        raise RunDirUnreadable(f"{rundir}: not a run directory (no manifest.json)")
-    try:
-        manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
-        convergence = json.loads((rundir / "convergence.json").read_text()) if (rundir / "convergence.json").exists() \
-            else {"mappings": []}
-    except json.JSONDecodeError as exc:
-        raise RunDirUnreadable(f"{manifest_file}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    return RunSummary(manifest, _jsonl(rundir / "conflicts.jsonl"), _jsonl(rundir / "error_queue.jsonl"),
-                      _jsonl(rundir / "rejects.jsonl"), convergence.get("mappings", []))
+    """The run directory at `rundir`, checked whole first (`engine.run.rundir_read`): a damaged one raises
+    `RunDirDamaged` naming the file and line, never a partial summary."""
+    files = read_run_files(rundir)
+    return RunSummary(files.manifest, files.conflicts, files.error_queue, files.rejects, files.convergence,
+                      files.last_attempt)
 
 
 def render_summary(summary: RunSummary, rundir: Path) -> str:
     doc = summary.as_dict()
     lines = [f"run {rundir}: {summary.status}" + (f" ({doc['reason']})" if doc["reason"] else "")]
+    if summary.last_attempt is not None:
+        lines.append(f"  note: {summary.last_attempt.describe()}")
     counts = doc["counts"] or {}
     if counts:
         lines.append("  " + ", ".join(f"{k} {v}" for k, v in counts.items()))

@@ -22,7 +22,17 @@ from designer.browser.models import (
 )
 from designer.browser.overview import RunOverview
 from designer.browser.pages import ConflictsPage, ConvergencePage, RecordsPage
+from engine.run.rundir_read import LastAttempt
 from engine.summary import RunDirUnreadable, RunSummary, read_run
+
+
+def attempt_note(attempt: LastAttempt | None) -> str:
+    """A line under the headline when a later attempt over this run failed: its status, reason and where."""
+    if attempt is None:
+        return ""
+    reason = f": {html.escape(attempt.reason)}" if attempt.reason else ""
+    return (f"<br><b>The last attempt {html.escape(attempt.status)}</b>{reason} — its reason is in "
+            f"{html.escape(str(attempt.manifest_path))}; the run shown is the earlier one.")
 
 
 def describe_queue_entry(entry: Record) -> str:
@@ -141,8 +151,9 @@ class ConflictBrowser(QWidget):
         diverged = sum(1 for m in summary.convergence if is_diverged(m))
         converge = (f"{diverged} of {len(summary.convergence)} mappings diverged" if summary.convergence
                     else "no convergence data")
-        return (f"<b>{where}</b>: succeeded — {len(summary.conflicts):,} conflicts, "
-                f"{len(summary.error_queue):,} queued, {len(summary.rejects):,} rejects; {converge}")
+        headline = (f"<b>{where}</b>: succeeded — {len(summary.conflicts):,} conflicts, "
+                    f"{len(summary.error_queue):,} queued, {len(summary.rejects):,} rejects; {converge}")
+        return headline + attempt_note(summary.last_attempt)
 
     def _show_unreadable(self, path: Path, message: str) -> None:
         self.summary, self.rundir = None, path

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from PySide6.QtCharts import QChart
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer
@@ -19,7 +22,7 @@ from designer.browser import ConflictBrowser
 from designer.browser.__main__ import main as browser_main
 from designer.browser.detail import ABSENT, DIFFERS_ROLE, RowComparisonModel
 from designer.browser.models import RecordTableModel
-from engine.run.rundir import RunInfo, run_reference_to_dir, write_failed_run
+from engine.run.rundir import RunInfo, conflicts_arrow, run_reference_to_dir, write_failed_run
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 BIG = 100_000
@@ -255,17 +258,21 @@ def test_a_folder_that_is_not_a_run_says_why(browser: ConflictBrowser, qtbot: Qt
     assert browser.tabs.currentWidget() is browser.overview
 
 
-def test_error_queue_and_rejects_tabs(browser: ConflictBrowser, qtbot: QtBot, tmp_path: Path) -> None:
+def test_error_queue_and_rejects_tabs(browser: ConflictBrowser, qtbot: QtBot, tmp_path: Path,
+                                     ordering_run: Path) -> None:
     entry = {"site": "C", "txn": "t9", "seq": 1, "commit_ts": "2026-01-05T10:00:00Z", "table": "T", "op": "U",
              "before": {"ID": 1, "X": 1}, "after": {"ID": 1, "X": 2}, "origin": "A", "mapping": "A_to_C",
              "delivered_at": "2026-01-05T10:00:00Z", "reason": "unresolved update conflict in the shadow group"}
     reject = {"file": "changes/c.jsonl", "line": 2, "reason": "column NOPE is not in T", "raw": '{"NOPE": 1}'}
-    out = tmp_path / "run"
-    out.mkdir()
-    (out / "manifest.json").write_text(json.dumps({"status": "succeeded", "counts": {"queued": 1, "rejects": 1}}))
+    out = Path(shutil.copytree(ordering_run, tmp_path / "run"))  # a whole run, with one queued change and one reject
+    manifest = json.loads((out / "manifest.json").read_text())
+    counts = manifest["counts"]
+    counts.update(queued=1, deliveries=counts["deliveries"] + 1, rejects=1, records=counts["records"] + 1)
+    (out / "manifest.json").write_text(json.dumps(manifest))
     (out / "error_queue.jsonl").write_text(json.dumps(entry) + "\n")
     (out / "rejects.jsonl").write_text(json.dumps(reject) + "\n")
-    browser.open_run(out)
+    with qtbot.waitSignal(browser.sig_run_opened):
+        browser.open_run(out)
     assert browser.tabs.tabText(1) == "Error queue (1)" and browser.tabs.tabText(2) == "Rejects (1)"
     queue = browser.queue_page
     browser.tabs.setCurrentWidget(queue)
@@ -296,18 +303,31 @@ class CountingModel(RecordTableModel):
 
 
 def write_big_run(out: Path) -> None:
+    """A whole run directory (every file of the contract, consistent counts) with 100,000 conflicts."""
     out.mkdir()
     types, outcomes = ("update", "uniqueness", "delete"), ("remote", "local", "merged", "unresolved")
+    conflicts = []
     with (out / "conflicts.jsonl").open("w", encoding="utf-8") as fh:
         for i in range(BIG):
             row = {"ID": i, "NAME": f"n{i}", "X": i % 7}
-            fh.write(json.dumps({
+            conflicts.append({
                 "site": f"S{i % 5}", "origin": f"S{(i + 1) % 5}", "table": f"S{i % 5}.T{i % 10}", "dkey": {"ID": i},
                 "txn": f"t{i}", "type": types[i % 3], "column_group": "g", "methods_tried": ["maximum"],
                 "method": "maximum", "outcome": outcomes[i % 4], "local": row, "remote_old": row,
                 "remote_new": {**row, "X": i % 7 + 1}, "result": row,
-                "delivered_at": f"2026-01-05T10:{i % 60:02d}:00Z"}) + "\n")
-    (out / "manifest.json").write_text(json.dumps({"status": "succeeded", "counts": {"conflicts": BIG}}))
+                "delivered_at": f"2026-01-05T10:{i % 60:02d}:00Z"})
+            fh.write(json.dumps(conflicts[-1]) + "\n")
+    pq.write_table(conflicts_arrow(conflicts), out / "conflicts.parquet")
+    for key in {c["table"] for c in conflicts}:
+        server, name = key.split(".")
+        (out / "tables" / server).mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.table({"ID": pa.array([], pa.int64())}), out / "tables" / server / f"{name}.parquet")
+    for name in ("error_queue.jsonl", "rejects.jsonl"):
+        (out / name).write_text("")
+    (out / "convergence.json").write_text(json.dumps({"mappings": []}))
+    counts = dict.fromkeys(("records", "rejects", "filtered", "deliveries", "applied", "resolved", "queued"), 0)
+    (out / "manifest.json").write_text(json.dumps({"status": "succeeded", "engine": "mapwright test",
+                                                   "counts": {**counts, "conflicts": BIG}}))
 
 
 def test_a_hundred_thousand_conflicts_load_filter_and_sort_lazily(
