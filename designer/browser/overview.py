@@ -103,9 +103,9 @@ class RunOverview(QWidget):
             rows.append({"name": "total", "value": round(sum(float(v) for v in stages.values()), 4)})
         self.stages.set_records(rows)
 
-    def show_error(self, message: str) -> None:
-        """A folder that could not be read as a run directory."""
-        self.status_label.setText("Cannot open the run directory")
+    def show_error(self, message: str, title: str | None = None) -> None:
+        """A folder that could not be read as a run directory (`title`: what kind of failure, if known)."""
+        self.status_label.setText(title or "Cannot open the run directory")
         self._set_icon(QStyle.StandardPixmap.SP_MessageBoxWarning)
         self.reason_label.setText(message)
         self.reason_label.setVisible(True)

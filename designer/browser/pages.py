@@ -98,6 +98,19 @@ class ConflictsPage(RecordsPage):
         self.filter_bar.set_field_value("outcome", outcome)
 
 
+def example_images(example: Record) -> list[Image]:
+    """Source and target rows of a convergence example; when several rows share the key (a list), one image
+    per row (`Target 1`, `Target 2`...)."""
+    images: list[Image] = []
+    for title, key in (("Source", "source"), ("Target", "target")):
+        value = example.get(key)
+        if isinstance(value, list):
+            images += [(f"{title} {n}", row if isinstance(row, dict) else None) for n, row in enumerate(value, 1)]
+        else:
+            images.append((title, value if isinstance(value, dict) else None))
+    return images
+
+
 def describe_example(example: Record) -> str:
     return f"Key {html.escape(cell_text(example.get('dkey')))}: source row against target row."
 
@@ -113,8 +126,7 @@ class ConvergencePage(QWidget):
         self.view = record_table(self.proxy)
         self.caption = QLabel()
         self.examples = RecordTableModel(EXAMPLE_COLUMNS, parent=self)
-        self.examples_page = RecordsPage(self.examples, describe_example,
-                                         lambda e: [("Source", e.get("source")), ("Target", e.get("target"))])
+        self.examples_page = RecordsPage(self.examples, describe_example, example_images)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.view)
         splitter.addWidget(self.examples_page)

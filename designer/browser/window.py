@@ -23,7 +23,7 @@ from designer.browser.models import (
 from designer.browser.overview import RunOverview
 from designer.browser.pages import ConflictsPage, ConvergencePage, RecordsPage
 from engine.run.rundir_read import LastAttempt
-from engine.summary import RunDirUnreadable, RunSummary, read_run
+from engine.summary import RunDirDamaged, RunDirUnreadable, RunSummary, read_run
 
 
 def attempt_note(attempt: LastAttempt | None) -> str:
@@ -122,7 +122,7 @@ class ConflictBrowser(QWidget):
             with collector_paused():
                 summary = read_run(path)
         except (RunDirUnreadable, OSError, UnicodeDecodeError) as exc:
-            self._show_unreadable(path, str(exc))
+            self._show_unreadable(path, str(exc), damaged=isinstance(exc, RunDirDamaged))
             return None
         finally:
             QGuiApplication.restoreOverrideCursor()
@@ -155,13 +155,14 @@ class ConflictBrowser(QWidget):
                     f"{len(summary.error_queue):,} queued, {len(summary.rejects):,} rejects; {converge}")
         return headline + attempt_note(summary.last_attempt)
 
-    def _show_unreadable(self, path: Path, message: str) -> None:
+    def _show_unreadable(self, path: Path, message: str, damaged: bool = False) -> None:
         self.summary, self.rundir = None, path
         for model in (self.conflicts, self.error_queue, self.rejects, self.convergence):
             model.set_records([])
-        self.overview.show_error(message)
+        self.overview.show_error(message, "The run directory is damaged" if damaged else None)
         self._show_data_tabs(False)
-        self.banner.setText(f"<b>Cannot open {html.escape(str(path))}</b> — {html.escape(message)}")
+        headline = f"{html.escape(str(path))} is damaged" if damaged else f"Cannot open {html.escape(str(path))}"
+        self.banner.setText(f"<b>{headline}</b> — {html.escape(message)}")
         self.sig_open_failed.emit(message)
 
     def _show_data_tabs(self, visible: bool) -> None:

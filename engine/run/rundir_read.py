@@ -24,6 +24,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from engine.model.io import MAX_MODEL_BYTES
 from engine.model.jsonpos import line_of
 
 MANIFEST = "manifest.json"
@@ -45,7 +46,8 @@ class RunDirUnreadable(ValueError):
 
     def __init__(self, path: Path | str, problem: str, line: int | None = None, where: str | None = None) -> None:
         self.path, self.problem, self.line, self.where = Path(path), problem, line, where
-        place = f"{path}" + (f":{line}" if line is not None else "") + (f" {where}" if where else "")
+        where_shown = where if where is None or len(where) <= 80 else where[:77] + "..."
+        place = f"{path}" + (f":{line}" if line is not None else "") + (f" {where_shown}" if where_shown else "")
         super().__init__(" ".join(f"{place}: {problem}".split()))  # always one line
 
 
@@ -100,9 +102,10 @@ def read_run_files(rundir: Path) -> RunFiles:
 
 def is_run_directory(path: Path) -> bool:
     """True when `path` holds a `manifest.json` that is a JSON object naming the engine `mapwright`."""
+    manifest = Path(path) / MANIFEST
     try:
-        doc = json.loads((Path(path) / MANIFEST).read_bytes())
-    except (OSError, ValueError):
+        doc = json.loads(manifest.read_bytes()) if manifest.is_file() else None
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(doc, dict) and _names_mapwright(doc.get("engine"))
 
@@ -115,7 +118,7 @@ def last_attempt(rundir: Path) -> LastAttempt | None:
         return None
     try:
         doc = json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         return LastAttempt(path, "failed", f"its manifest cannot be read ({_first_line(exc)})")
     if not isinstance(doc, dict):
         return LastAttempt(path, "failed", "its manifest is not a JSON object")
@@ -176,10 +179,12 @@ def _read_checked(rundir: Path) -> RunFiles:
 
 def read_text(path: Path) -> str:
     """A file's text: strict UTF-8 and no NUL bytes (binary content), else a `RunDirDamaged` naming the line."""
+    if path.is_dir():
+        raise RunDirDamaged(path, "is a folder, not a file")
+    if path.exists() and not path.is_file():  # a pipe or a device would block or never end
+        raise RunDirDamaged(path, "not a regular file")
     try:
         data = path.read_bytes()
-    except IsADirectoryError:
-        raise RunDirDamaged(path, "is a folder, not a file") from None
     except OSError as exc:
         raise RunDirUnreadable(path, f"cannot be read ({exc.strerror or exc})") from None
     nul = data.find(b"\x00")
@@ -200,8 +205,9 @@ def parse_json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        cut = " (the file ends too early: cut short?)" if exc.pos >= len(text.rstrip()) else ""
-        raise RunDirDamaged(path, f"invalid JSON: {exc.msg}{cut}", exc.lineno) from None
+        ended = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        cut = "; the file ends too early: cut short?" if ended else ""
+        raise RunDirDamaged(path, f"invalid JSON: {exc.msg} (column {exc.colno}){cut}", exc.lineno) from None
     except RecursionError:
         raise RunDirDamaged(path, "JSON nested too deeply") from None
 
@@ -211,13 +217,15 @@ def read_json_lines(path: Path) -> list[Doc]:
     text = read_text(path)
     rows, texts = ROW_FIELDS.get(path.name, ()), TEXT_FIELDS.get(path.name, ())
     out: list[Doc] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             doc = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise RunDirDamaged(path, f"invalid JSON: {exc.msg} (column {exc.colno})", number) from None
+            cut = "; the file ends inside this line: cut short?" if number == len(lines) else ""
+            raise RunDirDamaged(path, f"invalid JSON: {exc.msg} (column {exc.colno}){cut}", number) from None
         except RecursionError:
             raise RunDirDamaged(path, "JSON nested too deeply", number) from None
         if not isinstance(doc, dict):
@@ -314,8 +322,8 @@ def check_convergence(path: Path, text: str, doc: Any) -> list[Doc]:
 
 def check_parquet(path: Path, expected_rows: int | None = None) -> int:
     """Read every page of a Parquet file (a cut or corrupt file fails here); returns its number of rows."""
-    if path.is_dir():
-        raise RunDirDamaged(path, "is a folder, not a Parquet file")
+    if not path.is_file():
+        raise RunDirDamaged(path, "is a folder, not a Parquet file" if path.is_dir() else "not a regular file")
     try:
         parquet = pq.ParquetFile(path)
         rows: int = sum(int(batch.num_rows) for batch in parquet.iter_batches(batch_size=65_536))
@@ -358,7 +366,10 @@ def model_tables(manifest: Doc) -> list[tuple[str, str]]:
     if not isinstance(path, str) or not isinstance(sha, str):
         return []
     try:
-        data = Path(path).read_bytes()
+        file = Path(path)
+        if not file.is_file() or file.stat().st_size > MAX_MODEL_BYTES:
+            return []
+        data = file.read_bytes()
         if hashlib.sha256(data).hexdigest() != sha:
             return []
         doc = json.loads(data)

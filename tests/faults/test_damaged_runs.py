@@ -21,6 +21,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine.cli import main
@@ -466,8 +467,8 @@ def test_the_browser_shows_why_a_damaged_run_cannot_be_opened(browser: Any, qtbo
         assert browser.open_run(rundir) is None
     message = failed.args[0]
     assert str(rundir) in message and name in message and "\n" not in message
-    assert "Cannot open" in browser.banner.text() and name in browser.banner.text()
-    assert browser.overview.status_label.text() == "Cannot open the run directory"
+    assert f"{rundir} is damaged" in browser.banner.text() and name in browser.banner.text()
+    assert browser.overview.status_label.text() == "The run directory is damaged"
     assert browser.overview.reason_label.isVisible() and browser.overview.reason_label.text() == message
     assert browser.summary is None and browser.tabs.currentWidget() is browser.overview
     assert [browser.tabs.isTabVisible(i) for i in range(5)] == [False, False, False, False, True]
@@ -503,3 +504,40 @@ def test_an_unreadable_file_is_named(intact: Path, tmp_path: Path, capsys: pytes
         rundir = copy_of(intact, tmp_path)
         (rundir / "rejects.jsonl").chmod(0)
     assert_refused(rundir, capsys, str(rundir / "rejects.jsonl"))
+
+
+def test_the_browser_compares_an_example_whose_key_several_rows_share(browser: Any, qtbot: QtBot, intact: Path,
+                                                                     tmp_path: Path) -> None:
+    """Not damage: convergence lists every row when several share a key (`"target": [row, row]`)."""
+    rundir = copy_of(intact, tmp_path)
+    twins = [{"ID": 1, "X": 5}, {"ID": 1, "X": 6}]
+    edit_json(rundir, "convergence.json", lambda d: {"mappings": [
+        {**d["mappings"][1], "examples": [{"dkey": {"ID": 1}, "source": {"ID": 1, "X": 7}, "target": twins}]}]})
+    with qtbot.waitSignal(browser.sig_run_opened):
+        browser.open_run(rundir)
+    page = browser.convergence_page
+    page.show_mapping(browser.convergence.records[0])
+    examples = page.examples_page
+    examples.view.selectRow(0)
+    assert examples.comparison is not None
+    model = examples.comparison.model
+    titles = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert titles == ["Source", "Target 1", "Target 2"]
+    assert model.highlighted_cells() == [("X", "Target 1"), ("X", "Target 2")]
+
+
+def test_a_pipe_in_place_of_a_file_is_refused_without_blocking(intact: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    rundir = copy_of(intact, tmp_path)
+    remove("conflicts.jsonl")(rundir)
+    os.mkfifo(rundir / "conflicts.jsonl")
+    assert "not a regular file" in assert_refused(rundir, capsys, str(rundir / "conflicts.jsonl"))
+
+
+def test_a_manifest_naming_a_device_as_its_model_is_not_read(intact: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The model is only a cross-check: a hostile path (an endless device) is skipped, not read."""
+    rundir = copy_of(intact, tmp_path)
+    edit_json(rundir, "manifest.json", set_in(("model",), {"path": "/dev/zero", "sha256": "0" * 64}))
+    code, out, err = conflicts(rundir, "json", capsys)
+    assert code == 0 and err == "" and json.loads(out)["conflicts"]["total"] == 2
