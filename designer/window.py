@@ -24,7 +24,9 @@ from designer.canvas.view import MappingView
 from designer.conflict_editor import ConflictEditor
 from designer.document import Document, EditCommand
 from designer.inspector import Inspector
-from designer.launcher.panel import RunLauncher
+from designer.launcher.panel import RunLauncher, RunnerFactory
+from designer.launcher.runner import RunProcess
+from designer.launcher.settings import is_bundled_sample_data
 from designer.problems import ProblemsPanel
 from designer.tree import ModelTree
 from engine import operations as ops
@@ -38,10 +40,12 @@ MAX_RECENT = 8
 
 class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, settings: QSettings | None = None,
-                 ask: bool = True) -> None:
+                 ask: bool = True, runner_factory: RunnerFactory = RunProcess) -> None:
         super().__init__()
         self.settings = settings or QSettings("Mapwright", "Mapwright")
         self.ask = ask  # False in tests: never block on a dialog
+        self.runner_factory = runner_factory
+        self.browsers: list[ConflictBrowser] = []
         self.status = QLabel()
         self.statusBar().addPermanentWidget(self.status)
         self.resize(1500, 920)
@@ -62,9 +66,10 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(document)
         self.conflicts = ConflictEditor(document)
         self.problems = ProblemsPanel(document)
-        self.launcher = RunLauncher(lambda: self.document.path, settings=self.settings)
+        self.launcher = RunLauncher(lambda: self.document.path, self.runner_factory, settings=self.settings,
+                                    confirm_run=self.ready_to_run)
         self.launcher.sig_run_finished.connect(self.run_finished)
-        document.sig_path_changed.connect(lambda _p: self.launcher.model_changed())
+        document.sig_path_changed.connect(lambda _p: self.launcher.model_saved_as())
         self.autosaver = Autosaver(document)
         self._docks()
         self.scene.sig_selected.connect(self.select)
@@ -179,7 +184,9 @@ class MainWindow(QMainWindow):
         self._action(self.view_menu, "Auto &layout", QKeySequence("Ctrl+L"), self.auto_layout)
         self.view_menu.addSeparator()
         run = bar.addMenu("&Run")
-        self._action(run, "&Run on sample data…", QKeySequence("F5"), self.show_launcher)
+        self.run_action = self._action(run, "&Run on sample data", QKeySequence("F5"), self.run_now)
+        self.show_run_tab_action = self._action(run, "Show the Run &tab", QKeySequence("Ctrl+F5"),
+                                                self.show_launcher)
         self._action(run, "Open run &directory…", QKeySequence("Ctrl+Shift+O"), self.open_run_dialog)
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
@@ -222,25 +229,53 @@ class MainWindow(QMainWindow):
         self.bottom_tabs.setCurrentWidget(self.launcher)
         self.docks["Problems and runs"].show()
 
+    def run_now(self) -> None:
+        """F5: show the Run tab and start a run with its choices (what blocks a run is shown there)."""
+        self.show_launcher()
+        self.launcher.start_run()
+
+    def ready_to_run(self) -> bool:
+        """A run reads the model file, so unsaved edits are saved first (asked) or the run does not start."""
+        if not self.document.dirty:
+            return True
+        if self.ask:
+            answer = QMessageBox.question(
+                self, "Run the saved model?",
+                "The model has unsaved changes, and a run reads the model file. Save them and run?",
+                QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
+                QMessageBox.StandardButton.Save)
+            if answer != QMessageBox.StandardButton.Save:
+                return False
+        return self.save()
+
     def open_run_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open run directory")
         if path:
             self.open_run(Path(path))
 
-    def open_run(self, path: Path) -> ConflictBrowser:
-        """Show a run directory in a conflict browser window."""
+    def open_run(self, path: Path, sample_data: bool | None = None) -> ConflictBrowser:
+        """Show a run directory in a conflict browser window (`sample_data`: it read the bundled sample data)."""
         browser = ConflictBrowser()
+        browser.sample_data = sample_data
         browser.setWindowTitle(f"Run {path} — Mapwright")
         browser.open_run(path)
         browser.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.browsers = [b for b in getattr(self, "browsers", []) if b.isVisible()] + [browser]
+        self._keep_browser(browser)
         browser.show()
         return browser
+
+    def _keep_browser(self, browser: ConflictBrowser) -> None:
+        """Hold a reference while the window lives; forget it when Qt deletes it (closed)."""
+        self.browsers.append(browser)
+        browser.destroyed.connect(lambda _obj=None, gone=browser: self._forget_browser(gone))
+
+    def _forget_browser(self, gone: ConflictBrowser) -> None:
+        self.browsers = [b for b in self.browsers if b is not gone]
 
     def run_finished(self, status: str, out_dir: str) -> None:
         self.statusBar().showMessage(f"Run {status}: {out_dir}", 8000)
         if out_dir and (Path(out_dir) / "manifest.json").exists():
-            self.open_run(Path(out_dir))
+            self.open_run(Path(out_dir), is_bundled_sample_data(self.launcher.data_edit.text().strip()))
 
     # --- files -----------------------------------------------------------------
 
