@@ -67,3 +67,9 @@ class Autosaver(QObject):
 
     def discard(self) -> None:
         autosave_path(self.document.path).unlink(missing_ok=True)
+
+    def stop_and_discard(self) -> None:
+        """The user threw the changes away: no pending or periodic autosave may write them back."""
+        self.debounce.stop()
+        self.periodic.stop()
+        self.discard()

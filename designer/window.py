@@ -23,6 +23,8 @@ from designer.canvas.scene import MappingScene
 from designer.canvas.view import MappingView
 from designer.conflict_editor import ConflictEditor
 from designer.document import Document, EditCommand
+from designer.find import FindDialog
+from designer.helpmenu import LegendDialog, about_box
 from designer.inspector import Inspector
 from designer.launcher.panel import RunLauncher, RunnerFactory
 from designer.launcher.runner import RunProcess
@@ -33,7 +35,7 @@ from engine import operations as ops
 from engine.edits import chain
 from engine.export import EXPORTERS
 from engine.model import ModelLoadError
-from engine.rules import Finding, count
+from engine.rules import Finding, Location, count
 
 MAX_RECENT = 8
 
@@ -83,6 +85,8 @@ class MainWindow(QMainWindow):
         self._show_counts(document.findings())
         self._title()
         QTimer.singleShot(0, self.view.fit)
+        if getattr(self, "find_dialog", None) is not None:
+            self.find_dialog.set_model(document.model)
         if old is not None:
             old.deleteLater()
 
@@ -177,6 +181,8 @@ class MainWindow(QMainWindow):
         self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, lambda: self.controller.delete_selection())
         self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll,
                      lambda: [i.setSelected(True) for i in self.scene.tables.values()])
+        edit.addSeparator()
+        self.find_action = self._action(edit, "&Find…", QKeySequence.StandardKey.Find, self.show_find)
         self.view_menu = bar.addMenu("&View")
         self._action(self.view_menu, "Zoom &in", QKeySequence.StandardKey.ZoomIn, lambda: self.view.zoom(1.2))
         self._action(self.view_menu, "Zoom &out", QKeySequence.StandardKey.ZoomOut, lambda: self.view.zoom(1 / 1.2))
@@ -188,11 +194,52 @@ class MainWindow(QMainWindow):
         self.show_run_tab_action = self._action(run, "Show the Run &tab", QKeySequence("Ctrl+F5"),
                                                 self.show_launcher)
         self._action(run, "Open run &directory…", QKeySequence("Ctrl+Shift+O"), self.open_run_dialog)
+        self._make_help_menu()
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
         for action in self.menuBar().actions()[0].menu().actions()[:2] + [self.undo_action, self.redo_action]:
             toolbar.addAction(action)
         self._refresh_recent()
+
+    def _make_help_menu(self) -> None:
+        help_menu = self.menuBar().addMenu("&Help")
+        self.legend_action = self._action(help_menu, "&Legend", QKeySequence(), self.show_legend)
+        self.about_action = self._action(help_menu, "&About Mapwright", QKeySequence(), self.show_about)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+
+    def show_legend(self) -> LegendDialog:
+        """What the canvas's dots, dashes and colours mean (one window, raised when asked again)."""
+        if getattr(self, "legend", None) is None:
+            self.legend = LegendDialog(self)
+        self.legend.show()
+        self.legend.raise_()
+        return self.legend
+
+    def show_about(self) -> None:
+        self.about = about_box(self)
+        self.about.show()
+
+    def show_find(self) -> FindDialog:
+        """Edit ▸ Find: one non-modal window over the current model."""
+        if getattr(self, "find_dialog", None) is None:
+            self.find_dialog = FindDialog(self.document.model, self)
+            self.find_dialog.sig_go.connect(self.go_to_ref)
+        self.find_dialog.set_model(self.document.model)
+        self.find_dialog.show()
+        self.find_dialog.raise_()
+        self.find_dialog.edit.setFocus()
+        self.find_dialog.edit.selectAll()
+        return self.find_dialog
+
+    def go_to_ref(self, ref: tuple[str, ...]) -> None:
+        """Select a table, column or mapping found by name, and bring it into view."""
+        kind, key = ref[0], ref[1]
+        location = (Location(mapping=key) if kind == "mapping"
+                    else Location(table=key, column=ref[2] if kind == "column" else None))
+        item = self.scene.focus(location)
+        if item is not None:
+            self.view.centerOn(item)
+        self.select(ref)
 
     def _action(self, menu: object, text: str, shortcut: object, slot: object) -> QAction:
         action = QAction(text, self)
@@ -288,7 +335,10 @@ class MainWindow(QMainWindow):
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
-        return answer == QMessageBox.StandardButton.Discard
+        if answer == QMessageBox.StandardButton.Discard:
+            self.autosaver.stop_and_discard()  # discarded edits are not offered back on the next open
+            return True
+        return False
 
     def new_model(self) -> None:
         if self.maybe_discard():
