@@ -293,7 +293,11 @@ class MainWindow(QMainWindow):
                 QMessageBox.StandardButton.Save)
             if answer != QMessageBox.StandardButton.Save:
                 return False
-        return self.save()
+        try:
+            return self.save()
+        except OSError as exc:  # a read-only folder, a full disk: the file on disk is untouched
+            self.statusBar().showMessage(f"Not run: cannot save {self.document.path}: {exc.strerror or exc}")
+            return False
 
     def open_run_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open run directory")

@@ -38,7 +38,7 @@ def queue_images(entry: Record) -> list[tuple[str, Record | None]]:
     return [("Before", entry.get("before")), ("After", entry.get("after"))]
 
 
-RAW_SHOWN = 300
+RAW_SHOWN = 120
 """Characters of a rejected line shown under the list; the whole line is in the tooltip and the Raw column."""
 SAMPLE_REJECTS_NOTE = ("These rejects are expected: the bundled sample data is faulty on purpose (malformed "
                        "change records and a schema change at noon) to show what rejects look like.")
