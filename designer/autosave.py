@@ -62,7 +62,7 @@ class Autosaver(QObject):
         target = autosave_path(self.document.path)
         doc = {"path": str(self.document.path) if self.document.path else None,
                "model": json.loads(dump_model(self.document.model))}
-        write_atomic(target, json.dumps(doc))
+        write_atomic(target, json.dumps(doc), mode=0o600)  # a private copy: only its owner reads it
         return target
 
     def discard(self) -> None:

@@ -188,8 +188,9 @@ def save_model(model: Model, path: str | os.PathLike[str]) -> None:
     write_atomic(Path(path), dump_model(model))
 
 
-def write_atomic(target: Path, text: str) -> None:
-    """Replace `target` with `text` all at once; a symlink is followed, so the file it points to is replaced."""
+def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
+    """Replace `target` with `text` all at once; a symlink is followed, so the file it points to is replaced.
+    `mode`: the permissions to give it (default: keep the replaced file's, or the umask's for a new file)."""
     target = Path(target)
     if target.is_symlink():
         target = target.resolve()
@@ -199,7 +200,7 @@ def write_atomic(target: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, _mode_for(target))
+        os.chmod(tmp, _mode_for(target) if mode is None else mode)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

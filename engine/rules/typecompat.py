@@ -11,6 +11,7 @@ conversion explicit; the designer shows that text as is.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, time
 from decimal import Decimal, InvalidOperation
 
 from engine.model.methods import (
@@ -110,7 +111,17 @@ def constant_fits(value: str | int | float | bool | None, dst: SqlType) -> str |
         return narrowing(SqlType("DECIMAL", EXACT, precision=max(digits + places, 1), scale=places), dst)
     if dst.family is APPROX and number is not None:
         return None
+    if dst.family is DATETIME and isinstance(value, str):
+        return None if _is_iso_datetime(value, dst) else f"{value!r} is not an ISO date or timestamp"
     return narrowing(_constant_type(value) or _varchar(len(text)), dst)
+
+
+def _is_iso_datetime(text: str, dst: SqlType) -> bool:
+    try:
+        parsed = datetime.fromisoformat(text.strip())
+    except ValueError:
+        return False
+    return dst.name != "DATE" or parsed.time() == time(0)
 
 
 def _as_decimal(text: str) -> Decimal | None:

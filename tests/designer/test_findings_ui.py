@@ -263,3 +263,10 @@ def test_quit_and_cancel_keeps_the_window_and_the_autosave(window: MainWindow,
     window.ask = True
     assert not window.close()
     assert saved is not None and saved.exists() and window.isVisible()
+
+
+def test_autosave_files_stay_private(window: MainWindow) -> None:
+    doc = window.document
+    doc.apply(set_setting(doc.model, "name", "edited"), "Rename")
+    saved = window.autosaver.save_now()
+    assert saved is not None and saved.stat().st_mode & 0o777 == 0o600

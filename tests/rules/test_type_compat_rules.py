@@ -128,6 +128,8 @@ def test_method_tree(src: str, tgt: str, method: Any, fires: bool) -> None:
     ("HQ", "CHAR(2)", False), ("HQX", "CHAR(2)", True), (42, "SMALLINT", False), (123456, "SMALLINT", True),
     ("17", "INTEGER", False), ("abc", "INTEGER", True), (0.5, "INTEGER", True), (1.25, "DECIMAL(5,2)", False),
     (True, "BOOLEAN", False), (None, "INTEGER", False), (12345, "VARCHAR(4)", True),
+    ("2026-01-05", "DATE", False), ("2026-01-05T10:30:00", "TIMESTAMP", False), ("2026-01-05T10:30:00", "DATE", True),
+    ("soon", "TIMESTAMP", True), (20260105, "DATE", True),
 ])
 def test_constants_are_judged_by_their_value(value: Any, tgt: str, fires: bool) -> None:
     got = fired(feed("INTEGER", tgt, {"method": "constant", "value": value}), "TY005")
