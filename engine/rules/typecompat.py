@@ -196,7 +196,7 @@ def narrowing(src: SqlType, dst: SqlType) -> str | None:
     if dst.family is CHAR:
         return _into_text(src, dst)
     if src.family is CHAR or (src.family is TypeFamily.LARGE_OBJECT and src.name in CHARACTER_LOBS):
-        return None if _is_text_lob(dst) else "text may not convert to a number, date or binary value"
+        return None if _is_text_lob(dst) else f"text may not convert to {dst}"
     if dst.family is EXACT:
         return _into_exact(src, dst)
     if dst.family is APPROX:
@@ -237,7 +237,7 @@ def _into_exact(src: SqlType, dst: SqlType) -> str | None:
         return f"{src} does not convert to a number"
     have, want = integer_digits(src), integer_digits(dst)
     if have is not None and want is not None and have > want:
-        return f"it holds up to {have} digits before the point, the target {want}"
+        return f"it holds up to {have} digits before the point, {dst} only {want}"
     if (src.scale or 0) > (dst.scale or 0):
         return f"its {src.scale} decimal places are cut to {dst.scale or 0}"
     return None
