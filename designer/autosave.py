@@ -62,8 +62,14 @@ class Autosaver(QObject):
         target = autosave_path(self.document.path)
         doc = {"path": str(self.document.path) if self.document.path else None,
                "model": json.loads(dump_model(self.document.model))}
-        write_atomic(target, json.dumps(doc))
+        write_atomic(target, json.dumps(doc), mode=0o600)  # a private copy: only its owner reads it
         return target
 
     def discard(self) -> None:
         autosave_path(self.document.path).unlink(missing_ok=True)
+
+    def stop_and_discard(self) -> None:
+        """The user threw the changes away: no pending or periodic autosave may write them back."""
+        self.debounce.stop()
+        self.periodic.stop()
+        self.discard()

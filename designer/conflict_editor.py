@@ -360,12 +360,12 @@ class ConflictEditor(QWidget):
                                         for i, s in enumerate(chain)])
 
     def _priorities_changed(self) -> None:
-        out: dict[str, float] = {}
+        out: dict[str, int | float] = {}
         for i in range(self.priorities.rowCount()):
             value, priority = (self.priorities.item(i, c) for c in (0, 1))
             try:
                 if value and value.text().strip() and priority:
-                    out[value.text().strip()] = float(priority.text())
+                    out[value.text().strip()] = _number(priority.text())
             except ValueError:
                 return
         row = self.chain.currentRow()
@@ -394,3 +394,11 @@ def _quiet(widget: QWidget, action: Any) -> None:
         action()
     finally:
         widget.blockSignals(blocked)
+
+
+def _number(text: str) -> int | float:
+    """A number as the user wrote it: `3` stays an integer (saved as 3, not 3.0)."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)

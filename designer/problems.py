@@ -1,19 +1,33 @@
-"""The Problems panel: the engine's findings in a sortable table; double-click goes to the item."""
+"""The Problems panel: the engine's findings in a sortable table; double-click goes to the item.
+
+Errors come first (red), then warnings (orange). A finding that an edit just brought is scrolled to and
+flashed for a moment, so it cannot be missed at the bottom of a long list.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHeaderView, QTableView, QVBoxLayout, QWidget
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QVBoxLayout, QWidget
 
 from designer.document import Document
+from designer.severity import FLASH_COLOUR, SEVERITY_COLOURS, dot_icon
 from engine.rules import Finding
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("Severity", "Code", "Message", "Mapping", "Table", "Column")
-COLOURS = {"error": QColor("#d32f2f"), "warning": QColor("#b26a00")}
+COLOURS = SEVERITY_COLOURS
+FLASH_MS = 1500
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def where(f: Finding) -> tuple[str, str, str]:
@@ -22,17 +36,31 @@ def where(f: Finding) -> tuple[str, str, str]:
     return loc.mapping or "", loc.table or "", column
 
 
+def panel_order(f: Finding) -> tuple[Any, ...]:
+    """Errors above warnings; then by where they are, then by code."""
+    return (f.sort_key()[0], *where(f), f.code, f.message)
+
+
 class FindingsModel(QAbstractTableModel):
-    """A table model over a plain list of findings."""
+    """A table model over a plain list of findings, errors first; `fresh` ones are flashed."""
 
     def __init__(self, findings: list[Finding] | None = None) -> None:
         super().__init__()
-        self.findings: list[Finding] = findings or []
+        self.findings: list[Finding] = sorted(findings or [], key=panel_order)
+        self.fresh: set[Finding] = set()
+        self._icons = {name: dot_icon(colour) for name, colour in COLOURS.items()}
 
     def set_findings(self, findings: list[Finding]) -> None:
+        before = set(self.findings)
         self.beginResetModel()
-        self.findings = list(findings)
+        self.findings = sorted(findings, key=panel_order)
+        self.fresh = {f for f in self.findings if f not in before}
         self.endResetModel()
+
+    def clear_fresh(self) -> None:
+        if self.fresh:
+            self.fresh = set()
+            self.dataChanged.emit(self.index(0, 0), self.index(max(self.rowCount() - 1, 0), len(COLUMNS) - 1))
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.findings)
@@ -52,6 +80,12 @@ class FindingsModel(QAbstractTableModel):
             return (f.severity.value, f.code, f.message, *where(f))[col]
         if role == Qt.ItemDataRole.ForegroundRole and col == 0:
             return COLOURS[f.severity.value]
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            return self._icons[f.severity.value]
+        if role == Qt.ItemDataRole.BackgroundRole and f in self.fresh:
+            return FLASH_COLOUR
+        if role == SORT_ROLE:
+            return index.row() if col == 0 else (f.severity.value, f.code, f.message, *where(f))[col]
         if role == Qt.ItemDataRole.UserRole:
             return f
         return None
@@ -65,9 +99,11 @@ class ProblemsPanel(QWidget):
         self.model = FindingsModel(document.findings())
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)  # the Severity column sorts errors first, not alphabetically
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
@@ -78,11 +114,24 @@ class ProblemsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table)
-        document.sig_findings.connect(self.model.set_findings)
+        self._flash = QTimer(self, singleShot=True, interval=FLASH_MS)
+        self._flash.timeout.connect(self.model.clear_fresh)
+        document.sig_findings.connect(self.show_findings)
 
     def set_document(self, document: Document) -> None:
         self.model.set_findings(document.findings())
-        document.sig_findings.connect(self.model.set_findings)
+        self.model.clear_fresh()
+        document.sig_findings.connect(self.show_findings)
+
+    def show_findings(self, findings: list[Finding]) -> None:
+        """Show the findings; scroll to the first new one (the most severe) and flash the new ones."""
+        self.model.set_findings(findings)
+        fresh = [row for row, f in enumerate(self.model.findings) if f in self.model.fresh]
+        if not fresh:
+            return
+        index = self.proxy.mapFromSource(self.model.index(fresh[0], 0))
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        self._flash.start()
 
     def _activated(self, index: QModelIndex) -> None:
         self.sig_activated.emit(self.proxy.data(index, Qt.ItemDataRole.UserRole))

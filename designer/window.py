@@ -23,25 +23,31 @@ from designer.canvas.scene import MappingScene
 from designer.canvas.view import MappingView
 from designer.conflict_editor import ConflictEditor
 from designer.document import Document, EditCommand
+from designer.find import FindDialog
+from designer.helpmenu import LegendDialog, about_box
 from designer.inspector import Inspector
-from designer.launcher.panel import RunLauncher
+from designer.launcher.panel import RunLauncher, RunnerFactory
+from designer.launcher.runner import RunProcess
+from designer.launcher.settings import is_bundled_sample_data
 from designer.problems import ProblemsPanel
 from designer.tree import ModelTree
 from engine import operations as ops
 from engine.edits import chain
 from engine.export import EXPORTERS
 from engine.model import ModelLoadError
-from engine.rules import Finding, count
+from engine.rules import Finding, Location, count
 
 MAX_RECENT = 8
 
 
 class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, settings: QSettings | None = None,
-                 ask: bool = True) -> None:
+                 ask: bool = True, runner_factory: RunnerFactory = RunProcess) -> None:
         super().__init__()
         self.settings = settings or QSettings("Mapwright", "Mapwright")
         self.ask = ask  # False in tests: never block on a dialog
+        self.runner_factory = runner_factory
+        self.browsers: list[ConflictBrowser] = []
         self.status = QLabel()
         self.statusBar().addPermanentWidget(self.status)
         self.resize(1500, 920)
@@ -62,9 +68,10 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(document)
         self.conflicts = ConflictEditor(document)
         self.problems = ProblemsPanel(document)
-        self.launcher = RunLauncher(lambda: self.document.path, settings=self.settings)
+        self.launcher = RunLauncher(lambda: self.document.path, self.runner_factory, settings=self.settings,
+                                    confirm_run=self.ready_to_run)
         self.launcher.sig_run_finished.connect(self.run_finished)
-        document.sig_path_changed.connect(lambda _p: self.launcher.model_changed())
+        document.sig_path_changed.connect(lambda _p: self.launcher.model_saved_as())
         self.autosaver = Autosaver(document)
         self._docks()
         self.scene.sig_selected.connect(self.select)
@@ -78,6 +85,8 @@ class MainWindow(QMainWindow):
         self._show_counts(document.findings())
         self._title()
         QTimer.singleShot(0, self.view.fit)
+        if getattr(self, "find_dialog", None) is not None:
+            self.find_dialog.set_model(document.model)
         if old is not None:
             old.deleteLater()
 
@@ -172,6 +181,8 @@ class MainWindow(QMainWindow):
         self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, lambda: self.controller.delete_selection())
         self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll,
                      lambda: [i.setSelected(True) for i in self.scene.tables.values()])
+        edit.addSeparator()
+        self.find_action = self._action(edit, "&Find…", QKeySequence.StandardKey.Find, self.show_find)
         self.view_menu = bar.addMenu("&View")
         self._action(self.view_menu, "Zoom &in", QKeySequence.StandardKey.ZoomIn, lambda: self.view.zoom(1.2))
         self._action(self.view_menu, "Zoom &out", QKeySequence.StandardKey.ZoomOut, lambda: self.view.zoom(1 / 1.2))
@@ -179,13 +190,56 @@ class MainWindow(QMainWindow):
         self._action(self.view_menu, "Auto &layout", QKeySequence("Ctrl+L"), self.auto_layout)
         self.view_menu.addSeparator()
         run = bar.addMenu("&Run")
-        self._action(run, "&Run on sample data…", QKeySequence("F5"), self.show_launcher)
+        self.run_action = self._action(run, "&Run on sample data", QKeySequence("F5"), self.run_now)
+        self.show_run_tab_action = self._action(run, "Show the Run &tab", QKeySequence("Ctrl+F5"),
+                                                self.show_launcher)
         self._action(run, "Open run &directory…", QKeySequence("Ctrl+Shift+O"), self.open_run_dialog)
+        self._make_help_menu()
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
         for action in self.menuBar().actions()[0].menu().actions()[:2] + [self.undo_action, self.redo_action]:
             toolbar.addAction(action)
         self._refresh_recent()
+
+    def _make_help_menu(self) -> None:
+        help_menu = self.menuBar().addMenu("&Help")
+        self.legend_action = self._action(help_menu, "&Legend", QKeySequence(), self.show_legend)
+        self.about_action = self._action(help_menu, "&About Mapwright", QKeySequence(), self.show_about)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+
+    def show_legend(self) -> LegendDialog:
+        """What the canvas's dots, dashes and colours mean (one window, raised when asked again)."""
+        if getattr(self, "legend", None) is None:
+            self.legend = LegendDialog(self)
+        self.legend.show()
+        self.legend.raise_()
+        return self.legend
+
+    def show_about(self) -> None:
+        self.about = about_box(self)
+        self.about.show()
+
+    def show_find(self) -> FindDialog:
+        """Edit ▸ Find: one non-modal window over the current model."""
+        if getattr(self, "find_dialog", None) is None:
+            self.find_dialog = FindDialog(self.document.model, self)
+            self.find_dialog.sig_go.connect(self.go_to_ref)
+        self.find_dialog.set_model(self.document.model)
+        self.find_dialog.show()
+        self.find_dialog.raise_()
+        self.find_dialog.edit.setFocus()
+        self.find_dialog.edit.selectAll()
+        return self.find_dialog
+
+    def go_to_ref(self, ref: tuple[str, ...]) -> None:
+        """Select a table, column or mapping found by name, and bring it into view."""
+        kind, key = ref[0], ref[1]
+        location = (Location(mapping=key) if kind == "mapping"
+                    else Location(table=key, column=ref[2] if kind == "column" else None))
+        item = self.scene.focus(location)
+        if item is not None:
+            self.view.centerOn(item)
+        self.select(ref)
 
     def _action(self, menu: object, text: str, shortcut: object, slot: object) -> QAction:
         action = QAction(text, self)
@@ -222,25 +276,57 @@ class MainWindow(QMainWindow):
         self.bottom_tabs.setCurrentWidget(self.launcher)
         self.docks["Problems and runs"].show()
 
+    def run_now(self) -> None:
+        """F5: show the Run tab and start a run with its choices (what blocks a run is shown there)."""
+        self.show_launcher()
+        self.launcher.start_run()
+
+    def ready_to_run(self) -> bool:
+        """A run reads the model file, so unsaved edits are saved first (asked) or the run does not start."""
+        if not self.document.dirty:
+            return True
+        if self.ask:
+            answer = QMessageBox.question(
+                self, "Run the saved model?",
+                "The model has unsaved changes, and a run reads the model file. Save them and run?",
+                QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
+                QMessageBox.StandardButton.Save)
+            if answer != QMessageBox.StandardButton.Save:
+                return False
+        try:
+            return self.save()
+        except OSError as exc:  # a read-only folder, a full disk: the file on disk is untouched
+            self.statusBar().showMessage(f"Not run: cannot save {self.document.path}: {exc.strerror or exc}")
+            return False
+
     def open_run_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open run directory")
         if path:
             self.open_run(Path(path))
 
-    def open_run(self, path: Path) -> ConflictBrowser:
-        """Show a run directory in a conflict browser window."""
+    def open_run(self, path: Path, sample_data: bool | None = None) -> ConflictBrowser:
+        """Show a run directory in a conflict browser window (`sample_data`: it read the bundled sample data)."""
         browser = ConflictBrowser()
+        browser.sample_data = sample_data
         browser.setWindowTitle(f"Run {path} — Mapwright")
         browser.open_run(path)
         browser.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.browsers = [b for b in getattr(self, "browsers", []) if b.isVisible()] + [browser]
+        self._keep_browser(browser)
         browser.show()
         return browser
+
+    def _keep_browser(self, browser: ConflictBrowser) -> None:
+        """Hold a reference while the window lives; forget it when Qt deletes it (closed)."""
+        self.browsers.append(browser)
+        browser.destroyed.connect(lambda _obj=None, gone=browser: self._forget_browser(gone))
+
+    def _forget_browser(self, gone: ConflictBrowser) -> None:
+        self.browsers = [b for b in self.browsers if b is not gone]
 
     def run_finished(self, status: str, out_dir: str) -> None:
         self.statusBar().showMessage(f"Run {status}: {out_dir}", 8000)
         if out_dir and (Path(out_dir) / "manifest.json").exists():
-            self.open_run(Path(out_dir))
+            self.open_run(Path(out_dir), is_bundled_sample_data(self.launcher.data_edit.text().strip()))
 
     # --- files -----------------------------------------------------------------
 
@@ -253,7 +339,10 @@ class MainWindow(QMainWindow):
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
-        return answer == QMessageBox.StandardButton.Discard
+        if answer == QMessageBox.StandardButton.Discard:
+            self.autosaver.stop_and_discard()  # discarded edits are not offered back on the next open
+            return True
+        return False
 
     def new_model(self) -> None:
         if self.maybe_discard():

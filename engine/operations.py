@@ -179,5 +179,5 @@ def delete_table(model: Model, table_key: str) -> list[Edit]:
 
 
 def move_table(model: Model, table_key: str, x: float, y: float) -> list[Edit]:
-    layout = {**model.layout, table_key: [round(x, 1), round(y, 1)]}
+    layout: dict[str, list[int | float]] = {**model.layout, table_key: [round(x), round(y)]}  # whole pixels: tidy diffs
     return [set_setting(model, "layout", layout)]

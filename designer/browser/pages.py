@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from designer.browser.chart import ConflictChart
 from designer.browser.detail import ComparisonPane, Image, conflict_images, describe_conflict
@@ -35,9 +35,11 @@ class RecordsPage(QWidget):
 
     def __init__(self, model: RecordTableModel, describe: Callable[[Record], str],
                  images: Callable[[Record], Sequence[Image]] | None = None, fields: dict[str, str] | None = None,
-                 side: QWidget | None = None, parent: QWidget | None = None) -> None:
+                 side: QWidget | None = None, parent: QWidget | None = None,
+                 tooltip: Callable[[Record], str] | None = None) -> None:
         super().__init__(parent)
         self.model = model
+        self._tooltip = tooltip
         self.proxy = RecordFilterProxy(model, self)
         self.filter_bar = FilterBar(self.proxy, model, fields)
         self.view = record_table(self.proxy)
@@ -46,6 +48,8 @@ class RecordsPage(QWidget):
         self.description = QLabel()
         self.description.setWordWrap(True)
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # a long unbroken value must never widen the window: the label takes the width it is given
+        self.description.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         if side is None:
             self.splitter.addWidget(self.view)
@@ -79,6 +83,7 @@ class RecordsPage(QWidget):
                 self.comparison.show_images(self._describe(record), self._images(record))
         else:
             self.description.setText("" if record is None else self._describe(record))
+            self.description.setToolTip(self._tooltip(record) if record is not None and self._tooltip else "")
         self.sig_record_selected.emit(record)
 
 
@@ -127,6 +132,10 @@ class ConvergencePage(QWidget):
         self.caption = QLabel()
         self.examples = RecordTableModel(EXAMPLE_COLUMNS, parent=self)
         self.examples_page = RecordsPage(self.examples, describe_example, example_images)
+        self.examples_caption = QLabel()
+        self.examples_caption.setObjectName("examplesCaption")
+        self.examples_caption.setWordWrap(True)
+        self.examples_page.layout().insertWidget(0, self.examples_caption)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.view)
         splitter.addWidget(self.examples_page)
@@ -146,3 +155,17 @@ class ConvergencePage(QWidget):
     def show_mapping(self, mapping: Record | None) -> None:
         examples: Any = (mapping or {}).get("examples") or []
         self.examples.set_records(examples)
+        self.examples_caption.setText(examples_caption(mapping))
+
+
+def examples_caption(mapping: Record | None) -> str:
+    """Says that the keys listed are examples when a mapping diverged on more keys than the run keeps."""
+    if mapping is None:
+        return "Choose a mapping to see the keys where it diverged."
+    diverged, shown = int(mapping.get("diverged") or 0), len(mapping.get("examples") or [])
+    if diverged == 0:
+        return f"{mapping.get('mapping')} converged: no diverged keys."
+    if shown < diverged:
+        return (f"{shown} example keys of the {diverged:,} where {mapping.get('mapping')} diverged "
+                f"(a run keeps the first {shown} of each mapping).")
+    return f"All {diverged:,} keys where {mapping.get('mapping')} diverged."

@@ -24,6 +24,7 @@ from designer.browser.overview import RunOverview
 from designer.browser.pages import ConflictsPage, ConvergencePage, RecordsPage
 from engine.run.rundir_read import LastAttempt
 from engine.summary import RunDirDamaged, RunDirUnreadable, RunSummary, read_run
+from resources import SAMPLE_MODEL
 
 
 def attempt_note(attempt: LastAttempt | None) -> str:
@@ -47,10 +48,39 @@ def queue_images(entry: Record) -> list[tuple[str, Record | None]]:
     return [("Before", entry.get("before")), ("After", entry.get("after"))]
 
 
+RAW_SHOWN = 120
+"""Characters of a rejected line shown under the list; the whole line is in the tooltip and the Raw column."""
+SAMPLE_REJECTS_NOTE = ("These rejects are expected: the bundled sample data is faulty on purpose (malformed "
+                       "change records and a schema change at noon) to show what rejects look like.")
+
+
+def elide(text: str, limit: int = RAW_SHOWN) -> str:
+    """`text`, or its start and end around a `…` that says how long it is."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]} … {text[-half // 2:]}  ({len(text):,} characters)"
+
+
 def describe_reject(reject: Record) -> str:
     def esc(key: str) -> str:
         return html.escape(cell_text(reject.get(key)))
-    return f"{esc('file')}:{esc('line')}: <b>{esc('reason')}</b><pre>{esc('raw')}</pre>"
+    raw = html.escape(elide(cell_text(reject.get("raw"))))
+    return f"{esc('file')}:{esc('line')}: <b>{esc('reason')}</b><br><tt>{raw}</tt>"
+
+
+def reject_tooltip(reject: Record) -> str:
+    return cell_text(reject.get("raw"))[:10_000]
+
+
+def ran_on_bundled_sample(summary: RunSummary) -> bool:
+    """The run read the bundled sample model, so (unless told otherwise) its deliberately faulty data."""
+    model = summary.manifest.get("model")
+    path = model.get("path") if isinstance(model, dict) else None
+    try:
+        return bool(path) and Path(str(path)).resolve() == SAMPLE_MODEL.resolve()
+    except OSError:
+        return False
 
 
 class ConflictBrowser(QWidget):
@@ -83,7 +113,14 @@ class ConflictBrowser(QWidget):
         self.conflicts_page = ConflictsPage(self.conflicts)
         self.queue_page = RecordsPage(self.error_queue, describe_queue_entry, queue_images,
                                       {"site": "sites", "reason": "reasons"})
-        self.rejects_page = RecordsPage(self.rejects, describe_reject, fields={"file": "files"})
+        self.rejects_page = RecordsPage(self.rejects, describe_reject, fields={"file": "files"},
+                                        tooltip=reject_tooltip)
+        self.sample_note = QLabel(SAMPLE_REJECTS_NOTE)
+        self.sample_note.setObjectName("sampleRejectsNote")
+        self.sample_note.setWordWrap(True)
+        self.sample_note.setVisible(False)
+        self.rejects_page.layout().insertWidget(0, self.sample_note)
+        self.sample_data: bool | None = None  # set by the caller that knows the data folder; None: guess
         self.convergence_page = ConvergencePage(self.convergence)
         self.overview = RunOverview()
         self.tabs = QTabWidget()
@@ -140,7 +177,10 @@ class ConflictBrowser(QWidget):
         self.convergence.set_records(summary.convergence if succeeded else empty)
         self.overview.show_summary(summary, rundir)
         self._show_data_tabs(succeeded)
-        self.banner.setText(self._headline(summary, rundir))
+        sample = self.sample_data if self.sample_data is not None else ran_on_bundled_sample(summary)
+        self.sample_note.setVisible(succeeded and sample)
+        self.banner.setText(self._headline(summary, rundir) + (" (bundled sample data: its rejects are "
+                                                               "expected)" if succeeded and sample else ""))
         self.sig_run_opened.emit(summary)
 
     def _headline(self, summary: RunSummary, rundir: Path | None) -> str:

@@ -21,9 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.severity import SEVERITY_COLOURS
+
 WIDTH, HEADER, ROW = 270.0, 28.0, 20.0
-SEVERITY_COLOURS = {"error": QColor("#d32f2f"), "warning": QColor("#f9a825")}
 OK_COLOUR, BAD_COLOUR = QColor("#2e7d32"), QColor("#d32f2f")
+PK_COLOUR, DK_COLOUR = QColor("#8d6e00"), QColor("#1565c0")
 
 
 def palette() -> QPalette:
@@ -144,8 +146,7 @@ class TableItem(QGraphicsObject):
         font.setBold(True)
         painter.save()
         painter.setFont(font)
-        for i, (on, text, colour) in enumerate(((row.primary_key, "PK", QColor("#8d6e00")),
-                                                 (row.dkey, "DK", QColor("#1565c0")))):
+        for i, (on, text, colour) in enumerate(((row.primary_key, "PK", PK_COLOUR), (row.dkey, "DK", DK_COLOUR))):
             if on:
                 badge = QRectF(rect.left() + 4 + i * 19, rect.top() + 3, 17, rect.height() - 6)
                 painter.setPen(Qt.PenStyle.NoPen)

@@ -24,7 +24,14 @@ from PySide6.QtWidgets import (
 
 from designer.launcher.events import overall_percent
 from designer.launcher.runner import Runner, RunProcess, RunRequest
-from designer.launcher.settings import DEFAULT_MASTER, LauncherSettings, RunChoices, default_out_dir
+from designer.launcher.settings import (
+    DEFAULT_MASTER,
+    SAMPLE_DATA_NOTE,
+    LauncherSettings,
+    RunChoices,
+    default_out_dir,
+    is_bundled_sample_data,
+)
 from engine.spark.session import MasterError, parse_master
 
 MASTER_PRESETS = ("local[2]", "local[*]", "spark://127.0.0.1:7077", "sc://127.0.0.1:15002")
@@ -46,9 +53,11 @@ class RunLauncher(QWidget):
     sig_run_finished = Signal(str, str)
 
     def __init__(self, model_path: Callable[[], Path | None], runner_factory: RunnerFactory = RunProcess,
-                 settings: QSettings | None = None, parent: QWidget | None = None) -> None:
+                 settings: QSettings | None = None, parent: QWidget | None = None,
+                 confirm_run: Callable[[], bool] | None = None) -> None:
         super().__init__(parent)
         self._model_path = model_path
+        self._confirm_run = confirm_run  # e.g. the window saving unsaved edits first; False: do not run
         self._settings = LauncherSettings(settings)
         self._model: Path | None = None
         self._auto_out = ""
@@ -80,15 +89,19 @@ class RunLauncher(QWidget):
         self.progress = _named(QProgressBar(minimum=0, maximum=100, value=0, textVisible=True), "runProgress")
         self.progress.setFormat("idle")
         self.status_label = _named(QLabel("Ready", wordWrap=True), "runStatus")
+        self.blocker_label = _named(QLabel(wordWrap=True), "runBlocker")  # why Run is disabled, in words
+        self.sample_note = _named(QLabel(SAMPLE_DATA_NOTE, wordWrap=True), "sampleDataNote")
+        self.sample_note.setVisible(False)
         self.log_view = _named(QPlainTextEdit(readOnly=True, maximumBlockCount=LOG_LINES), "runLog")
 
         form = QFormLayout()
         form.addRow("Spark master", _stacked(self.master_combo, self.master_error))
-        form.addRow("Sample data", _stacked(_row(self.data_edit, self.data_browse), self.data_error))
+        form.addRow("Sample data", _stacked(_row(self.data_edit, self.data_browse), self.data_error,
+                                            self.sample_note))
         form.addRow("Output", _row(self.out_edit, self.out_browse))
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addLayout(_row(self.run_button, self.cancel_button, stretch_first=False))
+        layout.addLayout(_row(self.run_button, self.cancel_button, self.blocker_label, stretch_first=False))
         layout.addWidget(self.progress)
         layout.addWidget(self.status_label)
         layout.addWidget(self.log_view, 1)
@@ -102,6 +115,15 @@ class RunLauncher(QWidget):
         self.cancel_button.clicked.connect(self.cancel_run)
 
     # -- the model and its remembered choices
+
+    def model_saved_as(self) -> None:
+        """The same model now lives in another file (Save As): it keeps the choices in use, unless that file
+        has choices of its own, so the sample data chosen a moment ago is not lost."""
+        current = RunChoices(self._master(), self.data_edit.text().strip())
+        new = self._model_path()
+        if new is not None and not self._settings.knows(new) and current.data_dir and self._master_problem() is None:
+            self._settings.save(new, current)
+        self.model_changed()
 
     def model_changed(self) -> None:
         """Load the choices remembered for the current model and propose a fresh output folder."""
@@ -147,6 +169,8 @@ class RunLauncher(QWidget):
         idle = not self._running
         self.run_button.setEnabled(idle and blocker is None)
         self.run_button.setToolTip(blocker or "run the model on the sample data (mapwright run)")
+        _show_error(self.blocker_label, f"To run: {blocker}" if idle and blocker else None)
+        self.sample_note.setVisible(is_bundled_sample_data(self.data_edit.text().strip()))
         self.cancel_button.setEnabled(self._running and self._runner_cancellable)
         for widget in (self.master_combo, self.data_edit, self.data_browse, self.out_edit, self.out_browse):
             widget.setEnabled(idle)
@@ -170,6 +194,9 @@ class RunLauncher(QWidget):
             self._set_status("Loaded the choices for this model; press Run again")
             return
         if not self.run_button.isEnabled():
+            return
+        if self._confirm_run is not None and not self._confirm_run():
+            self._set_status("Not run: the model has unsaved changes")
             return
         assert self._model is not None
         request = RunRequest(self._model, Path(self.data_edit.text().strip()).expanduser(),

@@ -15,6 +15,8 @@ from resources import SAMPLE_MODEL
 ORGANIZATION = APPLICATION = "Mapwright"
 DEFAULT_MASTER = "local[*]"
 SAMPLE_DATA = SAMPLE_MODEL.parent / "orders-data"
+SAMPLE_DATA_NOTE = ("The bundled sample data is faulty on purpose: its malformed change records and its schema "
+                    "change at noon (web.ORDERS version 2) are there to show what rejects look like.")
 _GROUP = "runLauncher"
 
 
@@ -38,6 +40,10 @@ class LauncherSettings:
         data_dir = self._settings.value(f"{key}/dataDir", "")
         return RunChoices(str(master or DEFAULT_MASTER), str(data_dir or "") or default_data_dir(model))
 
+    def knows(self, model: Path) -> bool:
+        """True when choices were ever saved for `model`."""
+        return self._settings.contains(f"{_key(model)}/master")
+
     def save(self, model: Path, choices: RunChoices) -> None:
         key = _key(model)
         self._settings.setValue(f"{key}/model", str(model.absolute()))
@@ -54,6 +60,16 @@ def _key(model: Path) -> str:
 def is_sample_model(model: Path) -> bool:
     try:
         return model.resolve() == SAMPLE_MODEL.resolve()
+    except OSError:
+        return False
+
+
+def is_bundled_sample_data(folder: str | Path | None) -> bool:
+    """True when `folder` is the bundled (deliberately faulty) sample data."""
+    if not folder:
+        return False
+    try:
+        return Path(folder).expanduser().resolve() == SAMPLE_DATA.resolve()
     except OSError:
         return False
 

@@ -188,17 +188,31 @@ def save_model(model: Model, path: str | os.PathLike[str]) -> None:
     write_atomic(Path(path), dump_model(model))
 
 
-def write_atomic(target: Path, text: str) -> None:
+def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
+    """Replace `target` with `text` all at once; a symlink is followed, so the file it points to is replaced.
+    `mode`: the permissions to give it (default: keep the replaced file's, or the umask's for a new file)."""
     target = Path(target)
+    if target.is_symlink():
+        target = target.resolve()
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o777)
+        os.chmod(tmp, _mode_for(target) if mode is None else mode)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _mode_for(target: Path) -> int:
+    """The permissions the saved file gets: the replaced file's, or for a new file what the umask allows
+    (a temporary file is created 0600, which would hide a model from the rest of a team)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask

@@ -25,7 +25,7 @@ class _Entity(BaseModel):
 class Server(_Entity):
     id: str = Field(min_length=1)
     dbms: Dbms
-    priority: float | None = None
+    priority: int | float | None = None  # int first: 30 is saved as 30, not 30.0
     float_format: str | None = None
 
 
@@ -140,7 +140,7 @@ TIMESTAMP_METHODS = ("latest_timestamp", "earliest_timestamp")
 class Resolution(_Entity):
     method: ResolutionMethodName
     column: str | None = None
-    priorities: dict[str, float] | None = None
+    priorities: dict[str, int | float] | None = None
 
 
 class ColumnGroup(_Entity):
@@ -174,7 +174,7 @@ class Model(_Entity):
     tables: list[Table] = Field(default_factory=list)
     mappings: list[Mapping] = Field(default_factory=list)
     conflicts: list[TableConflicts] = Field(default_factory=list)
-    layout: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
+    layout: dict[str, Annotated[list[int | float], Field(min_length=2, max_length=2)]] = Field(
         default_factory=dict, description="designer positions of tables by key (srv.T); no rule reads it")
 
     @field_validator("format")

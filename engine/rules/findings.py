@@ -92,6 +92,7 @@ CODES: dict[str, Code] = {
     "TY002": Code(W, "floating point crosses native formats"),
     "TY003": Code(W, "SERIAL key column with several masters"),
     "TY004": Code(W, "large object may not be updated with changed columns only"),
+    "TY005": Code(W, "column is fed a value of an incompatible or narrower type"),
     "SC001": Code(E, "table differs from its latest replication definition"),
     "SC002": Code(E, "replication definitions are inconsistent"),
     "TB001": Code(E, "key or index names an unknown column"),

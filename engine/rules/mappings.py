@@ -15,6 +15,7 @@ from engine.model.types import TypeFamily
 from engine.reversibility import explain, survives
 from engine.rules.context import Context
 from engine.rules.findings import Finding, Location
+from engine.rules.typecompat import type_compatibility
 from engine.sql import parse_expression
 
 MEDIUM_CHAR_LIMIT = {"db2": 254, "mssql": 255}
@@ -29,6 +30,7 @@ def check_mapping(ctx: Context, mapping: Mapping) -> list[Finding]:
     findings: list[Finding] = []
     for rule in (method_inputs, where_clause, distribution_key_rules, null_rules, reverse_rules, type_rules):
         findings.extend(rule(ctx, mapping, source, target))
+    findings.extend(type_compatibility(mapping, source, target))
     return findings
 
 

@@ -174,3 +174,64 @@ def test_complex_type_holding_a_udt() -> None:
 def test_unknown_or_malformed_types(text: str) -> None:
     with pytest.raises(ValueError):
         parse_type(text)
+
+
+# --- files fit for version control ---------------------------------------------------
+
+
+def test_save_keeps_the_permissions_of_the_file_it_replaces(tmp_path: Path) -> None:
+    out = tmp_path / "shared.json"
+    save_model(load_model(SAMPLE_MODEL), out)
+    for mode in (0o644, 0o664, 0o600):
+        os.chmod(out, mode)
+        save_model(load_model(SAMPLE_MODEL), out)
+        assert out.stat().st_mode & 0o777 == mode
+
+
+def test_a_new_file_gets_the_umask_permissions_not_the_temporary_files_0600(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        save_model(load_model(SAMPLE_MODEL), tmp_path / "new.json")
+        os.umask(0o002)
+        save_model(load_model(SAMPLE_MODEL), tmp_path / "group.json")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "group.json").stat().st_mode & 0o777 == 0o664
+
+
+def test_saving_through_a_symlink_replaces_the_file_it_points_to(tmp_path: Path) -> None:
+    real = tmp_path / "repo" / "orders.json"
+    real.parent.mkdir()
+    save_model(load_model(SAMPLE_MODEL), real)
+    link = tmp_path / "orders.json"
+    link.symlink_to(real)
+    model = load_model(link)
+    model.name = "renamed"
+    save_model(model, link)
+    assert link.is_symlink()
+    assert load_model(real).name == "renamed"
+
+
+def test_numbers_are_saved_as_written(tmp_path: Path) -> None:
+    text = SAMPLE_MODEL.read_text(encoding="utf-8")
+    data = json.loads(text)
+    data["servers"][0]["priority"] = 30
+    data["servers"][1]["priority"] = 2.5
+    data["layout"] = {"hq.CUSTOMER": [120, 40.5]}
+    groups = [g for c in data["conflicts"] for g in c["column_groups"]]
+    chain = next(s for g in groups for s in g["resolution"] if s["method"] == "priority_group")
+    chain["priorities"] = {k: i + 1 for i, k in enumerate(chain["priorities"])}
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps(data), encoding="utf-8")
+    save_model(load_model(src), tmp_path / "out.json")
+    saved = (tmp_path / "out.json").read_text(encoding="utf-8")
+    again = json.loads(saved)
+    assert '"priority": 30\n' in saved or '"priority": 30,' in saved
+    assert again["servers"][0]["priority"] == 30 and isinstance(again["servers"][0]["priority"], int)
+    assert again["servers"][1]["priority"] == 2.5
+    assert again["layout"]["hq.CUSTOMER"] == [120, 40.5] and isinstance(again["layout"]["hq.CUSTOMER"][0], int)
+    saved_chain = next(s for c in again["conflicts"] for g in c["column_groups"] for s in g["resolution"]
+                       if s["method"] == "priority_group")
+    assert all(isinstance(v, int) for v in saved_chain["priorities"].values())
+

@@ -1,0 +1,157 @@
+"""Help ▸ Legend (what the canvas's dots, dashes and colours mean) and Help ▸ About (versions)."""
+
+from __future__ import annotations
+
+import html
+import platform
+from collections.abc import Callable
+from importlib import metadata
+
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import QPointF, QRectF, Qt, qVersion
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen, QPixmap
+from PySide6.QtWidgets import QApplication, QDialog, QGridLayout, QLabel, QMessageBox, QWidget
+
+import engine
+from designer.canvas.items import BAD_COLOUR, DK_COLOUR, OK_COLOUR, PK_COLOUR
+from designer.severity import ERROR_COLOUR, WARNING_COLOUR
+
+SWATCH_W, SWATCH_H = 56, 20
+
+
+def spark_version() -> str:
+    """PySpark's version from its package metadata (importing pyspark would take a second)."""
+    try:
+        return metadata.version("pyspark")
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def about_text() -> str:
+    return (f"<h3>Mapwright {html.escape(engine.__version__)}</h3>"
+            "<p>A replication mapping designer: draw source-to-target mappings, check them as you edit, "
+            "configure conflict resolution and preview a run on sample data with Apache Spark.</p>"
+            f"<p>Spark (PySpark) {html.escape(spark_version())}<br>"
+            f"Qt {html.escape(qVersion())} (PySide6 {html.escape(pyside_version)})<br>"
+            f"Python {html.escape(platform.python_version())} ({html.escape(platform.python_implementation())})</p>")
+
+
+def about_box(parent: QWidget) -> QMessageBox:
+    """A non-modal About box (it never blocks the window)."""
+    box = QMessageBox(QMessageBox.Icon.Information, "About Mapwright", about_text(),
+                      QMessageBox.StandardButton.Close, parent)
+    box.setObjectName("aboutBox")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setWindowModality(Qt.WindowModality.NonModal)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    return box
+
+
+# --- the legend: each entry draws what the canvas draws -----------------------------------------
+
+Painter = Callable[[QPainter, QRectF], None]
+
+
+def _dot(colour: QColor) -> Painter:
+    def paint(p: QPainter, r: QRectF) -> None:
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(colour)
+        p.drawEllipse(r.center(), 5, 5)
+    return paint
+
+
+def _line(colour: QColor, style: Qt.PenStyle, width: float = 2.0) -> Painter:
+    def paint(p: QPainter, r: QRectF) -> None:
+        p.setPen(QPen(colour, width, style))
+        path = QPainterPath(QPointF(r.left() + 2, r.center().y() + 4))
+        path.cubicTo(QPointF(r.center().x(), r.top()), QPointF(r.center().x(), r.bottom()),
+                     QPointF(r.right() - 2, r.center().y() - 4))
+        p.drawPath(path)
+    return paint
+
+
+def _badge(text: str, colour: QColor) -> Painter:
+    def paint(p: QPainter, r: QRectF) -> None:
+        badge = QRectF(r.center().x() - 9, r.top() + 3, 18, r.height() - 6)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(colour)
+        p.drawRoundedRect(badge, 3, 3)
+        font = QFont(p.font())
+        font.setBold(True)
+        font.setPointSizeF(max(5.0, font.pointSizeF() * 0.8))
+        p.setFont(font)
+        p.setPen(QColor("white"))
+        p.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
+    return paint
+
+
+def _node(p: QPainter, r: QRectF) -> None:
+    pal = QApplication.palette()
+    p.setPen(QPen(pal.color(QPalette.ColorRole.Mid), 1.5))
+    p.setBrush(pal.color(QPalette.ColorRole.ToolTipBase))
+    p.drawRoundedRect(r.adjusted(4, 2, -4, -2), 9, 9)
+
+
+def _text(label: str) -> Painter:
+    def paint(p: QPainter, r: QRectF) -> None:
+        p.setPen(QApplication.palette().color(QPalette.ColorRole.PlaceholderText))
+        p.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
+    return paint
+
+
+def legend_entries() -> list[tuple[str, str, Painter]]:
+    """(key, what it means, how the canvas draws it)."""
+    link = QApplication.palette().color(QPalette.ColorRole.Link)
+    highlight = QApplication.palette().color(QPalette.ColorRole.Highlight)
+    return [
+        ("error", "Red dot: an error (beside a column: that column; in a table's title: the table or mapping)",
+         _dot(ERROR_COLOUR)),
+        ("warning", "Orange dot: a warning (worth a look; the model still runs)", _dot(WARNING_COLOUR)),
+        ("map", "Solid line: a column map, from a source column (or method) to what it feeds",
+         _line(link, Qt.PenStyle.SolidLine, 1.6)),
+        ("method", "Rounded node: a method (concat, cast, substring...) between source and target", _node),
+        ("reversible", "Green dashes: a mapping and its reverse; the distribution key survives the round trip",
+         _line(OK_COLOUR, Qt.PenStyle.DashLine)),
+        ("not-reversible", "Red dashes: a mapping and its reverse that do not give the key back (hover for why)",
+         _line(BAD_COLOUR, Qt.PenStyle.DashLine)),
+        ("drawing", "Dashes in the selection colour: the link being drawn (drop it on a target column)",
+         _line(highlight, Qt.PenStyle.DashLine)),
+        ("pk", "PK: a primary-key column", _badge("PK", PK_COLOUR)),
+        ("dk", "DK: a distribution-key column of a mapping into the table", _badge("DK", DK_COLOUR)),
+        ("nn", "NN after the type: the column is NOT NULL", _text("NN")),
+    ]
+
+
+def swatch(paint: Painter) -> QPixmap:
+    ratio = QApplication.primaryScreen().devicePixelRatio() if QApplication.primaryScreen() else 1.0
+    pixmap = QPixmap(int(SWATCH_W * ratio), int(SWATCH_H * ratio))
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    paint(painter, QRectF(0, 0, SWATCH_W, SWATCH_H))
+    painter.end()
+    return pixmap
+
+
+class LegendDialog(QDialog):
+    """A small, non-modal window: one row per mark the canvas draws."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("legend")
+        self.setWindowTitle("Legend — Mapwright")
+        self.setModal(False)
+        grid = QGridLayout(self)
+        self.rows: dict[str, QLabel] = {}
+        for row, (key, text, paint) in enumerate(legend_entries()):
+            picture = QLabel()
+            picture.setPixmap(swatch(paint))
+            label = QLabel(text)
+            label.setObjectName(f"legend-{key}")
+            label.setWordWrap(True)
+            grid.addWidget(picture, row, 0)
+            grid.addWidget(label, row, 1)
+            self.rows[key] = label
+        grid.setColumnStretch(1, 1)
+        self.resize(520, self.sizeHint().height())
