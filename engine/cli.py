@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="export a validated model")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--to", choices=tuple(EXPORTERS), required=True)
-    p.add_argument("--dialect", default="postgresql", help="SQLAlchemy dialect for --to ddl (default postgresql)")
+    p.add_argument("--dialect", default=None,
+                   help="SQLAlchemy dialect for --to ddl (default: each target server's, from its DBMS)")
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--force", action="store_true", help="export even when the model has errors")
     p.set_defaults(func=cmd_export)

@@ -1,0 +1,299 @@
+"""Target DDL, built by SQLAlchemy with quoting it controls (`mapwright export --to ddl`).
+
+Nothing from a model is pasted into SQL as text:
+
+- table, column and constraint names are always quoted identifiers (the name in the model is the
+  identifier, exactly), escaped by the dialect's own identifier preparer;
+- a column `default` is SQL by the contract, so it is parsed by sqlglot as exactly one constant
+  expression (literals, casts, arithmetic, function calls; no columns, queries, statements or
+  parameters), rendered for the target dialect, and re-parsed there to check that the text says the
+  same thing; anything else is left out with a comment (and is finding TB003 in validation);
+- names in comments are flattened to one printable line, so a comment cannot be broken out of.
+
+Each target server's DDL is written in its own dialect (from its DBMS), one section per server, unless
+one dialect is asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import sqlalchemy as sa
+import sqlglot
+from sqlalchemy.dialects import mssql
+from sqlalchemy.engine import Dialect
+from sqlalchemy.engine.default import DefaultDialect
+from sqlalchemy.schema import CreateTable
+from sqlalchemy.sql import quoted_name
+from sqlalchemy.sql.compiler import GenericTypeCompiler
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, SqlglotError
+
+from engine.model.schema import ColumnDef, Model, Table
+from engine.model.types import SqlType, TypeFamily
+
+
+class DdlError(Exception):
+    """DDL that cannot be made (an unknown dialect, a name the dialect cannot hold)."""
+
+
+# --- defaults: one constant SQL expression ---------------------------------------------------------
+
+SQLGLOT_BY_DBMS = {"postgresql": "postgres", "oracle": "oracle", "mssql": "tsql", "ase": "tsql",
+                   "mysql": "mysql", "sqlite": "sqlite", "db2": "postgres", "informix": "postgres",
+                   "other": "postgres"}
+"""The sqlglot dialect a server's SQL is read in. sqlglot has no DB2 or Informix dialect; PostgreSQL's is
+the closest to the standard SQL they share for defaults."""
+
+SQLGLOT_BY_SQLALCHEMY = {"postgresql": "postgres", "oracle": "oracle", "mssql": "tsql", "sybase": "tsql",
+                         "mysql": "mysql", "mariadb": "mysql", "sqlite": "sqlite"}
+
+_SPECIAL_REGISTERS = {"CURRENT TIMESTAMP": "CURRENT_TIMESTAMP", "CURRENT DATE": "CURRENT_DATE",
+                      "CURRENT TIME": "CURRENT_TIME"}  # DB2 and Informix spell these with a space
+
+_CONSTANT_NODES: tuple[type[exp.Expression], ...] = (
+    exp.Literal, exp.Boolean, exp.Null, exp.Neg, exp.Paren, exp.Cast, exp.TryCast, exp.DataType,
+    exp.DataTypeParam, exp.Func, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.DPipe, exp.Interval, exp.Var,
+)
+_FORBIDDEN_NODES: tuple[type[exp.Expression], ...] = (
+    exp.Query, exp.Subquery, exp.DDL, exp.DML, exp.Command, exp.Placeholder, exp.Parameter, exp.Star)
+
+
+class DefaultProblem(ValueError):
+    """A column default that is not exactly one constant SQL expression; the message says why."""
+
+
+@dataclass(frozen=True)
+class ParsedDefault:
+    tree: exp.Expression
+
+
+def parse_default(value: str | int | float | bool, dbms: str) -> ParsedDefault:
+    """Parse a model's column default, written in its server's SQL; raises `DefaultProblem`."""
+    if isinstance(value, bool):
+        return ParsedDefault(exp.Boolean(this=value))
+    if isinstance(value, (int, float)):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise DefaultProblem(f"{value} is not a number SQL can hold")
+        literal = exp.Literal.number(abs(value))
+        return ParsedDefault(exp.Neg(this=literal) if value < 0 else literal)
+    return ParsedDefault(_parse_text(value, SQLGLOT_BY_DBMS.get(dbms, "postgres")))
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(text: str, read: str) -> exp.Expression:
+    source = text.strip()
+    if not source:
+        raise DefaultProblem("the default is empty")
+    upper = " ".join(source.upper().split())
+    source = _SPECIAL_REGISTERS.get(upper, source)
+    try:
+        trees = sqlglot.parse(source, read=read, error_level=ErrorLevel.RAISE)
+    except SqlglotError as exc:
+        raise DefaultProblem(f"not one SQL expression ({_first_line(str(exc))})") from None
+    trees = [t for t in trees if t is not None]
+    if len(trees) != 1:
+        raise DefaultProblem(f"{len(trees)} SQL statements where one expression belongs")
+    tree = trees[0]
+    for node in tree.walk():
+        if isinstance(node, exp.Column):
+            raise DefaultProblem(f"it names a column ({node.sql()}); a default is a constant or a function call")
+        if isinstance(node, _FORBIDDEN_NODES) or not isinstance(node, (*_CONSTANT_NODES, exp.Identifier)):
+            raise DefaultProblem(f"a {type(node).__name__.lower()} is not a constant expression")
+        if isinstance(node, exp.Identifier) and not isinstance(node.parent, exp.DataType):
+            raise DefaultProblem(f"{node.sql()!r} is not a constant")
+    return tree
+
+
+def render_default(parsed: ParsedDefault, write: str) -> str:
+    """The default as SQL text of the sqlglot dialect `write`, checked to parse back to the same tree."""
+    tree = parsed.tree
+    if write in ("tsql", "oracle"):  # no boolean literals there: BIT / NUMBER(1) columns take 1 and 0
+        tree = tree.transform(lambda n: exp.Literal.number(int(n.this)) if isinstance(n, exp.Boolean) else n)
+    try:
+        text = tree.sql(dialect=write, unsupported_level=ErrorLevel.RAISE)
+        again = sqlglot.parse(text, read=write, error_level=ErrorLevel.RAISE)
+    except SqlglotError as exc:
+        raise DefaultProblem(f"cannot be written in {write} SQL ({_first_line(str(exc))})") from None
+    if len(again) != 1 or again[0] is None or again[0].sql(dialect=write) != text:
+        raise DefaultProblem(f"does not survive being written in {write} SQL")
+    return text
+
+
+def default_problem(column: ColumnDef, dbms: str) -> str | None:
+    """Why a column's default cannot be used (TB003), or None."""
+    if column.default is None:
+        return None
+    try:
+        parse_default(column.default, dbms)
+    except DefaultProblem as exc:
+        return str(exc)
+    return None
+
+
+def _first_line(message: str) -> str:
+    line = message.strip().splitlines()[0] if message.strip() else "syntax error"
+    return line.replace("\x1b[4m", "").replace("\x1b[0m", "")
+
+
+# --- types -----------------------------------------------------------------------------------------
+
+
+def sqlalchemy_type(t: SqlType) -> sa.types.TypeEngine[Any]:
+    """The SQLAlchemy type that renders the model's type in each dialect; user and complex types become text."""
+    if t.family is TypeFamily.CHARACTER:
+        if t.name == "NCHAR":
+            return sa.NCHAR(t.length)
+        if t.name == "NVARCHAR":
+            return sa.Unicode(t.length)
+        return sa.CHAR(t.length) if t.name == "CHAR" else sa.String(t.length)
+    if t.family is TypeFamily.BINARY:
+        return sa.LargeBinary(t.length)
+    if t.family is TypeFamily.EXACT_NUMERIC and t.precision is not None:
+        return (sa.DECIMAL if t.name == "DECIMAL" else sa.Numeric)(t.precision, t.scale or 0)
+    simple: dict[str, sa.types.TypeEngine[Any]] = {
+        "SMALLINT": sa.SmallInteger(), "INTEGER": sa.Integer(), "SERIAL": sa.Integer(), "BIGINT": sa.BigInteger(),
+        "SERIAL8": sa.BigInteger(), "NUMERIC": sa.Numeric(), "DECIMAL": sa.DECIMAL(), "NUMBER": sa.Numeric(),
+        "REAL": sa.REAL(), "FLOAT": sa.Float(), "DOUBLE": sa.Double(), "DATE": sa.Date(),
+        "TIMESTAMP": sa.TIMESTAMP().with_variant(mssql.DATETIME2(), "mssql"),
+        "DATETIME": sa.DateTime(), "BOOLEAN": sa.Boolean(), "BIT": sa.Boolean(), "BLOB": sa.LargeBinary(),
+        "BYTE": sa.LargeBinary(), "LONG RAW": sa.LargeBinary(), "TEXT": sa.Text(), "CLOB": sa.Text(),
+        "LONG": sa.Text(),
+    }
+    return simple.get(t.name, sa.Text())
+
+
+# --- dialects --------------------------------------------------------------------------------------
+
+SQLALCHEMY_BY_DBMS = {"postgresql": "postgresql", "oracle": "oracle", "mssql": "mssql", "mysql": "mysql",
+                      "sqlite": "sqlite", "db2": "db2", "ase": "sybase", "informix": "informix"}
+"""The SQLAlchemy dialect of each DBMS; db2, sybase and informix come from third-party packages
+(ibm_db_sa, sqlalchemy-sybase, sqlalchemy-informix) and are used when installed."""
+
+
+class _StandardTypes(GenericTypeCompiler):
+    def visit_datetime(self, type_: Any, **kw: Any) -> str:
+        return "TIMESTAMP"
+
+    def visit_text(self, type_: Any, **kw: Any) -> str:
+        return "CLOB"
+
+    def visit_large_binary(self, type_: Any, **kw: Any) -> str:
+        return "BLOB"
+
+
+class StandardDialect(DefaultDialect):
+    """Standard SQL, for a DBMS whose SQLAlchemy dialect is not installed (CLOB, BLOB, TIMESTAMP)."""
+
+    name = "standard"
+    type_compiler_cls = _StandardTypes
+    supports_native_boolean = True
+
+
+@dataclass(frozen=True)
+class TargetDialect:
+    """A SQLAlchemy dialect to write in, the sqlglot dialect for its defaults, and how to say which it is."""
+
+    sqlalchemy: Dialect
+    sqlglot: str
+    label: str
+
+
+def load_dialect(name: str) -> TargetDialect:
+    """A SQLAlchemy dialect by name (`postgresql`, `oracle`, ...); raises `DdlError` when unknown."""
+    try:
+        dialect = sa.dialects.registry.load(name)()
+    except Exception:
+        raise DdlError(f"unknown SQL dialect {name!r} (try postgresql, oracle, mssql, mysql, sqlite)") from None
+    return TargetDialect(dialect, SQLGLOT_BY_SQLALCHEMY.get(dialect.name, "postgres"), dialect.name)
+
+
+def dialect_for_dbms(dbms: str) -> TargetDialect:
+    """The dialect of a server's DBMS, or standard SQL when its SQLAlchemy dialect is not installed."""
+    name = SQLALCHEMY_BY_DBMS.get(dbms)
+    if name is not None:
+        try:
+            return load_dialect(name)
+        except DdlError:
+            pass
+    why = f"no SQLAlchemy dialect for {dbms} is installed" if name else f"DBMS {dbms!r} names no SQL dialect"
+    return TargetDialect(StandardDialect(), SQLGLOT_BY_DBMS.get(dbms, "postgres"), f"standard SQL ({why})")
+
+
+# --- tables and the whole file ---------------------------------------------------------------------
+
+
+def comment(text: str) -> str:
+    """An SQL line comment holding `text` flattened to one printable line (it cannot end early)."""
+    flat = "".join(ch if ch.isprintable() else " " for ch in text)
+    return f"-- {flat}\n"
+
+
+def _ident(name: str) -> quoted_name:
+    if "\x00" in name:
+        raise DdlError(f"the name {name!r} holds a NUL character, which no SQL identifier can")
+    return quoted_name(name, quote=True)
+
+
+_PLAIN_DEFAULTS = (exp.Literal, exp.Boolean, exp.Null, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime)
+
+
+def _server_default(parsed: ParsedDefault, target: TargetDialect) -> sa.TextClause | sa.ColumnElement[Any]:
+    """A literal goes in as written; an expression as a column element, which dialects that need it (SQLite)
+    put in parentheses. The text is sqlglot's rendering of a checked tree, never the model's string."""
+    text = render_default(parsed, target.sqlglot)
+    tree = parsed.tree.this if isinstance(parsed.tree, exp.Neg) else parsed.tree
+    if isinstance(tree, _PLAIN_DEFAULTS):
+        return sa.text(text.replace(":", "\\:"))  # a colon would otherwise read as a bind parameter
+    return sa.literal_column(text)
+
+
+def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
+    """`CREATE TABLE` for one table, preceded by a comment for each default left out."""
+    notes: list[str] = []
+    columns = []
+    for c in table.columns:
+        t = c.sql_type
+        server_default = None
+        if c.default is not None:
+            try:
+                server_default = _server_default(parse_default(c.default, dbms), target)
+            except DefaultProblem as exc:
+                notes.append(comment(f"default of column {c.name} left out: {exc}"))
+        columns.append(sa.Column(_ident(c.name), sqlalchemy_type(t), nullable=c.nullable,
+                                 server_default=server_default, autoincrement=t.is_serial))
+    known = set(table.column_names())
+    constraints: list[sa.schema.Constraint] = []
+    if table.primary_key and set(table.primary_key) <= known:
+        constraints.append(sa.PrimaryKeyConstraint(*[_ident(c) for c in table.primary_key]))
+    constraints += [sa.UniqueConstraint(*[_ident(c) for c in ux.columns], name=_ident(ux.name))
+                    for ux in table.unique_indexes if set(ux.columns) <= known]
+    sa_table = sa.Table(_ident(table.name), sa.MetaData(), *columns, *constraints)
+    try:
+        sql = str(CreateTable(sa_table).compile(dialect=target.sqlalchemy)).strip()
+    except sa.exc.SQLAlchemyError as exc:
+        raise DdlError(f"{table.key}: {str(exc).splitlines()[0]}") from None
+    return "".join(notes) + sql + ";\n"
+
+
+def model_ddl(model: Model, dialect: str | None = None) -> str:
+    """CREATE TABLE for every table a mapping writes to: a section per target server, each in its server's
+    dialect, or all in `dialect` when given."""
+    forced = load_dialect(dialect) if dialect else None
+    targets = [t for t in (model.table(k) for k in dict.fromkeys(m.target for m in model.mappings)) if t]
+    by_server: dict[str, list[Table]] = {}
+    for table in targets:
+        by_server.setdefault(table.server, []).append(table)
+    parts = [comment(f"Mapwright DDL of model {model.name or 'untitled'}: the tables its mappings write to"),
+             comment("one section per target server, in " + (
+                 f"the {forced.label} dialect" if forced else "the SQL dialect of the server's DBMS"))]
+    for server_id, tables in by_server.items():
+        server = model.server(server_id)
+        dbms = server.dbms if server else "other"
+        target = forced or dialect_for_dbms(dbms)
+        parts.append("\n" + comment(f"server {server_id} ({dbms}): {target.label}"))
+        for table in tables:
+            parts.append("\n" + comment(table.key) + table_ddl(table, target, dbms))
+    return "".join(parts)
