@@ -278,15 +278,21 @@ def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
     return "".join(notes) + sql + ";\n"
 
 
-def model_ddl(model: Model, dialect: str | None = None) -> str:
-    """CREATE TABLE for every table a mapping writes to: a section per target server, each in its server's
-    dialect, or all in `dialect` when given."""
+def model_ddl(model: Model, dialect: str | None = None, server: str | None = None) -> str:
+    """CREATE TABLE for every table a mapping writes to (or, given `server`, every table of that server): a
+    section per server, each in its server's dialect, or all in `dialect` when given."""
     forced = load_dialect(dialect) if dialect else None
-    targets = [t for t in (model.table(k) for k in dict.fromkeys(m.target for m in model.mappings)) if t]
+    if server is not None:
+        if model.server(server) is None:
+            raise DdlError(f"no server {server!r} in the model (servers: {', '.join(s.id for s in model.servers)})")
+        targets = [t for t in model.tables if t.server == server]
+    else:
+        targets = [t for t in (model.table(k) for k in dict.fromkeys(m.target for m in model.mappings)) if t]
     by_server: dict[str, list[Table]] = {}
     for table in targets:
         by_server.setdefault(table.server, []).append(table)
-    parts = [comment(f"Mapwright DDL of model {model.name or 'untitled'}: the tables its mappings write to"),
+    what = f"the tables of server {server}" if server is not None else "the tables its mappings write to"
+    parts = [comment(f"Mapwright DDL of model {model.name or 'untitled'}: {what}"),
              comment("one section per target server, in " + (
                  f"the {forced.label} dialect" if forced else "the SQL dialect of the server's DBMS"))]
     for server_id, tables in by_server.items():

@@ -34,11 +34,11 @@ def export_schema(model: Model, out: Path, **_: Any) -> None:
     write_atomic(out, json.dumps(format_schema(), indent=1) + "\n")
 
 
-def export_ddl(model: Model, out: Path, dialect: str | None = None, **_: Any) -> None:
-    """CREATE TABLE for every table a mapping writes to, a section per target server in its DBMS's dialect
-    (or all in `dialect`), built by `engine.ddl` with quoted names and checked defaults."""
+def export_ddl(model: Model, out: Path, dialect: str | None = None, server: str | None = None, **_: Any) -> None:
+    """CREATE TABLE for every table a mapping writes to (or every table of `server`), a section per server
+    in its DBMS's dialect (or all in `dialect`), built by `engine.ddl` with quoted names and checked defaults."""
     try:
-        text = model_ddl(model, dialect)
+        text = model_ddl(model, dialect, server)
     except DdlError as exc:
         raise ExportError(str(exc)) from None
     write_atomic(out, text)

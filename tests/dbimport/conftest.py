@@ -1,0 +1,8 @@
+"""Import tests: make the helper module `catalog` importable in any pytest import mode."""
+
+import sys
+from pathlib import Path
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
