@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import sqlalchemy as sa
+
 from engine.dbimport.connect import (
     PASSWORD_ENV,
     ImportFailure,
@@ -26,8 +28,12 @@ def read_database(source: Source, server: str, dbms: str | None = None, schema: 
                   tables: Sequence[str] | None = None, progress: Progress | None = None,
                   prompt: Prompt | None = None) -> ImportedSchema:
     """Connect (asking `prompt` for a password if the server wants one), reflect, disconnect."""
-    with connected(source, prompt) as (_, connection):
-        return reflect_tables(connection, server, dbms, schema, tables, progress)
+    with connected(source, prompt) as (used, connection):
+        try:
+            return reflect_tables(connection, server, dbms, schema, tables, progress)
+        except sa.exc.SQLAlchemyError as exc:
+            reason = str(exc.orig) if isinstance(exc, sa.exc.DBAPIError) and exc.orig is not None else str(exc)
+            raise ImportFailure(f"reading {used.shown}: {used.scrub(reason)}") from None
 
 
 __all__ = [

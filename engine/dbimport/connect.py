@@ -70,7 +70,7 @@ def display_url(url: URL | str) -> str:
             url = make_url(url)
         except Exception:
             return "(not a database URL)"
-    return url.set(password=None).render_as_string(hide_password=False)
+    return url._replace(password=None).render_as_string(hide_password=False)  # set() ignores None
 
 
 def parse_source(text: str, password: str | None = None, environ: Mapping[str, str] | None = None) -> Source:

@@ -113,19 +113,19 @@ def _nearest(t: TypeEngine[Any]) -> tuple[str, str]:
     if isinstance(t, sa.Enum):
         longest = max((len(v) for v in t.enums), default=1)
         return f"VARCHAR({longest})", "is an enumeration (its values are not kept)"
-    if isinstance(t, sa.Numeric) and name in ("MONEY", "SMALLMONEY"):
+    if name in ("MONEY", "SMALLMONEY"):
         return "DECIMAL(19,4)", "is a money type"
     if isinstance(t, sa.Numeric):
         return "NUMERIC", "has a scale without a precision"
     if isinstance(t, sa.String):
         return "TEXT", "has no length"
-    if isinstance(t, sa._Binary):
+    if isinstance(t, (sa.LargeBinary, sa.BINARY, sa.VARBINARY)) or _class_name(t) == "RAW":
         return "BLOB", "has no length"
     if isinstance(t, sa.DateTime):
         return "TIMESTAMP", "has a time zone (the contract's TIMESTAMP has none)"
     if isinstance(t, sa.Time):
         return "TIMESTAMP", "is a time of day (the contract has no time type)"
-    if isinstance(t, sa.Interval):
+    if isinstance(t, sa.Interval) or name == "INTERVAL":
         return "VARCHAR(40)", "is an interval (the contract has no interval type)"
     if isinstance(t, sa.Uuid):
         return "CHAR(36)", "is a UUID (the contract has no UUID type)"
