@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 import sqlglot
@@ -53,11 +53,11 @@ SQLGLOT_BY_SQLALCHEMY = {"postgresql": "postgres", "oracle": "oracle", "mssql": 
 _SPECIAL_REGISTERS = {"CURRENT TIMESTAMP": "CURRENT_TIMESTAMP", "CURRENT DATE": "CURRENT_DATE",
                       "CURRENT TIME": "CURRENT_TIME"}  # DB2 and Informix spell these with a space
 
-_CONSTANT_NODES: tuple[type[exp.Expression], ...] = (
+_CONSTANT_NODES: tuple[type[Any], ...] = (
     exp.Literal, exp.Boolean, exp.Null, exp.Neg, exp.Paren, exp.Cast, exp.TryCast, exp.DataType,
     exp.DataTypeParam, exp.Func, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.DPipe, exp.Interval, exp.Var,
 )
-_FORBIDDEN_NODES: tuple[type[exp.Expression], ...] = (
+_FORBIDDEN_NODES: tuple[type[Any], ...] = (
     exp.Query, exp.Subquery, exp.DDL, exp.DML, exp.Command, exp.Placeholder, exp.Parameter, exp.Star)
 
 
@@ -93,10 +93,10 @@ def _parse_text(text: str, read: str) -> exp.Expression:
         trees = sqlglot.parse(source, read=read, error_level=ErrorLevel.RAISE)
     except SqlglotError as exc:
         raise DefaultProblem(f"not one SQL expression ({_first_line(str(exc))})") from None
-    trees = [t for t in trees if t is not None]
-    if len(trees) != 1:
-        raise DefaultProblem(f"{len(trees)} SQL statements where one expression belongs")
-    tree = trees[0]
+    found = [cast(exp.Expression, t) for t in trees if t is not None]
+    if len(found) != 1:
+        raise DefaultProblem(f"{len(found)} SQL statements where one expression belongs")
+    tree = found[0]
     for node in tree.walk():
         if isinstance(node, exp.Column):
             raise DefaultProblem(f"it names a column ({node.sql()}); a default is a constant or a function call")
@@ -157,7 +157,7 @@ def sqlalchemy_type(t: SqlType) -> sa.types.TypeEngine[Any]:
         "SMALLINT": sa.SmallInteger(), "INTEGER": sa.Integer(), "SERIAL": sa.Integer(), "BIGINT": sa.BigInteger(),
         "SERIAL8": sa.BigInteger(), "NUMERIC": sa.Numeric(), "DECIMAL": sa.DECIMAL(), "NUMBER": sa.Numeric(),
         "REAL": sa.REAL(), "FLOAT": sa.Float(), "DOUBLE": sa.Double(), "DATE": sa.Date(),
-        "TIMESTAMP": sa.TIMESTAMP().with_variant(mssql.DATETIME2(), "mssql"),
+        "TIMESTAMP": sa.TIMESTAMP().with_variant(mssql.DATETIME2(), "mssql"),  # type: ignore[no-untyped-call]
         "DATETIME": sa.DateTime(), "BOOLEAN": sa.Boolean(), "BIT": sa.Boolean(), "BLOB": sa.LargeBinary(),
         "BYTE": sa.LargeBinary(), "LONG RAW": sa.LargeBinary(), "TEXT": sa.Text(), "CLOB": sa.Text(),
         "LONG": sa.Text(),
@@ -296,8 +296,8 @@ def model_ddl(model: Model, dialect: str | None = None, server: str | None = Non
              comment("one section per target server, in " + (
                  f"the {forced.label} dialect" if forced else "the SQL dialect of the server's DBMS"))]
     for server_id, tables in by_server.items():
-        server = model.server(server_id)
-        dbms = server.dbms if server else "other"
+        entry = model.server(server_id)
+        dbms = entry.dbms if entry else "other"
         target = forced or dialect_for_dbms(dbms)
         parts.append("\n" + comment(f"server {server_id} ({dbms}): {target.label}"))
         for table in tables:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 import sqlglot
@@ -22,8 +22,14 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 
 from engine.dbimport.connect import DBMS_BY_DIALECT, ImportFailure
 from engine.dbimport.types import contract_type
-from engine.ddl import SQLGLOT_BY_DBMS, SQLGLOT_BY_SQLALCHEMY, DefaultProblem, ParsedDefault, parse_default, \
-    render_default
+from engine.ddl import (
+    SQLGLOT_BY_DBMS,
+    SQLGLOT_BY_SQLALCHEMY,
+    DefaultProblem,
+    ParsedDefault,
+    parse_default,
+    render_default,
+)
 from engine.model.schema import ColumnDef, Table, UniqueIndex
 from engine.model.types import parse_type
 
@@ -143,7 +149,7 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
             indexes = inspector.get_multi_indexes(schema=sa_schema, filter_names=names)
         for stored, sa_name in zip(batch, names, strict=True):
             at = (sa_schema, sa_name)
-            result.tables.append(reader.table(stored, columns.get(at, []), keys.get(at) or {},
+            result.tables.append(reader.table(stored, columns.get(at, []), dict(keys.get(at) or {}),
                                               uniques.get(at, []), indexes.get(at, [])))
         result.notes += [ImportNote(where, None, str(w.message).splitlines()[0]) for w in caught
                          if "Did not recognize type" not in str(w.message)]
@@ -206,8 +212,9 @@ class _TableReader:
 
     def default(self, table: str, column: str, raw: str, numeric: bool) -> str:
         """The catalog's default as one expression in the server's SQL, the literal's own cast taken off."""
+        tree: exp.Expression | None
         try:
-            tree = sqlglot.parse_one(raw, read=self.read, error_level=ErrorLevel.RAISE)
+            tree = cast(exp.Expression, sqlglot.parse_one(raw, read=self.read, error_level=ErrorLevel.RAISE))
         except SqlglotError:
             tree = None
         if tree is not None:

@@ -7,43 +7,17 @@ import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pgdata import SECRET, reader_url
 
 from engine import cli
 from resources import ROOT as RESOURCES
 
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
 SHOP = f"sqlite:///{RESOURCES / 'samples' / 'shop.sqlite'}"
-SECRET = "s3cret-Pa55word"
-
-ODD_TYPES = """
-CREATE TYPE mood AS ENUM ('ok', 'grumpy', 'delighted');
-CREATE TABLE odd (
-    id integer PRIMARY KEY,
-    key uuid,
-    doc jsonb,
-    at timestamptz,
-    tod time,
-    span interval,
-    feeling mood,
-    price money,
-    free varchar,
-    addr inet,
-    flags bit(8),
-    tags integer[]
-);
-CREATE TABLE plain (id integer PRIMARY KEY, name varchar(20));
-CREATE SCHEMA sales;
-CREATE TABLE sales."Orders" (no integer PRIMARY KEY, total numeric(8,2) DEFAULT 0);
-CREATE TABLE sales.items (no integer, sku varchar(10));
-CREATE ROLE reader LOGIN PASSWORD 's3cret-Pa55word';
-GRANT USAGE ON SCHEMA sales TO reader;
-GRANT SELECT ON ALL TABLES IN SCHEMA public, sales TO reader;
-"""
 
 
 def mw(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -61,27 +35,6 @@ def one_line_error(out: subprocess.CompletedProcess[str], *words: str) -> str:
         assert word in lines[0], lines[0]
     assert "Traceback" not in out.stderr
     return lines[0]
-
-
-@pytest.fixture(scope="module")
-def db(pg_server: Any) -> Iterator[str]:
-    """A database with odd types, a second schema, and a role that must give a password (scram on loopback)."""
-    url = pg_server.create_database("import_cli")
-    pg_server.psql(ODD_TYPES, "import_cli")
-    hba = pg_server.datadir / "pg_hba.conf"
-    original = hba.read_text()
-    hba.write_text("host all reader 127.0.0.1/32 scram-sha-256\n" + original)
-    pg_server.psql("SELECT pg_reload_conf()")
-    try:
-        yield url
-    finally:
-        hba.write_text(original)
-        pg_server.psql("SELECT pg_reload_conf()")
-
-
-def reader_url(pg_server: Any, password: str | None = None, query: str = "") -> str:
-    auth = f"reader:{password}" if password else "reader"
-    return f"postgresql://{auth}@127.0.0.1:{pg_server.port}/import_cli{query}"
 
 
 def columns(model: Path, table: str) -> dict[str, dict[str, Any]]:
