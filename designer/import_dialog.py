@@ -261,8 +261,9 @@ class ImportDialog(QDialog):
     # --- actions ---------------------------------------------------------------------------------
 
     def _source(self) -> Any:
-        self.settings.setValue(SETTINGS_URL, display_url(self.url.text().strip()))
-        return parse_source(self.url.text(), self.password.text() or None)
+        source = parse_source(self.url.text(), self.password.text() or None)
+        self.settings.setValue(SETTINGS_URL, display_url(self.url.text().strip()))  # no password in it
+        return source
 
     def test_connection(self) -> None:
         url, password = self.url.text(), self.password.text() or None

@@ -97,6 +97,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     from engine.model import save_model
 
     target = Path(args.into or args.out)
+    if not args.server.strip():
+        raise UsageError("--server needs a server id (the name the tables' server has in the model)")
     if args.out and target.exists() and not args.force:
         raise UsageError(f"{args.out} already exists (use --into to add tables to it, or --force to replace it)")
     into = load_model(args.into) if args.into else None

@@ -145,7 +145,11 @@ def connected(source: Source, prompt: Prompt | None = None) -> Iterator[tuple[So
                     f"cannot connect to {source.shown}: the server asks for a password (put it in an environment "
                     f"variable and add ?{PASSWORD_ENV}=NAME to the URL, or run in a terminal to be asked)") from None
             engine.dispose()
-            source = Source(source.url.set(password=prompt(f"Password for {source.shown}: ")))
+            try:
+                typed = prompt(f"Password for {source.shown}: ")
+            except EOFError:
+                raise ImportFailure(f"cannot connect to {source.shown}: no password given") from None
+            source = Source(source.url.set(password=typed))
             engine = make_engine(source)
             try:
                 connection = engine.connect()

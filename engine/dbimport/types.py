@@ -13,6 +13,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeEngine
 
+from engine.model.types import TypeError_, parse_type
+
 
 @dataclass(frozen=True)
 class MappedType:
@@ -31,10 +33,20 @@ def type_name(t: TypeEngine[Any], dialect: Dialect | None = None) -> str:
 def contract_type(t: TypeEngine[Any], dialect: Dialect | None = None) -> MappedType:
     """The contract type string of a reflected type, or the nearest with a note saying what was lost."""
     exact = _exact(t)
-    if exact is not None:
+    if exact is not None and _parses(exact):
         return MappedType(exact)
-    nearest, why = _nearest(t)
+    nearest, why = _nearest(t) if exact is None else ("TEXT", "has a size the contract cannot hold")
+    if not _parses(nearest):
+        nearest, why = "TEXT", why + " and no nearer type"
     return MappedType(nearest, f"{type_name(t, dialect)} {why}; imported as {nearest}")
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse_type(text)
+    except TypeError_:
+        return False
+    return True
 
 
 def _class_name(t: TypeEngine[Any]) -> str:
@@ -89,12 +101,12 @@ def _exact(t: TypeEngine[Any]) -> str | None:  # noqa: C901 - one flat table of 
         if isinstance(t, (sa.NVARCHAR, sa.Unicode)) or name == "NVARCHAR2":
             return f"NVARCHAR({length})"
         return f"VARCHAR2({length})" if name == "VARCHAR2" else f"VARCHAR({length})"
-    if isinstance(t, sa.LargeBinary):
-        return "BLOB"
     if name == "RAW" and _length(t):
         return f"RAW({_length(t)})"
     if isinstance(t, (sa.BINARY, sa.VARBINARY)) and _length(t):
         return f"{'BINARY' if isinstance(t, sa.BINARY) else 'VARBINARY'}({_length(t)})"
+    if isinstance(t, sa.LargeBinary) and not isinstance(t, (sa.BINARY, sa.VARBINARY)):
+        return "BLOB"
     if name == "DATE" or (isinstance(t, sa.Date) and not isinstance(t, sa.DateTime)):
         return "DATE"
     if isinstance(t, sa.DateTime) and not getattr(t, "timezone", False):
@@ -116,7 +128,7 @@ def _nearest(t: TypeEngine[Any]) -> tuple[str, str]:
     if name in ("MONEY", "SMALLMONEY"):
         return "DECIMAL(19,4)", "is a money type"
     if isinstance(t, sa.Numeric):
-        return "NUMERIC", "has a scale without a precision"
+        return "NUMERIC", "has a precision and scale the contract cannot hold"
     if isinstance(t, sa.String):
         return "TEXT", "has no length"
     if isinstance(t, (sa.LargeBinary, sa.BINARY, sa.VARBINARY)) or _class_name(t) == "RAW":

@@ -207,3 +207,18 @@ def test_out_never_replaces_a_file_unless_forced(tmp_path: Path) -> None:
     assert model.read_text() == "my work"
     assert mw("import", SHOP, "--server", "s", "--out", str(model), "--force").returncode == 0
     assert json.loads(model.read_text())["servers"] == [{"id": "s", "dbms": "sqlite"}]
+
+
+def test_an_empty_server_id_or_an_unanswered_prompt_is_one_line(db: str, pg_server: Any, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    one_line_error(mw("import", SHOP, "--server", " ", "--out", str(tmp_path / "m.json")), "--server needs")
+
+    def end_of_input(_text: str) -> str:
+        raise EOFError
+
+    monkeypatch.setattr(cli, "_password_prompt", lambda: end_of_input)
+    code = cli.main(["import", reader_url(pg_server), "--server", "pg", "--out", str(tmp_path / "m.json")])
+    assert code == 2
+    assert capsys.readouterr().err.strip().endswith("no password given")
+    assert not (tmp_path / "m.json").exists()
