@@ -241,13 +241,13 @@ _PLAIN_DEFAULTS = (exp.Literal, exp.Boolean, exp.Null, exp.CurrentTimestamp, exp
 
 
 def _server_default(parsed: ParsedDefault, target: TargetDialect) -> sa.TextClause | sa.ColumnElement[Any]:
-    """A literal goes in as written; an expression as a column element, which dialects that need it (SQLite)
-    put in parentheses. The text is sqlglot's rendering of a checked tree, never the model's string."""
+    """A literal goes in as written; an expression in parentheses (MySQL and SQLite need them, the others
+    accept them). The text is sqlglot's rendering of a checked tree, never the model's string."""
     text = render_default(parsed, target.sqlglot)
     tree = parsed.tree.this if isinstance(parsed.tree, exp.Neg) else parsed.tree
     if isinstance(tree, _PLAIN_DEFAULTS):
         return sa.text(text.replace(":", "\\:"))  # a colon would otherwise read as a bind parameter
-    return sa.literal_column(text)
+    return sa.literal_column(f"({text})")
 
 
 def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:

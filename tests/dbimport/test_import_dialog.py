@@ -161,3 +161,19 @@ def test_tables_already_in_the_model_are_refused_and_nothing_changes(window: Mai
     assert "--tables" not in dialog.status.text()  # the dialog speaks of its own widgets
     assert window.document.undo_stack.count() == steps
     assert len(window.document.model.tables) == 3
+
+
+def test_stop_cancels_a_running_import_and_nothing_changes(window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    many = tmp_path / "many.sqlite"
+    with sqlite3.connect(many) as conn:
+        conn.executescript("".join(f"CREATE TABLE t{i:03} (id INTEGER PRIMARY KEY, v VARCHAR(5));" for i in range(400)))
+    dialog = open_dialog(window, qtbot)
+    list_tables(dialog, qtbot, f"sqlite:///{many}")
+    assert len(dialog.checked_tables()) == 400
+    steps = window.document.undo_stack.count()
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    assert dialog.close_button.text() == "Stop" and not dialog.list_button.isEnabled()
+    qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.status.text() == "Import cancelled.", timeout=20000)
+    assert dialog.isVisible() and dialog.close_button.text() == "Close" and dialog.list_button.isEnabled()
+    assert window.document.undo_stack.count() == steps and len(window.document.model.tables) == 2
