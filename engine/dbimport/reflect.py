@@ -22,7 +22,9 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 
 from engine.dbimport.connect import DBMS_BY_DIALECT, ImportFailure
 from engine.dbimport.types import contract_type
-from engine.ddl import (
+from engine.model.schema import ColumnDef, Table, UniqueIndex
+from engine.model.types import parse_type
+from engine.sqldefaults import (
     SQLGLOT_BY_DBMS,
     SQLGLOT_BY_SQLALCHEMY,
     DefaultProblem,
@@ -30,8 +32,6 @@ from engine.ddl import (
     parse_default,
     render_default,
 )
-from engine.model.schema import ColumnDef, Table, UniqueIndex
-from engine.model.types import parse_type
 
 Progress = Callable[[int, int, str], None]
 """progress(done, total, what): called after each batch of tables (and once at the start)."""

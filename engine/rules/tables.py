@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from engine.ddl import default_problem
 from engine.model.schema import Model, Table
 from engine.model.types import parse_type
 from engine.rules.findings import Finding, Location
+from engine.sqldefaults import default_problem
 
 
 def check_table(model: Model, table: Table) -> list[Finding]:
