@@ -22,6 +22,9 @@ CREATE TABLE odd (
     tags integer[]
 );
 CREATE TABLE plain (id integer PRIMARY KEY, name varchar(20));
+CREATE TABLE keyed (id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, a varchar(10), b varchar(10));
+CREATE UNIQUE INDEX ux_keyed_lower ON keyed (lower(a));
+CREATE UNIQUE INDEX ux_keyed_partial ON keyed (b) WHERE b IS NOT NULL;
 CREATE SCHEMA sales;
 CREATE TABLE sales."Orders" (no integer PRIMARY KEY, total numeric(8,2) DEFAULT 0);
 CREATE TABLE sales.items (no integer, sku varchar(10));

@@ -63,6 +63,19 @@ def test_types_without_a_counterpart_come_in_as_the_nearest_type_each_named(db: 
     assert mw("validate", str(model)).returncode == 0
 
 
+def test_identity_columns_and_indexes_the_model_cannot_hold_are_noted(db: str, tmp_path: Path) -> None:
+    model = tmp_path / "keyed.json"
+    out = mw("import", db, "--server", "pg", "--tables", "keyed", "--out", str(model))
+    assert out.returncode == 0, out.stderr
+    table = json.loads(model.read_text())["tables"][0]
+    assert table["columns"][0] == {"name": "id", "type": "SERIAL", "nullable": False}
+    assert table["unique_indexes"] == [{"name": "ux_keyed_partial", "columns": ["b"]}]
+    assert sorted(out.stderr.strip().splitlines()) == [
+        "mapwright: note: pg.keyed.id: identity column imported as SERIAL",
+        "mapwright: note: pg.keyed: unique index ux_keyed_lower is on an expression; not imported",
+        "mapwright: note: pg.keyed: unique index ux_keyed_partial is partial (WHERE ...); imported on all rows"]
+
+
 # --- options ---------------------------------------------------------------------------------------
 
 

@@ -113,7 +113,7 @@ def test_the_password_is_used_but_never_stored(window: MainWindow, qtbot: Any, d
     list_tables(dialog, qtbot, reader_url(pg_server))
     assert dialog.status.text() == "The server asks for a password: type it in the Password field."
     list_tables(dialog, qtbot, reader_url(pg_server), SECRET)
-    assert dialog.status.text() == "2 table(s) in public.", dialog.status.text()
+    assert dialog.status.text() == "3 table(s) in public.", dialog.status.text()
     qtbot.mouseClick(dialog.none_button, Qt.MouseButton.LeftButton)
     dialog.filter.setText("odd")
     qtbot.mouseClick(dialog.all_button, Qt.MouseButton.LeftButton)
