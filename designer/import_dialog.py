@@ -120,6 +120,7 @@ class ImportDialog(QDialog):
         self.setWindowTitle("Import tables from database")
         self.document, self.occupied, self.settings = document, occupied, settings
         self.call: BackgroundCall | None = None
+        self._on_done: Callable[[Any], None] = lambda _result: None
         self.resize(620, 640)
 
         self.url = QLineEdit(str(settings.value(SETTINGS_URL, "") or ""))
@@ -207,11 +208,17 @@ class ImportDialog(QDialog):
              message: str) -> None:
         self._say(message)
         self._busy(True)
+        self._on_done = done
         call = self.call = BackgroundCall(work)  # no parent: it outlives the dialog if closed mid-call
-        call.sig_progress.connect(self._progress)
-        call.sig_done.connect(lambda result: (self._busy(False), done(result)))
-        call.sig_failed.connect(self._failed)
+        queued = Qt.ConnectionType.QueuedConnection  # emitted on a worker thread, handled on the GUI thread
+        call.sig_progress.connect(self._progress, queued)
+        call.sig_done.connect(self._finished, queued)
+        call.sig_failed.connect(self._failed, queued)
         call.start()
+
+    def _finished(self, result: object) -> None:
+        self._busy(False)
+        self._on_done(result)
 
     def _busy(self, busy: bool) -> None:
         for widget in (self.test_button, self.list_button, self.url, self.password, self.schema):
