@@ -43,6 +43,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.server is not None and args.to != "ddl":
+        raise UsageError("--server is for --to ddl (the DDL of one server's tables)")
     model = load_model(args.model)
     if args.to != "schema":
         findings = validate(model)
@@ -59,6 +61,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{args.out}: cannot write ({exc.strerror})") from None
     print(f"wrote {args.out}")
+    if args.to == "ddl" and args.server is None and not model.mappings:
+        print("mapwright: note: no mapping writes to any table, so the DDL has no tables "
+              "(--server ID writes every table of a server)", file=sys.stderr)
     return EXIT_OK
 
 

@@ -120,3 +120,24 @@ def test_a_name_in_a_comment_cannot_end_the_comment(name: str) -> None:
     text = comment(f"{name} DROP TABLE users;")
     assert text.count("\n") == 1 and text.endswith("\n") and text.startswith("-- ")
     assert all(ch.isprintable() for ch in text[:-1])
+
+
+def test_export_server_option_is_for_ddl_and_an_unmapped_model_says_how_to_get_tables(tmp_path: Path) -> None:
+    model = tmp_path / "m.json"
+    columns = [{"name": "A", "type": "INTEGER"}]
+    model.write_text(json.dumps({"format": "mapwright/1", "servers": [{"id": "s", "dbms": "sqlite"}],
+                                 "tables": [{"server": "s", "name": "T", "columns": columns}]}))
+    out = tmp_path / "out"
+    wrong = subprocess.run([MAPWRIGHT, "export", str(model), "--to", "json", "--server", "s", "--out", str(out)],
+                           capture_output=True, text=True, timeout=120)
+    assert wrong.returncode == 2 and "--server is for --to ddl" in wrong.stderr
+    empty = subprocess.run([MAPWRIGHT, "export", str(model), "--to", "ddl", "--out", str(out)],
+                           capture_output=True, text=True, timeout=120)
+    assert empty.returncode == 0 and "--server ID writes every table" in empty.stderr
+    assert "CREATE TABLE" not in out.read_text()
+    one = subprocess.run([MAPWRIGHT, "export", str(model), "--to", "ddl", "--server", "s", "--out", str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert one.returncode == 0 and one.stderr == "" and out.read_text().count('CREATE TABLE "T"') == 1
+    unknown = subprocess.run([MAPWRIGHT, "export", str(model), "--to", "ddl", "--server", "x", "--out", str(out)],
+                             capture_output=True, text=True, timeout=120)
+    assert unknown.returncode == 2 and "no server 'x' in the model (servers: s)" in unknown.stderr
