@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
+from designer import import_dialog
 from designer.autosave import Autosaver, recoverable
 from designer.browser.window import ConflictBrowser
 from designer.canvas.controller import CanvasController
@@ -171,6 +172,7 @@ class MainWindow(QMainWindow):
         export = file.addMenu("&Export")
         for kind in EXPORTERS:
             export.addAction(f"{kind}…", lambda k=kind: self.export(k))
+        file.addAction("&Import tables from database…", lambda: import_dialog.open_for(self))
         file.addSeparator()
         self._action(file, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         edit = bar.addMenu("&Edit")

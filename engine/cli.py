@@ -23,6 +23,7 @@ from engine.report import render_text
 from engine.rules import count, validate
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+DBMS_CHOICES = ("oracle", "db2", "mssql", "informix", "ase", "postgresql", "mysql", "sqlite", "other")
 
 
 class UsageError(Exception):
@@ -42,6 +43,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.server is not None and args.to != "ddl":
+        raise UsageError("--server is for --to ddl (the DDL of one server's tables)")
     model = load_model(args.model)
     if args.to != "schema":
         findings = validate(model)
@@ -52,12 +55,15 @@ def cmd_export(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return EXIT_FINDINGS
     try:
-        EXPORTERS[args.to](model, Path(args.out), dialect=args.dialect)
+        EXPORTERS[args.to](model, Path(args.out), dialect=args.dialect, server=args.server)
     except ExportError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"{args.out}: cannot write ({exc.strerror})") from None
     print(f"wrote {args.out}")
+    if args.to == "ddl" and args.server is None and not model.mappings:
+        print("mapwright: note: no mapping writes to any table, so the DDL has no tables "
+              "(--server ID writes every table of a server)", file=sys.stderr)
     return EXIT_OK
 
 
@@ -84,6 +90,58 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
     return EXIT_OK if summary.status == "succeeded" else EXIT_FINDINGS
 
 
+def _password_prompt() -> Callable[[str], str] | None:
+    """Ask on the terminal when there is one; a script without one gets a clear error instead."""
+    import getpass
+
+    return getpass.getpass if sys.stdin.isatty() else None
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from engine.dbimport import ImportFailure, import_edits, new_model, parse_source, read_database
+    from engine.model import save_model
+
+    target = Path(args.into or args.out)
+    if not args.server.strip():
+        raise UsageError("--server needs a server id (the name the tables' server has in the model)")
+    if args.out and target.exists() and not args.force:
+        raise UsageError(f"{args.out} already exists (use --into to add tables to it, or --force to replace it)")
+    into = load_model(args.into) if args.into else None
+    tables = [t.strip() for t in args.tables.split(",") if t.strip()] if args.tables is not None else None
+    if tables == []:
+        raise UsageError("--tables names no table (expected T1,T2,...)")
+    try:
+        source = parse_source(args.url)
+        imported = read_database(source, args.server, args.dbms, args.schema, tables, _progress_printer(),
+                                 _password_prompt())
+        model = new_model(imported, Path(source.url.database).stem if source.url.database else args.server)
+        if into is not None:
+            for edit in import_edits(into, imported):
+                edit.apply(into)
+            model = into
+    except ImportFailure as exc:
+        raise UsageError(str(exc)) from None
+    for note in imported.notes:
+        print(f"mapwright: note: {note}", file=sys.stderr)
+    try:
+        save_model(model, target)
+    except OSError as exc:
+        raise UsageError(f"{target}: cannot write ({exc.strerror})") from None
+    print(f"imported {len(imported.tables)} table(s) from {source.shown} as server {imported.server} "
+          f"({imported.dbms}) into {target}" + (f"; {len(imported.notes)} note(s) above" if imported.notes else ""))
+    return EXIT_OK
+
+
+def _progress_printer() -> Callable[[int, int, str], None] | None:
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int, _what: str) -> None:
+        print(f"\rreading tables: {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+    return show
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mapwright", description="Design, validate and preview data replication mappings.")
@@ -98,7 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="export a validated model")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--to", choices=tuple(EXPORTERS), required=True)
-    p.add_argument("--dialect", default="postgresql", help="SQLAlchemy dialect for --to ddl (default postgresql)")
+    p.add_argument("--dialect", default=None,
+                   help="SQLAlchemy dialect for --to ddl (default: each target server's, from its DBMS)")
+    p.add_argument("--server", metavar="ID", help="--to ddl: every table of this server (default: every table a "
+                   "mapping writes to)")
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--force", action="store_true", help="export even when the model has errors")
     p.set_defaults(func=cmd_export)
@@ -114,6 +175,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rundir", metavar="RUNDIR")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_conflicts)
+
+    p = sub.add_parser("import", help="reflect tables from a live database into a model (SQLAlchemy)",
+                       description="URL is SQLAlchemy's, e.g. postgresql://me@host:5432/sales or sqlite:///shop.db. "
+                       "A password is never written down: add ?password_env=NAME to read it from the environment "
+                       "variable NAME, or you are asked for it on the terminal.")
+    p.add_argument("url", metavar="URL")
+    p.add_argument("--server", required=True, metavar="ID", help="server id the tables belong to in the model")
+    p.add_argument("--dbms", choices=DBMS_CHOICES, help="the server's DBMS (default: from the URL's dialect)")
+    p.add_argument("--schema", metavar="S", help="schema to read (default: the connection's default schema)")
+    p.add_argument("--tables", metavar="T1,T2", help="only these tables (default: every table of the schema)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", metavar="MODEL", help="write a new model")
+    where.add_argument("--into", metavar="MODEL", help="add the tables to this model")
+    p.add_argument("--force", action="store_true", help="with --out: replace an existing file")
+    p.set_defaults(func=cmd_import)
 
     for entry in entry_points(group="mapwright.commands"):
         register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] = entry.load()

@@ -8,12 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import sqlalchemy as sa
-from sqlalchemy.schema import CreateTable
-
+from engine.ddl import DdlError, model_ddl
 from engine.model.io import dump_model, write_atomic
-from engine.model.schema import FORMAT, Model, Table
-from engine.model.types import SqlType, TypeFamily
+from engine.model.schema import FORMAT, Model
 from engine.report import group_title, summary
 from engine.rules import validate
 
@@ -37,54 +34,14 @@ def export_schema(model: Model, out: Path, **_: Any) -> None:
     write_atomic(out, json.dumps(format_schema(), indent=1) + "\n")
 
 
-def sqlalchemy_type(t: SqlType) -> sa.types.TypeEngine[Any]:
-    """The nearest portable SQLAlchemy type; user and complex types become text."""
-    by_name: dict[str, Callable[[], sa.types.TypeEngine[Any]]] = {
-        "SMALLINT": sa.SmallInteger, "INTEGER": sa.Integer, "INT": sa.Integer, "SERIAL": sa.Integer,
-        "BIGINT": sa.BigInteger, "SERIAL8": sa.BigInteger, "REAL": sa.REAL, "FLOAT": sa.Float,
-        "DOUBLE": sa.Double, "DATE": sa.Date, "TIMESTAMP": sa.DateTime, "DATETIME": sa.DateTime,
-        "BOOLEAN": sa.Boolean, "BIT": sa.Boolean, "BLOB": sa.LargeBinary, "BYTE": sa.LargeBinary,
-        "LONG RAW": sa.LargeBinary, "TEXT": sa.Text, "CLOB": sa.Text, "LONG": sa.Text,
-    }
-    if t.family is TypeFamily.CHARACTER:
-        return sa.CHAR(t.length) if t.name in ("CHAR", "NCHAR") else sa.String(t.length)
-    if t.family is TypeFamily.BINARY:
-        return sa.LargeBinary(t.length)
-    if t.family is TypeFamily.EXACT_NUMERIC and t.precision is not None:
-        return sa.Numeric(t.precision, t.scale or 0)
-    if t.name == "NUMBER":
-        return sa.Numeric()
-    return by_name.get(t.name, sa.Text)()
-
-
-def table_ddl(table: Table, dialect: sa.engine.Dialect) -> str:
-    meta = sa.MetaData()
-    columns = [sa.Column(c.name, sqlalchemy_type(c.sql_type), nullable=c.nullable,
-                         server_default=sa.text(str(c.default)) if c.default is not None else None)
-               for c in table.columns]
-    constraints: list[sa.schema.Constraint] = []
-    known = set(table.column_names())
-    if table.primary_key and set(table.primary_key) <= known:
-        constraints.append(sa.PrimaryKeyConstraint(*table.primary_key))
-    constraints += [sa.UniqueConstraint(*ux.columns, name=ux.name) for ux in table.unique_indexes
-                    if set(ux.columns) <= known]
-    sa_table = sa.Table(table.name, meta, *columns, *constraints)
-    return str(CreateTable(sa_table).compile(dialect=dialect)).strip() + ";\n"
-
-
-def export_ddl(model: Model, out: Path, dialect: str = "postgresql", **_: Any) -> None:
-    """CREATE TABLE for every table a mapping writes to, in the given SQLAlchemy dialect."""
+def export_ddl(model: Model, out: Path, dialect: str | None = None, server: str | None = None, **_: Any) -> None:
+    """CREATE TABLE for every table a mapping writes to (or every table of `server`), a section per server
+    in its DBMS's dialect (or all in `dialect`), built by `engine.ddl` with quoted names and checked defaults."""
     try:
-        sa_dialect = sa.dialects.registry.load(dialect)()
-    except Exception:
-        raise ExportError(f"unknown SQL dialect {dialect!r} (try postgresql, oracle, mssql, mysql, sqlite)") from None
-    targets = dict.fromkeys(m.target for m in model.mappings)
-    parts = [f"-- {model.name or 'model'}: target tables, {dialect} dialect\n"]
-    for key in targets:
-        table = model.table(key)
-        if table is not None:
-            parts.append(f"\n-- {key}\n{table_ddl(table, sa_dialect)}")
-    write_atomic(out, "".join(parts))
+        text = model_ddl(model, dialect, server)
+    except DdlError as exc:
+        raise ExportError(str(exc)) from None
+    write_atomic(out, text)
 
 
 def export_report(model: Model, out: Path, **_: Any) -> None:

@@ -97,6 +97,7 @@ CODES: dict[str, Code] = {
     "SC002": Code(E, "replication definitions are inconsistent"),
     "TB001": Code(E, "key or index names an unknown column"),
     "TB002": Code(E, "table parent is unknown or circular"),
+    "TB003": Code(E, "column default is not one constant SQL expression"),
 }
 
 

@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from engine.model.schema import Model, Table
 from engine.model.types import parse_type
 from engine.rules.findings import Finding, Location
+from engine.sqldefaults import default_problem
 
 
 def check_table(model: Model, table: Table) -> list[Finding]:
-    return [*key_columns(table), *parent_exists(model, table), *replication_definitions(table)]
+    return [*key_columns(table), *parent_exists(model, table), *replication_definitions(table),
+            *column_defaults(model, table)]
 
 
 def key_columns(table: Table) -> Iterator[Finding]:
@@ -23,6 +25,17 @@ def key_columns(table: Table) -> Iterator[Finding]:
                 label = f"{what} {index}" if index else what
                 yield Finding("TB001", f"{label} names {column!r}, which {table.key} does not have",
                               Location(table=table.key, column=column, index=index))
+
+
+def column_defaults(model: Model, table: Table) -> Iterator[Finding]:
+    """TB003: a default is one constant SQL expression in its server's dialect (DDL can hold nothing else)."""
+    server = model.server(table.server)
+    dbms = server.dbms if server else "other"
+    for column in table.columns:
+        problem = default_problem(column, dbms)
+        if problem:
+            yield Finding("TB003", f"default of {column.name} cannot be used in DDL: {problem}",
+                          Location(table=table.key, column=column.name))
 
 
 def parent_exists(model: Model, table: Table) -> Iterator[Finding]:

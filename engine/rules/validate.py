@@ -80,6 +80,7 @@ class Validator:
                 scopes |= {("mapping", m) for m in g.mappings_touching(key)}
             elif edit.kind == "server":
                 scopes |= {("mapping", m) for m in g.mappings_on_servers([key])}
+                scopes |= {("table", t.key) for t in self.model.tables if t.server == key}  # TB003 reads the DBMS
                 scopes |= {("conflicts", t) for t in g.tables_written_from(key)}
             elif edit.kind == "conflicts":
                 scopes |= {("conflicts", key), MODEL_SCOPE}

@@ -77,7 +77,7 @@ def test_catalog_covers_contract_and_extension_codes() -> None:
         | {f"CR{i:03}" for i in range(1, 11)}
     )
     assert contract <= set(CODES)
-    assert {"MP004", "MP005", "TB001", "TB002", "TY005"} <= set(CODES)
+    assert {"MP004", "MP005", "TB001", "TB002", "TB003", "TY005"} <= set(CODES)
     assert CODES["TY005"].severity is Severity.WARNING
     for code in contract:
         want = Severity.WARNING if code in contract_warnings else Severity.ERROR

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rulekit import Case, assert_fires, assert_silent, col, fired, model, server, show, table
+from rulekit import Case, assert_fires, assert_silent, col, fired, model, server, show, table, validate
 
 COLS = [col("ID", nullable=False), col("NAME", "VARCHAR(40)"), col("CITY", "VARCHAR(40)")]
 
@@ -18,6 +18,12 @@ def repdefs(*defs: tuple[int, list[Any]], columns: list[dict[str, Any]] | None =
 
 def keys(pk: list[str] | None = None, unique: dict[str, list[str]] | None = None) -> Any:
     return model([server("s")], [table("s", "T", COLS, pk=pk, unique=unique)])
+
+
+def defaults(name_default: Any, dbms: str = "postgresql") -> Any:
+    """s.T whose NAME column has the given default."""
+    cols = [col("ID", nullable=False), col("NAME", "VARCHAR(40)", default=name_default), col("CITY", "VARCHAR(40)")]
+    return model([server("s", dbms)], [table("s", "T", cols, pk=["ID"])])
 
 
 def parents(links: dict[str, str | None]) -> Any:
@@ -79,6 +85,20 @@ CASES = [
         lambda: keys(pk=["ID"], unique={"UX": ["NAME", "TOWN"]}),
         lambda: keys(pk=["ID"], unique={"UX": ["NAME", "CITY"]}),
         {**AT, "column": "TOWN", "index": "UX"},
+    ),
+    Case(
+        "TB003",
+        "injected-default",
+        lambda: defaults("'x'); DROP TABLE users; --"),
+        lambda: defaults("'x'' ); DROP TABLE users; --'"),  # the same characters, inside one string literal
+        {**AT, "column": "NAME"},
+    ),
+    Case(
+        "TB003",
+        "default-names-a-column",
+        lambda: defaults("CITY"),
+        lambda: defaults("'CITY'"),
+        {**AT, "column": "NAME"},
     ),
     Case(
         "TB002", "unknown-parent", lambda: parents({"T": "NOPE"}), lambda: parents({"T": "P", "P": None}), AT
@@ -212,3 +232,60 @@ def test_tb002_parent_on_another_server() -> None:
 
 def test_tb002_deep_hierarchy_is_fine() -> None:
     assert_silent(parents({"A": None, "B": "A", "C": "B", "D": "C", "E": "B"}), "TB002")
+
+
+# --- TB003 -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("default", "dbms"),
+    [
+        ("'new'", "postgresql"),
+        ("CURRENT_TIMESTAMP", "sqlite"),
+        ("current timestamp", "db2"),  # DB2's special register, spelt with a space
+        ("SYSDATE", "oracle"),
+        ("getdate()", "mssql"),
+        ("-1.5", "mysql"),
+        ("(1 + 2)", "sqlite"),
+        ("nextval('orders_id_seq'::regclass)", "postgresql"),
+        ("'12:30'", "postgresql"),  # a colon is not a bind parameter
+        (0, "oracle"),
+        (True, "postgresql"),
+        (-2.5, "sqlite"),
+    ],
+)
+def test_tb003_constant_expressions_are_fine(default: Any, dbms: str) -> None:
+    assert_silent(defaults(default, dbms), "TB003")
+
+
+@pytest.mark.parametrize(
+    ("default", "dbms", "why"),
+    [
+        ("1; DROP TABLE users", "postgresql", "2 SQL statements"),
+        ("'x'); DROP TABLE users; --", "sqlite", "not one SQL expression"),
+        ("(SELECT max(ID) FROM T)", "postgresql", "not a constant expression"),
+        ("SYSDATE", "postgresql", "names a column"),  # Oracle's, not PostgreSQL's
+        (":name", "oracle", "placeholder"),
+        ("?", "sqlite", "placeholder"),
+        ("", "postgresql", "empty"),
+        ("'unterminated", "postgresql", "not one SQL expression"),
+        (float("nan"), "postgresql", "not a number"),
+    ],
+)
+def test_tb003_anything_else_names_the_column(default: Any, dbms: str, why: str) -> None:
+    hits = assert_fires(defaults(default, dbms), "TB003", table="s.T", column="NAME")
+    assert why in hits[0].message, hits[0].message
+
+
+def test_tb003_follows_the_servers_dbms_in_incremental_validation() -> None:
+    """The rule reads the server's DBMS, so changing it re-checks the server's tables."""
+    from engine.edits import evolve, replace
+    from engine.rules import Validator
+
+    m = defaults("SYSDATE", "oracle")
+    validator = Validator(m)
+    assert not [f for f in validator.findings() if f.code == "TB003"]
+    server = m.servers[0]
+    validator.apply(replace(m, "server", server, evolve(server, dbms="postgresql")))
+    assert [f.location.column for f in validator.findings() if f.code == "TB003"] == ["NAME"]
+    assert validator.findings() == validate(m)

@@ -1,0 +1,255 @@
+"""Reflecting a live database's tables into model tables, through SQLAlchemy's inspector.
+
+Columns come with their contract type strings (`engine.dbimport.types`), nullability and server
+defaults (parsed by sqlglot, with the casts a catalog adds to a literal taken off, and written in the
+server's SQL); tables with their primary keys, unique constraints and unique indexes. Names are kept as
+the database stores them (Oracle's upper case, PostgreSQL's lower case). Whatever is not imported
+exactly is an `ImportNote`. Tables are read in batches, reporting progress after each.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import sqlalchemy as sa
+import sqlglot
+from sqlalchemy.engine import Connection, Dialect
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, SqlglotError
+
+from engine.dbimport.connect import DBMS_BY_DIALECT, ImportFailure
+from engine.dbimport.types import contract_type
+from engine.model.schema import ColumnDef, Table, UniqueIndex
+from engine.model.types import parse_type
+from engine.sqldefaults import (
+    SQLGLOT_BY_DBMS,
+    SQLGLOT_BY_SQLALCHEMY,
+    DefaultProblem,
+    ParsedDefault,
+    parse_default,
+    render_default,
+)
+
+Progress = Callable[[int, int, str], None]
+"""progress(done, total, what): called after each batch of tables (and once at the start)."""
+
+BATCH = 50
+
+
+@dataclass(frozen=True)
+class ImportNote:
+    """Something the import could not carry over exactly: a type, a default, an index."""
+
+    table: str
+    column: str | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.table}{'.' + self.column if self.column else ''}: {self.message}"
+
+
+@dataclass
+class ImportedSchema:
+    """What a reflection found: model tables (of server `server`) and notes."""
+
+    server: str
+    dbms: str
+    tables: list[Table] = field(default_factory=list)
+    notes: list[ImportNote] = field(default_factory=list)
+
+
+def _stored(dialect: Dialect, name: str) -> str:
+    """The name as the database stores it (SQLAlchemy lower-cases Oracle's and DB2's case-insensitive names)."""
+    if getattr(dialect, "requires_name_normalize", False):
+        return str(dialect.denormalize_name(name))
+    return name
+
+
+def list_schemas(connection: Connection) -> tuple[str | None, list[str]]:
+    """(the default schema, every schema name)."""
+    inspector = sa.inspect(connection)
+    default = inspector.default_schema_name
+    return (_stored(connection.dialect, default) if default else None,
+            [_stored(connection.dialect, s) for s in inspector.get_schema_names()])
+
+
+def _sa_schema(connection: Connection, schema: str | None) -> str | None:
+    """The schema as SQLAlchemy names it, checked to exist; raises `ImportFailure`."""
+    if schema is None:
+        return None
+    default, names = list_schemas(connection)
+    if schema not in names:
+        matches = [n for n in names if n.lower() == schema.lower()]
+        if len(matches) != 1:
+            raise ImportFailure(f"no schema {schema!r} in the database (schemas: {_some(names)})")
+        schema = matches[0]
+    dialect = connection.dialect
+    return str(dialect.normalize_name(schema)) if getattr(dialect, "requires_name_normalize", False) else schema
+
+
+def list_tables(connection: Connection, schema: str | None = None) -> list[str]:
+    """The names of a schema's tables (the default schema's when None), as the database stores them."""
+    inspector = sa.inspect(connection)
+    names = inspector.get_table_names(schema=_sa_schema(connection, schema))
+    return sorted(_stored(connection.dialect, n) for n in names)
+
+
+def _some(names: Sequence[str], limit: int = 12) -> str:
+    shown = ", ".join(names[:limit])
+    return (shown + f", ... ({len(names)} in all)") if len(names) > limit else (shown or "none")
+
+
+def _pick(available: dict[str, str], wanted: Sequence[str] | None, where: str) -> list[str]:
+    """Stored names of the tables asked for (all when None), matching case-insensitively when unambiguous."""
+    if wanted is None:
+        return sorted(available)
+    picked: list[str] = []
+    for name in wanted:
+        if name in available:
+            picked.append(name)
+            continue
+        matches = [n for n in available if n.lower() == name.lower()]
+        if len(matches) != 1:
+            raise ImportFailure(f"no table {name!r} in {where} (tables: {_some(sorted(available))})")
+        picked.append(matches[0])
+    return list(dict.fromkeys(picked))
+
+
+def reflect_tables(connection: Connection, server: str, dbms: str | None = None, schema: str | None = None,
+                   tables: Sequence[str] | None = None, progress: Progress | None = None) -> ImportedSchema:
+    """Model tables for the tables of `schema` (default: the connection's), all or those named.
+
+    `dbms` defaults to the dialect's; defaults are written in that DBMS's SQL. Raises `ImportFailure`
+    for an unknown schema or table, or an empty schema.
+    """
+    dialect = connection.dialect
+    result = ImportedSchema(server, dbms or DBMS_BY_DIALECT.get(dialect.name, "other"))
+    sa_schema = _sa_schema(connection, schema)
+    where = f"schema {schema!r}" if schema else "the default schema"
+    inspector = sa.inspect(connection)
+    available = {_stored(dialect, n): n for n in inspector.get_table_names(schema=sa_schema)}
+    if not available:
+        raise ImportFailure(f"{where} has no tables")
+    picked = _pick(available, tables, where)
+    report = progress or (lambda _d, _t, _w: None)
+    report(0, len(picked), "")
+    reader = _TableReader(dialect, result, SQLGLOT_BY_SQLALCHEMY.get(dialect.name, "postgres"),
+                          SQLGLOT_BY_DBMS.get(result.dbms, "postgres"))
+    for start in range(0, len(picked), BATCH):
+        batch = picked[start:start + BATCH]
+        names = [available[n] for n in batch]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", sa.exc.SAWarning)
+            columns = inspector.get_multi_columns(schema=sa_schema, filter_names=names)
+            keys = inspector.get_multi_pk_constraint(schema=sa_schema, filter_names=names)
+            uniques = inspector.get_multi_unique_constraints(schema=sa_schema, filter_names=names)
+            indexes = inspector.get_multi_indexes(schema=sa_schema, filter_names=names)
+        for stored, sa_name in zip(batch, names, strict=True):
+            at = (sa_schema, sa_name)
+            result.tables.append(reader.table(stored, columns.get(at, []), dict(keys.get(at) or {}),
+                                              uniques.get(at, []), indexes.get(at, [])))
+        result.notes += [ImportNote(where, None, str(w.message).splitlines()[0]) for w in caught
+                         if "Did not recognize type" not in str(w.message)]
+        report(min(start + BATCH, len(picked)), len(picked), batch[-1])
+    return result
+
+
+@dataclass
+class _TableReader:
+    dialect: Dialect
+    result: ImportedSchema
+    read: str  # sqlglot dialect of the catalog's SQL
+    write: str  # sqlglot dialect of the server's SQL in the model
+
+    def note(self, table: str, column: str | None, message: str) -> None:
+        self.result.notes.append(ImportNote(f"{self.result.server}.{table}", column, message))
+
+    def name(self, name: str) -> str:
+        return _stored(self.dialect, name)
+
+    def table(self, name: str, columns: list[Any], pk: dict[str, Any], uniques: list[Any],
+              indexes: list[Any]) -> Table:
+        cols = [self.column(name, c) for c in columns]
+        unique_indexes: list[UniqueIndex] = []
+        taken: set[str] = set()
+        for uc in uniques:
+            uname = self.name(uc["name"]) if uc.get("name") else f"uq_{name}_{'_'.join(uc['column_names'])}"
+            unique_indexes.append(UniqueIndex(name=uname, columns=[self.name(c) for c in uc["column_names"]]))
+            taken.add(uname)
+        for ix in indexes:
+            if not ix.get("unique") or ix.get("duplicates_constraint") or self.name(ix["name"]) in taken:
+                continue
+            iname = self.name(ix["name"])
+            if ix.get("expressions") or any(c is None for c in ix["column_names"]):
+                self.note(name, None, f"unique index {iname} is on an expression; not imported")
+                continue
+            if any(k.endswith("_where") and v is not None for k, v in (ix.get("dialect_options") or {}).items()):
+                self.note(name, None, f"unique index {iname} is partial (WHERE ...); imported on all rows")
+            unique_indexes.append(UniqueIndex(name=iname, columns=[self.name(c) for c in ix["column_names"]]))
+            taken.add(iname)
+        return Table(server=self.result.server, name=name, columns=cols,
+                     primary_key=[self.name(c) for c in pk.get("constrained_columns") or []],
+                     unique_indexes=unique_indexes)
+
+    def column(self, table: str, info: dict[str, Any]) -> ColumnDef:
+        name = self.name(info["name"])
+        mapped = contract_type(info["type"], self.dialect)
+        if mapped.note:
+            self.note(table, name, mapped.note)
+        type_, raw = mapped.type, info.get("default")
+        serial = {"INTEGER": "SERIAL", "BIGINT": "SERIAL8"}.get(type_)
+        if info.get("identity") and serial:
+            self.note(table, name, f"identity column imported as {serial}")
+            type_, raw = serial, None
+        elif serial and info.get("autoincrement") is True and isinstance(raw, str) \
+                and raw.lower().startswith("nextval("):
+            type_, raw = serial, None  # PostgreSQL's serial: an integer whose default is its own sequence
+        default = self.default(table, name, raw, parse_type(type_).is_numeric) if raw is not None else None
+        return ColumnDef(name=name, type=type_, nullable=bool(info.get("nullable", True)), default=default)
+
+    def default(self, table: str, column: str, raw: str, numeric: bool) -> str:
+        """The catalog's default as one expression in the server's SQL, the literal's own cast taken off."""
+        tree: exp.Expression | None
+        try:
+            tree = cast(exp.Expression, sqlglot.parse_one(raw, read=self.read, error_level=ErrorLevel.RAISE))
+        except SqlglotError:
+            tree = None
+        if tree is not None:
+            tree = _bare_literal(tree, numeric)
+            try:
+                text = render_default(ParsedDefault(tree), self.write)
+                parse_default(text, self.result.dbms)
+                return text
+            except DefaultProblem:
+                pass
+        self.note(table, column, f"default {raw!r} is not one constant SQL expression; kept as written (TB003)")
+        return raw
+
+
+def _bare_literal(tree: exp.Expression, numeric: bool) -> exp.Expression:
+    """`('new'::character varying)` -> `'new'`; `'-1'::integer` -> `-1`: the column's type says the rest."""
+    while isinstance(tree, exp.Paren):
+        tree = tree.this
+    if isinstance(tree, exp.Cast) and isinstance(tree.this, (exp.Literal, exp.Neg, exp.Paren)):
+        inner = tree.this
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        if numeric and isinstance(inner, exp.Literal) and inner.is_string and _is_number(inner.this):
+            text = inner.this.strip()
+            number = exp.Literal.number(text.lstrip("+-"))
+            inner = exp.Neg(this=number) if text.startswith("-") else number
+        if isinstance(inner, (exp.Literal, exp.Neg)):
+            return inner
+    return tree
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.strip().lower() not in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity")
+

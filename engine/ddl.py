@@ -1,0 +1,210 @@
+"""Target DDL, built by SQLAlchemy with quoting it controls (`mapwright export --to ddl`).
+
+Nothing from a model is pasted into SQL as text:
+
+- table, column and constraint names are always quoted identifiers (the name in the model is the
+  identifier, exactly), escaped by the dialect's own identifier preparer;
+- a column `default` is SQL by the contract, so it goes through `engine.sqldefaults`: parsed as exactly
+  one constant expression, rendered for the target dialect and checked to parse back the same;
+  anything else is left out with a comment (and is finding TB003 in validation);
+- names in comments are flattened to one printable line, so a comment cannot be broken out of.
+
+Each target server's DDL is written in its own dialect (from its DBMS), one section per server, unless
+one dialect is asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import mssql
+from sqlalchemy.engine import Dialect
+from sqlalchemy.engine.default import DefaultDialect
+from sqlalchemy.schema import CreateTable
+from sqlalchemy.sql import quoted_name
+from sqlalchemy.sql.compiler import GenericTypeCompiler
+from sqlglot import exp
+
+from engine.model.schema import Model, Table
+from engine.model.types import SqlType, TypeFamily
+from engine.sqldefaults import (
+    SQLGLOT_BY_DBMS,
+    SQLGLOT_BY_SQLALCHEMY,
+    DefaultProblem,
+    ParsedDefault,
+    parse_default,
+    render_default,
+)
+
+
+class DdlError(Exception):
+    """DDL that cannot be made (an unknown dialect, a name the dialect cannot hold)."""
+
+
+# --- types -----------------------------------------------------------------------------------------
+
+
+def sqlalchemy_type(t: SqlType) -> sa.types.TypeEngine[Any]:
+    """The SQLAlchemy type that renders the model's type in each dialect; user and complex types become text."""
+    if t.family is TypeFamily.CHARACTER:
+        if t.name == "NCHAR":
+            return sa.NCHAR(t.length)
+        if t.name == "NVARCHAR":
+            return sa.Unicode(t.length)
+        return sa.CHAR(t.length) if t.name == "CHAR" else sa.String(t.length)
+    if t.family is TypeFamily.BINARY:
+        return sa.LargeBinary(t.length)
+    if t.family is TypeFamily.EXACT_NUMERIC and t.precision is not None:
+        return (sa.DECIMAL if t.name == "DECIMAL" else sa.Numeric)(t.precision, t.scale or 0)
+    simple: dict[str, sa.types.TypeEngine[Any]] = {
+        "SMALLINT": sa.SmallInteger(), "INTEGER": sa.Integer(), "SERIAL": sa.Integer(), "BIGINT": sa.BigInteger(),
+        "SERIAL8": sa.BigInteger(), "NUMERIC": sa.Numeric(), "DECIMAL": sa.DECIMAL(), "NUMBER": sa.Numeric(),
+        "REAL": sa.REAL(), "FLOAT": sa.Float(), "DOUBLE": sa.Double(), "DATE": sa.Date(),
+        "TIMESTAMP": sa.TIMESTAMP().with_variant(mssql.DATETIME2(), "mssql"),  # type: ignore[no-untyped-call]
+        "DATETIME": sa.DateTime(), "BOOLEAN": sa.Boolean(), "BIT": sa.Boolean(), "BLOB": sa.LargeBinary(),
+        "BYTE": sa.LargeBinary(), "LONG RAW": sa.LargeBinary(), "TEXT": sa.Text(), "CLOB": sa.Text(),
+        "LONG": sa.Text(),
+    }
+    return simple.get(t.name, sa.Text())
+
+
+# --- dialects --------------------------------------------------------------------------------------
+
+SQLALCHEMY_BY_DBMS = {"postgresql": "postgresql", "oracle": "oracle", "mssql": "mssql", "mysql": "mysql",
+                      "sqlite": "sqlite", "db2": "db2", "ase": "sybase", "informix": "informix"}
+"""The SQLAlchemy dialect of each DBMS; db2, sybase and informix come from third-party packages
+(ibm_db_sa, sqlalchemy-sybase, sqlalchemy-informix) and are used when installed."""
+
+
+class _StandardTypes(GenericTypeCompiler):
+    def visit_datetime(self, type_: Any, **kw: Any) -> str:
+        return "TIMESTAMP"
+
+    def visit_text(self, type_: Any, **kw: Any) -> str:
+        return "CLOB"
+
+    def visit_large_binary(self, type_: Any, **kw: Any) -> str:
+        return "BLOB"
+
+
+class StandardDialect(DefaultDialect):
+    """Standard SQL, for a DBMS whose SQLAlchemy dialect is not installed (CLOB, BLOB, TIMESTAMP)."""
+
+    name = "standard"
+    type_compiler_cls = _StandardTypes
+    supports_native_boolean = True
+
+
+@dataclass(frozen=True)
+class TargetDialect:
+    """A SQLAlchemy dialect to write in, the sqlglot dialect for its defaults, and how to say which it is."""
+
+    sqlalchemy: Dialect
+    sqlglot: str
+    label: str
+
+
+def load_dialect(name: str) -> TargetDialect:
+    """A SQLAlchemy dialect by name (`postgresql`, `oracle`, ...); raises `DdlError` when unknown."""
+    try:
+        dialect = sa.dialects.registry.load(name)()
+    except Exception:
+        raise DdlError(f"unknown SQL dialect {name!r} (try postgresql, oracle, mssql, mysql, sqlite)") from None
+    return TargetDialect(dialect, SQLGLOT_BY_SQLALCHEMY.get(dialect.name, "postgres"), dialect.name)
+
+
+def dialect_for_dbms(dbms: str) -> TargetDialect:
+    """The dialect of a server's DBMS, or standard SQL when its SQLAlchemy dialect is not installed."""
+    name = SQLALCHEMY_BY_DBMS.get(dbms)
+    if name is not None:
+        try:
+            return load_dialect(name)
+        except DdlError:
+            pass
+    why = f"no SQLAlchemy dialect for {dbms} is installed" if name else f"DBMS {dbms!r} names no SQL dialect"
+    return TargetDialect(StandardDialect(), SQLGLOT_BY_DBMS.get(dbms, "postgres"), f"standard SQL ({why})")
+
+
+# --- tables and the whole file ---------------------------------------------------------------------
+
+
+def comment(text: str) -> str:
+    """An SQL line comment holding `text` flattened to one printable line (it cannot end early)."""
+    flat = "".join(ch if ch.isprintable() else " " for ch in text)
+    return f"-- {flat}\n"
+
+
+def _ident(name: str) -> quoted_name:
+    if "\x00" in name:
+        raise DdlError(f"the name {name!r} holds a NUL character, which no SQL identifier can")
+    return quoted_name(name, quote=True)
+
+
+_PLAIN_DEFAULTS = (exp.Literal, exp.Boolean, exp.Null, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime)
+
+
+def _server_default(parsed: ParsedDefault, target: TargetDialect) -> sa.TextClause | sa.ColumnElement[Any]:
+    """A literal goes in as written; an expression in parentheses (MySQL and SQLite need them, the others
+    accept them). The text is sqlglot's rendering of a checked tree, never the model's string."""
+    text = render_default(parsed, target.sqlglot)
+    tree = parsed.tree.this if isinstance(parsed.tree, exp.Neg) else parsed.tree
+    if isinstance(tree, _PLAIN_DEFAULTS):
+        return sa.text(text.replace(":", "\\:"))  # a colon would otherwise read as a bind parameter
+    return sa.literal_column(f"({text})")
+
+
+def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
+    """`CREATE TABLE` for one table, preceded by a comment for each default left out."""
+    notes: list[str] = []
+    columns = []
+    for c in table.columns:
+        t = c.sql_type
+        server_default = None
+        if c.default is not None:
+            try:
+                server_default = _server_default(parse_default(c.default, dbms), target)
+            except DefaultProblem as exc:
+                notes.append(comment(f"default of column {c.name} left out: {exc}"))
+        columns.append(sa.Column(_ident(c.name), sqlalchemy_type(t), nullable=c.nullable,
+                                 server_default=server_default, autoincrement=t.is_serial))
+    known = set(table.column_names())
+    constraints: list[sa.schema.Constraint] = []
+    if table.primary_key and set(table.primary_key) <= known:
+        constraints.append(sa.PrimaryKeyConstraint(*[_ident(c) for c in table.primary_key]))
+    constraints += [sa.UniqueConstraint(*[_ident(c) for c in ux.columns], name=_ident(ux.name))
+                    for ux in table.unique_indexes if set(ux.columns) <= known]
+    sa_table = sa.Table(_ident(table.name), sa.MetaData(), *columns, *constraints)
+    try:
+        sql = str(CreateTable(sa_table).compile(dialect=target.sqlalchemy)).strip()
+    except sa.exc.SQLAlchemyError as exc:
+        raise DdlError(f"{table.key}: {str(exc).splitlines()[0]}") from None
+    return "".join(notes) + sql + ";\n"
+
+
+def model_ddl(model: Model, dialect: str | None = None, server: str | None = None) -> str:
+    """CREATE TABLE for every table a mapping writes to (or, given `server`, every table of that server): a
+    section per server, each in its server's dialect, or all in `dialect` when given."""
+    forced = load_dialect(dialect) if dialect else None
+    if server is not None:
+        if model.server(server) is None:
+            raise DdlError(f"no server {server!r} in the model (servers: {', '.join(s.id for s in model.servers)})")
+        targets = [t for t in model.tables if t.server == server]
+    else:
+        targets = [t for t in (model.table(k) for k in dict.fromkeys(m.target for m in model.mappings)) if t]
+    by_server: dict[str, list[Table]] = {}
+    for table in targets:
+        by_server.setdefault(table.server, []).append(table)
+    what = f"the tables of server {server}" if server is not None else "the tables its mappings write to"
+    parts = [comment(f"Mapwright DDL of model {model.name or 'untitled'}: {what}"),
+             comment("one section per target server, in " + (
+                 f"the {forced.label} dialect" if forced else "the SQL dialect of the server's DBMS"))]
+    for server_id, tables in by_server.items():
+        entry = model.server(server_id)
+        dbms = entry.dbms if entry else "other"
+        target = forced or dialect_for_dbms(dbms)
+        parts.append("\n" + comment(f"server {server_id} ({dbms}): {target.label}"))
+        for table in tables:
+            parts.append("\n" + comment(table.key) + table_ddl(table, target, dbms))
+    return "".join(parts)
