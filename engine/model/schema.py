@@ -10,8 +10,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from engine.model.methods import MethodSpec
+from engine.limits import MAX_METHOD_DEPTH
+from engine.model.methods import METHODS_TOO_DEEP, MethodSpec, method_depth
 from engine.model.types import SqlType, TypeError_, parse_type
+from engine.sql import parse_expression
 
 Dbms = Literal["oracle", "db2", "mssql", "informix", "ase", "postgresql", "mysql", "sqlite", "other"]
 FORMAT_MAJOR = 1
@@ -19,7 +21,7 @@ FORMAT = f"mapwright/{FORMAT_MAJOR}"
 
 
 class _Entity(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class Server(_Entity):
@@ -127,6 +129,24 @@ class Mapping(_Entity):
     where: str | None = None
     reverse: str | None = None
     changed_columns_only: bool = False
+
+    @field_validator("columns")
+    @classmethod
+    def _bounded_methods(cls, value: dict[str, MethodSpec]) -> dict[str, MethodSpec]:
+        for name, method in value.items():
+            if method_depth(method) > MAX_METHOD_DEPTH:
+                raise ValueError(f"{name}: {METHODS_TOO_DEEP}")
+        return value
+
+    @field_validator("where")
+    @classmethod
+    def _bounded_where(cls, value: str | None) -> str | None:
+        """A clause beyond the SQL limits is refused here; one that merely does not parse is MP003."""
+        if value is not None:
+            parsed = parse_expression(value)
+            if parsed.beyond_limits:
+                raise ValueError(f"the where clause {parsed.problem}")
+        return value
 
 
 ResolutionMethodName = Literal[

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engine.limits import MAX_TYPE_DEPTH
+
 
 class TypeFamily(StrEnum):
     CHARACTER = "character"
@@ -121,7 +123,32 @@ _CALL = re.compile(r"^(LONG\s+RAW|[A-Z][A-Z0-9_]*)\s*(?:\((.*)\))?$", re.S | re.
 
 
 def parse_type(text: str) -> SqlType:
-    """Parse a type string (case-insensitive); raises `TypeError_` with a readable reason."""
+    """Parse a type string (case-insensitive); raises `TypeError_` with a readable reason.
+
+    The nesting of complex types is measured first (`MAX_TYPE_DEPTH`), so the parse, which recurses
+    once per level, never runs out of stack.
+    """
+    if _nested_deeper_than(text, MAX_TYPE_DEPTH):
+        raise TypeError_(f"ROW, SET, LIST and MULTISET types are nested more than {MAX_TYPE_DEPTH} deep "
+                         f"(at most {MAX_TYPE_DEPTH})")
+    return _parse(text)
+
+
+_NOT_PAREN = re.compile(r"[^()]+")
+
+
+def _nested_deeper_than(text: str, limit: int) -> bool:
+    """Whether parentheses nest more than `limit` deep; each pass drops the innermost pairs."""
+    parens = _NOT_PAREN.sub("", text)
+    for _ in range(limit):
+        shorter = parens.replace("()", "")
+        if shorter == parens:
+            return False
+        parens = shorter
+    return "()" in parens
+
+
+def _parse(text: str) -> SqlType:
     src = text.strip()
     if src[:4].upper() == "UDT:":
         name = src[4:].strip()
@@ -136,7 +163,7 @@ def parse_type(text: str) -> SqlType:
     if base in _COMPLEX:
         if args is None or not args.strip():
             raise TypeError_(f"{base} needs element types, as in {base}(INTEGER)")
-        return SqlType(base, TypeFamily.COMPLEX, elements=tuple(parse_type(p) for p in _split_top_level(args)))
+        return SqlType(base, TypeFamily.COMPLEX, elements=tuple(_parse(p) for p in _split_top_level(args)))
     if base not in _SIMPLE:
         raise TypeError_(f"unknown type {text!r}")
     family, takes = _SIMPLE[base]
