@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from engine.limits import MAX_TYPE_DEPTH
 
@@ -122,8 +123,11 @@ _COMPLEX = ("ROW", "SET", "LIST", "MULTISET")
 _CALL = re.compile(r"^(LONG\s+RAW|[A-Z][A-Z0-9_]*)\s*(?:\((.*)\))?$", re.S | re.I)
 
 
+@lru_cache(maxsize=4096)
 def parse_type(text: str) -> SqlType:
     """Parse a type string (case-insensitive); raises `TypeError_` with a readable reason.
+
+    Cached: `SqlType` is immutable, and a large model repeats a few dozen type strings.
 
     The nesting of complex types is measured first (`MAX_TYPE_DEPTH`), so the parse, which recurses
     once per level, never runs out of stack.
