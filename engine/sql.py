@@ -8,6 +8,7 @@ sqlglot reads without recursion) and its tree after (`MAX_SQL_DEPTH`).
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,9 +21,15 @@ from sqlglot.tokenizer_core import TokenType
 
 from engine.limits import MAX_SQL_CHARS, MAX_SQL_DEPTH, MAX_SQL_NESTING
 
+# sqlglot logs a warning when it falls back to reading text as a command; the finding says it, in one line
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
 _OPEN = {TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE, TokenType.CASE}
 _CLOSE = {TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE, TokenType.END}
-_PREFIX = {TokenType.NOT, TokenType.DASH, TokenType.PLUS, TokenType.TILDE, TokenType.INTERVAL}
+# Tokens that end a run of operators: names, literals and separators. Any other token (NOT, -, ~,
+# INTERVAL, ARRAY, ANY, @...) may start a construct the parser reads by recursing into what follows.
+_OPERAND = {TokenType.VAR, TokenType.NUMBER, TokenType.STRING, TokenType.IDENTIFIER, TokenType.NULL,
+            TokenType.TRUE, TokenType.FALSE, TokenType.STAR, TokenType.COMMA}
 _REGEX_FUNCTIONS = (exp.RegexpLike, exp.RegexpILike, exp.RegexpExtract, exp.RegexpExtractAll, exp.RegexpReplace,
                     exp.RegexpSplit, exp.RegexpCount, exp.RegexpInstr, exp.RegexpSubstr, exp.RegexpFullMatch)
 
@@ -48,13 +55,14 @@ def limit_problem(text: str) -> str | None:
         return f"is too long: {len(text):,} characters (at most {MAX_SQL_CHARS:,})"
     nesting = token_nesting(text)
     if nesting > MAX_SQL_NESTING:
-        return (f"is nested too deeply: {nesting} levels of parentheses, CASE and prefix operators such as NOT "
+        return (f"is nested too deeply: {nesting} levels of parentheses, CASE and operators such as NOT in a row "
                 f"(at most {MAX_SQL_NESTING})")
     return None
 
 
 def token_nesting(text: str) -> int:
-    """The deepest nesting of brackets and CASE ... END, plus the run of prefix operators (NOT NOT -x) there."""
+    """The deepest nesting of brackets and CASE ... END, plus the longest run of operators and keywords
+    between two operands there (`NOT NOT -x` has a run of 3; `x IS NOT NULL` of 2)."""
     try:
         tokens = Dialect.get_or_raise("spark").tokenize(text)
     except SqlglotError:
@@ -67,7 +75,7 @@ def token_nesting(text: str) -> int:
         elif kind in _CLOSE:
             depth, run = max(depth - 1, 0), 0
         else:
-            run = run + 1 if kind in _PREFIX else 0
+            run = 0 if kind in _OPERAND else run + 1
         deepest = max(deepest, depth + run)
     return deepest
 

@@ -49,6 +49,8 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
                 out.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 raise RunDirUnreadable(f"{path}:{number}: invalid JSON: {exc.msg}") from None
+            except (RecursionError, ValueError):  # nested past the stack, or an integer of over 4,300 digits
+                raise RunDirUnreadable(f"{path}:{number}: JSON nested too deeply or a number too long") from None
     return out
 
 
@@ -64,6 +66,9 @@ def read_run(rundir: Path) -> RunSummary:
             else {"mappings": []}
     except json.JSONDecodeError as exc:
         raise RunDirUnreadable(f"{manifest_file}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    except (RecursionError, ValueError):  # nested past the stack, or an integer of over 4,300 digits
+        raise RunDirUnreadable(f"{rundir}: manifest.json or convergence.json is JSON nested too deeply "
+                               "or holds a number too long") from None
     return RunSummary(manifest, _jsonl(rundir / "conflicts.jsonl"), _jsonl(rundir / "error_queue.jsonl"),
                       _jsonl(rundir / "rejects.jsonl"), convergence.get("mappings", []))
 

@@ -159,6 +159,13 @@ def test_loading_names_file_line_and_field(case: str) -> None:
     assert "\n" not in message and len(message) < 400
 
 
+@pytest.mark.parametrize("word", ["NOT", "-", "~", "INTERVAL", "ARRAY", "ANY", "@", "$", "FROM", "DESC"])
+def test_runs_of_operators_that_make_sqlglot_recurse_are_refused_before_it_reads_them(word: str) -> None:
+    text = model_text(_set(("mappings", 0, "where"), f"{word} " * 400 + "ID"))
+    with pytest.raises(ModelLoadError, match=r"mappings\[0\]\.where: the where clause is nested too deeply: 40"):
+        parse_model(text)
+
+
 @pytest.mark.parametrize("command", ["validate", "export", "run"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_every_command_exits_2_with_one_line(case: str, command: str, tmp_path: Path,
@@ -365,3 +372,38 @@ def test_the_inspector_refuses_a_type_nested_too_deeply(window: Any, qtbot: Any)
     qtbot.keyClick(field, Qt.Key.Key_Return)
     assert window.document.model.table("t.T").column("NAME").type == "VARCHAR(40)"
     assert "nested more than 16 deep" in window.inspector.error.text()
+
+
+# --- other JSON a run reads or writes: change records, snapshots, the run directory --------------------------
+
+
+@pytest.mark.parametrize("line", ["[" * 100_000 + "]" * 100_000, '{"site": ' + "9" * 5000 + "}"])
+def test_a_change_record_too_deep_or_too_long_is_a_reject(line: str) -> None:
+    from engine.run.records import Reject, decode_record
+
+    found = decode_record(line, "changes/a.jsonl", 3, parse_model(model_text()))
+    assert isinstance(found, Reject) and found.line == 3 and "nested too deeply, or a number too long" in found.reason
+
+
+def test_a_snapshot_line_too_deep_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
+    from engine.run.records import InputError, read_snapshots
+
+    folder = tmp_path / "snapshots" / "s"
+    folder.mkdir(parents=True)
+    (folder / "T.jsonl").write_text('{"ID": 1}\n' + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(InputError, match=r"T\.jsonl:2: not JSON Mapwright can read"):
+        read_snapshots(tmp_path, parse_model(model_text()))
+
+
+def test_conflicts_on_a_run_directory_with_hostile_json_exits_2(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    rundir = tmp_path / "run"
+    rundir.mkdir()
+    (rundir / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert main(["conflicts", str(rundir)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"mapwright: {rundir}: manifest.json") and "nested" in err
+    (rundir / "manifest.json").write_text('{"status": "succeeded"}')
+    (rundir / "conflicts.jsonl").write_text('{"n": ' + "9" * 5000 + "}\n")
+    assert main(["conflicts", str(rundir)]) == 2
+    assert capsys.readouterr().err.startswith(f"mapwright: {rundir / 'conflicts.jsonl'}:1: JSON nested too deeply")

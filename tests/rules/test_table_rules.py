@@ -212,3 +212,18 @@ def test_tb002_parent_on_another_server() -> None:
 
 def test_tb002_deep_hierarchy_is_fine() -> None:
     assert_silent(parents({"A": None, "B": "A", "C": "B", "D": "C", "E": "B"}), "TB002")
+
+
+def test_tb002_every_table_in_or_into_a_cycle_is_reported_once_with_a_short_message() -> None:
+    """A cycle of 2,000 tables (and one hanging off it): linear work, and messages cut after 8 tables."""
+    n = 2000
+    links: dict[str, str | None] = {f"T{i}": f"T{(i + 1) % n}" for i in range(n)}
+    links["X"] = "T5"
+    links["Y"] = "Z"
+    links["Z"] = None
+    found = fired(parents(links), "TB002")
+    assert sorted(f.location.table for f in found) == sorted(f"s.{name}" for name in links if name not in ("Y", "Z"))
+    assert max(len(f.message) for f in found) < 200
+    short = fired(parents({"T": "P", "P": "Q", "Q": "T", "R": "P"}), "TB002")
+    assert {f.location.table: f.message for f in short}["s.R"] == \
+        "table hierarchy is circular: s.R -> s.P -> s.Q -> s.T -> s.P"
