@@ -61,8 +61,8 @@ def limit_problem(text: str) -> str | None:
 
 
 def token_nesting(text: str) -> int:
-    """The deepest nesting of brackets and CASE ... END, plus the longest run of operators and keywords
-    between two operands there (`NOT NOT -x` has a run of 3; `x IS NOT NULL` of 2)."""
+    """The deepest nesting of brackets and CASE ... END, plus the run of operators and keywords between two
+    operands there, less one: `a > 1` adds nothing, `NOT NOT -x` adds 2, `x IS NOT NULL` adds 1."""
     try:
         tokens = Dialect.get_or_raise("spark").tokenize(text)
     except SqlglotError:
@@ -76,7 +76,7 @@ def token_nesting(text: str) -> int:
             depth, run = max(depth - 1, 0), 0
         else:
             run = 0 if kind in _OPERAND else run + 1
-        deepest = max(deepest, depth + run)
+        deepest = max(deepest, depth + max(run - 1, 0))
     return deepest
 
 
