@@ -407,3 +407,23 @@ def test_conflicts_on_a_run_directory_with_hostile_json_exits_2(tmp_path: Path,
     (rundir / "conflicts.jsonl").write_text('{"n": ' + "9" * 5000 + "}\n")
     assert main(["conflicts", str(rundir)]) == 2
     assert capsys.readouterr().err.startswith(f"mapwright: {rundir / 'conflicts.jsonl'}:1: JSON nested too deeply")
+
+
+@pytest.mark.parametrize("autosave", [
+    "[" * 100_000 + "]" * 100_000,
+    '{"model": {"format": "mapwright/1", "name": 5}}',
+    '["model"]',
+    '{"model": ' + model_text().replace('"priority": 1', '"priority": NaN') + "}",
+])
+def test_a_hostile_autosave_is_not_offered_and_the_model_opens(window: Any, tmp_path: Path, autosave: str) -> None:
+    import os
+
+    from designer.autosave import autosave_path
+
+    path = write(tmp_path, "other", model_text(_set(("name",), "other")))
+    auto = autosave_path(path)
+    auto.parent.mkdir(parents=True, exist_ok=True)
+    auto.write_text(autosave)
+    os.utime(auto, (path.stat().st_mtime + 60, path.stat().st_mtime + 60))  # newer than the model
+    assert window.open_path(path)
+    assert window.document.model.name == "other" and not window.document.dirty
