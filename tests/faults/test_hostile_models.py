@@ -188,12 +188,14 @@ def test_every_command_exits_2_with_one_line(case: str, command: str, tmp_path: 
 def test_the_installed_command_in_a_fresh_process(case: str, tmp_path: Path) -> None:
     hostile = CASES[case]
     path = write(tmp_path, case, hostile.text)
-    for args in (["validate", str(path)], ["export", str(path), "--to", "report", "--out", str(tmp_path / "r.html")]):
+    for args in (["validate", str(path)], ["export", str(path), "--to", "report", "--out", str(tmp_path / "r.html")],
+                 ["designer", str(path), "--screenshot", str(tmp_path / "shot.png")]):
         res = subprocess.run([MAPWRIGHT, *args], capture_output=True, text=True, timeout=120)
         assert res.returncode == 2, res.stderr
         lines = res.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"mapwright: {path}:{hostile.line} {hostile.field}: ")
         assert "Traceback" not in res.stderr and hostile.says in res.stderr and res.stdout == ""
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "shot.png").exists()
 
 
 # --- invalid regular expressions: findings, never a crash at run time --------------------------------
@@ -427,3 +429,15 @@ def test_a_hostile_autosave_is_not_offered_and_the_model_opens(window: Any, tmp_
     os.utime(auto, (path.stat().st_mtime + 60, path.stat().st_mtime + 60))  # newer than the model
     assert window.open_path(path)
     assert window.document.model.name == "other" and not window.document.dirty
+
+
+def test_the_sample_data_generator_refuses_a_hostile_model_in_one_line(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.sampledata.cli import main as sampledata
+
+    hostile = CASES["methods_1000_deep"]
+    path = write(tmp_path, "deep", hostile.text)
+    assert sampledata([str(path), "--out", str(tmp_path / "data")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}:{hostile.line} {hostile.field}: " in err
+    assert not (tmp_path / "data").exists()
