@@ -31,9 +31,18 @@ class ModelLoadError(Exception):
     """A model file that cannot be read, with where and why."""
 
     def __init__(self, file: str, message: str, line: int | None = None, field: str = "") -> None:
+        message, field = one_line(message), one_line(field)
         self.file, self.message, self.line, self.field = file, message, line, field
         where = f"{file}:{line}" if line is not None else file
         super().__init__(f"{where} {field}: {message}" if field else f"{where}: {message}")
+
+
+_CONTROL = {i: f"\\x{i:02x}" for i in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t"}
+
+
+def one_line(text: str) -> str:
+    """`text` with control characters escaped, so a name holding a newline cannot split an error in two."""
+    return text.translate(_CONTROL)
 
 
 def format_path(path: Sequence[str | int]) -> str:

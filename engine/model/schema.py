@@ -201,11 +201,12 @@ class Model(_Entity):
     @classmethod
     def _known_format(cls, value: str) -> str:
         family, _, version = value.partition("/")
+        shown = value if len(value) <= 40 else f"{value[:37]}..."
         major = version.split(".")[0]
-        if family != "mapwright" or not major.isdigit():
-            raise ValueError(f"not a Mapwright model format: {value!r} (expected {FORMAT!r})")
+        if family != "mapwright" or not major.isdigit() or len(major) > 9:
+            raise ValueError(f"not a Mapwright model format: {shown!r} (expected {FORMAT!r})")
         if int(major) != FORMAT_MAJOR:
-            raise ValueError(f"format {value!r} is a version this Mapwright cannot read (it reads {FORMAT})")
+            raise ValueError(f"format {shown!r} is a version this Mapwright cannot read (it reads {FORMAT})")
         return value
 
     # Lookups. Rules call these often; they are cheap scans on models of

@@ -157,11 +157,11 @@ def _parse(text: str) -> SqlType:
     if src[:4].upper() == "UDT:":
         name = src[4:].strip()
         if not re.fullmatch(r"[A-Za-z_][\w.]*", name):
-            raise TypeError_(f"bad user type name in {text!r}")
+            raise TypeError_(f"bad user type name in {_clip(text)!r}")
         return SqlType("UDT", TypeFamily.UDT, udt=name)
     match = _CALL.match(src)
     if not match:
-        raise TypeError_(f"unknown type {text!r}")
+        raise TypeError_(f"unknown type {_clip(text)!r}")
     base, args = " ".join(match.group(1).upper().split()), match.group(2)
     base = _ALIASES.get(base, base)
     if base in _COMPLEX:
@@ -169,7 +169,7 @@ def _parse(text: str) -> SqlType:
             raise TypeError_(f"{base} needs element types, as in {base}(INTEGER)")
         return SqlType(base, TypeFamily.COMPLEX, elements=tuple(_parse(p) for p in _split_top_level(args)))
     if base not in _SIMPLE:
-        raise TypeError_(f"unknown type {text!r}")
+        raise TypeError_(f"unknown type {_clip(text)!r}")
     family, takes = _SIMPLE[base]
     if args is None:
         if base in ("CHAR", "NCHAR"):
@@ -179,16 +179,18 @@ def _parse(text: str) -> SqlType:
         return SqlType(base, family)
     numbers = [a.strip() for a in args.split(",")]
     if not takes or not all(n.isdigit() for n in numbers):
-        raise TypeError_(f"bad size in type {text!r}")
+        raise TypeError_(f"bad size in type {_clip(text)!r}")
+    if any(len(n) > 18 for n in numbers):
+        raise TypeError_(f"size out of range in type {_clip(text)!r}")
     values = [int(n) for n in numbers]
     if takes == "length" and len(values) == 1 and values[0] > 0:
         return SqlType(base, family, length=values[0])
     if takes == "precision" and 1 <= len(values) <= 2 and values[0] > 0:
         scale = values[1] if len(values) == 2 else 0
         if scale > values[0]:
-            raise TypeError_(f"scale is larger than precision in {text!r}")
+            raise TypeError_(f"scale is larger than precision in {_clip(text)!r}")
         return SqlType(base, family, precision=values[0], scale=scale)
-    raise TypeError_(f"bad size in type {text!r}")
+    raise TypeError_(f"bad size in type {_clip(text)!r}")
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -213,3 +215,7 @@ def _strip_field_name(part: str) -> str:
     if rest and not known and not head.upper().startswith("UDT:") and "(" not in head:
         return rest.strip()
     return part
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:37]}..."

@@ -17,14 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from engine.limits import MAX_DELAY_S
-from engine.model.io import format_path
+from engine.model.io import format_path, one_line
 from engine.model.jsonpos import line_of
 from engine.model.jsonsafe import JsonLimitError, TooDeep, load_json
 from engine.run.values import ValueDecodeError, parse_timestamp
 
 
 class ScheduleError(ValueError):
-    """A schedule file that cannot be read; the message names the file and the link."""
+    """A schedule file that cannot be read; the message names the file and the link, in one line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
 
 
 @dataclass(frozen=True)

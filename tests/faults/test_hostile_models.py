@@ -126,6 +126,9 @@ def hostile_cases() -> dict[str, Hostile]:
     layout = model_text().replace('"s.T": [\n   0,', '"s.T": [' + "[" * 1000 + "0" + "]" * 1000 + ",", 1)
     cases["layout_nested_1000"] = Hostile(layout, "layout.s.T[0][0][0][0]...", line_at(layout, "[[[["),
                                           "nested more than 100 deep")
+    newline = model_text(lambda m: m["mappings"][0]["columns"].update({"N\nAME": {"method": "concatt"}}))
+    cases["newline_in_a_failing_key"] = Hostile(newline, "mappings[0].columns.N\\nAME",
+                                                line_at(newline, '"N\\nAME"'), "unknown method 'concatt'")
     return cases
 
 
