@@ -73,7 +73,8 @@ def load_model(path: str | os.PathLike[str]) -> Model:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ModelLoadError(name, f"not UTF-8 text (byte {exc.start})") from None
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ModelLoadError(name, f"not UTF-8 text (byte {exc.start})", line=line) from None
     return parse_model(text, name)
 
 

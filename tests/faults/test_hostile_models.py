@@ -444,3 +444,13 @@ def test_the_sample_data_generator_refuses_a_hostile_model_in_one_line(tmp_path:
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{path}:{hostile.line} {hostile.field}: " in err
     assert not (tmp_path / "data").exists()
+
+
+def test_a_surrogate_encoded_in_the_bytes_is_not_utf8_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "cesu.json"
+    text = model_text()
+    at = text.index('"T"')
+    path.write_bytes(text[:at].encode() + b'"T\xed\xa0\x80"' + text[at + 3:].encode())  # U+D800 as UTF-8 bytes
+    with pytest.raises(ModelLoadError) as info:
+        load_model(path)
+    assert str(info.value).startswith(f"{path}:{text.count(chr(10), 0, at) + 1}: not UTF-8 text (byte {at + 2})")
