@@ -454,3 +454,18 @@ def test_a_surrogate_encoded_in_the_bytes_is_not_utf8_at_its_line(tmp_path: Path
     with pytest.raises(ModelLoadError) as info:
         load_model(path)
     assert str(info.value).startswith(f"{path}:{text.count(chr(10), 0, at) + 1}: not UTF-8 text (byte {at + 2})")
+
+
+def test_the_inspector_refuses_an_expression_beyond_the_limits(window: Any, qtbot: Any) -> None:
+    from PySide6.QtCore import Qt
+
+    from engine import operations as ops
+
+    doc = window.document
+    doc.apply(ops.set_method(doc.model, "m", "NAME", {"method": "expression", "sql": "upper(NAME)"}), "expr")
+    window.inspector.show_ref(("method", "m", "NAME", ()))
+    field = window.inspector.fields["sql"]
+    field.setText("upper(" * 40 + "NAME" + ")" * 40)
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert doc.model.mapping("m").columns["NAME"].sql == "upper(NAME)"
+    assert "the expression is nested too deeply: 40 levels" in window.inspector.error.text()
