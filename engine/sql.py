@@ -61,22 +61,25 @@ def limit_problem(text: str) -> str | None:
 
 
 def token_nesting(text: str) -> int:
-    """The deepest nesting of brackets and CASE ... END, plus the run of operators and keywords between two
-    operands there, less one: `a > 1` adds nothing, `NOT NOT -x` adds 2, `x IS NOT NULL` adds 1."""
+    """The deepest nesting of brackets and CASE ... END, plus the runs of operators and keywords between
+    two operands on the way there, each less one: `a > 1` adds nothing, `NOT NOT -x` adds 2, and
+    `NOT NOT (NOT NOT (x))` is 2 brackets plus 1 and 1."""
     try:
         tokens = Dialect.get_or_raise("spark").tokenize(text)
     except SqlglotError:
         return 0  # the parser reports the same error, in its own words
-    depth = run = deepest = 0
+    depth = run = carried = deepest = 0
+    outer: list[int] = []  # what `carried` was outside each open bracket
     for token in tokens:
         kind = token.token_type
         if kind in _OPEN:
-            depth, run = depth + 1, 0
+            outer.append(carried)
+            carried, depth, run = carried + max(run - 1, 0), depth + 1, 0
         elif kind in _CLOSE:
-            depth, run = max(depth - 1, 0), 0
+            carried, depth, run = (outer.pop() if outer else 0), max(depth - 1, 0), 0
         else:
             run = 0 if kind in _OPERAND else run + 1
-        deepest = max(deepest, depth + max(run - 1, 0))
+        deepest = max(deepest, depth + carried + max(run - 1, 0))
     return deepest
 
 

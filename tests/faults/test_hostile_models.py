@@ -469,3 +469,13 @@ def test_the_inspector_refuses_an_expression_beyond_the_limits(window: Any, qtbo
     qtbot.keyClick(field, Qt.Key.Key_Return)
     assert doc.model.mapping("m").columns["NAME"].sql == "upper(NAME)"
     assert "the expression is nested too deeply: 40 levels" in window.inspector.error.text()
+
+
+def test_operator_runs_inside_each_bracket_add_up() -> None:
+    """`(NOT NOT (NOT NOT ...` costs the parser a bracket and two operators a level: counted as 2 a level."""
+    from engine.sql import limit_problem, token_nesting
+
+    assert token_nesting("(" * 50 + "ID > 1" + ")" * 50) == 50
+    assert token_nesting("NOT NOT (NOT NOT (x))") == 4
+    assert limit_problem("(NOT NOT " * 8 + "TRUE" + ")" * 8) is None
+    assert "30 levels" in (limit_problem("(NOT NOT " * 15 + "TRUE" + ")" * 15) or "")
