@@ -120,24 +120,22 @@ def load_json(text: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
             raise TooDeep(opened, max_depth)
     bad: list[_BadNumber] = []
 
-    def number(value: Any, text_: str, why: str) -> Any:
-        if why:
-            found = _BadNumber(text_, why)
-            bad.append(found)
-            return found
-        return value
+    def refuse(number: str, why: str) -> _BadNumber:
+        bad.append(_BadNumber(number, why))
+        return bad[-1]
 
     def parse_int(s: str) -> Any:
         digits = len(s.lstrip("-"))
-        return number(None, s, f"an integer of {digits} digits is out of range (at most {MAX_INT_DIGITS})") \
-            if digits > MAX_INT_DIGITS else int(s)
+        if digits > MAX_INT_DIGITS:
+            return refuse(s, f"an integer of {digits} digits is out of range (at most {MAX_INT_DIGITS})")
+        return int(s)
 
     def parse_float(s: str) -> Any:
         value = float(s)
-        return value if math.isfinite(value) else number(None, s, f"{_clip(s)} is out of range for a number")
+        return value if math.isfinite(value) else refuse(s, f"{_clip(s)} is out of range for a number")
 
     def parse_constant(s: str) -> Any:
-        return number(None, s, f"{s} is not a number JSON allows")
+        return refuse(s, f"{s} is not a number JSON allows")
 
     try:
         data = json.loads(text, parse_int=parse_int, parse_float=parse_float, parse_constant=parse_constant)
