@@ -12,8 +12,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QStandardPaths, QTimer
 
 from designer.document import Document
-from engine.model import Model, dump_model, parse_model
+from engine.model import Model, ModelLoadError, dump_model, parse_model
 from engine.model.io import write_atomic
+from engine.model.jsonsafe import load_json
 
 
 def autosave_dir() -> Path:
@@ -36,10 +37,10 @@ def recoverable(model_path: Path) -> Model | None:
         return None
     if auto.stat().st_mtime <= model_path.stat().st_mtime:
         return None
-    try:
-        doc = json.loads(auto.read_text(encoding="utf-8"))
+    try:  # an autosave that cannot be read (truncated, hostile, from another version) is not offered
+        doc = load_json(auto.read_text(encoding="utf-8"))
         model = parse_model(json.dumps(doc["model"]), str(auto))
-    except (ValueError, KeyError):
+    except (OSError, ValueError, KeyError, TypeError, ModelLoadError):
         return None
     return model if dump_model(model) != model_path.read_text(encoding="utf-8") else None
 

@@ -17,8 +17,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.limits import MAX_METHOD_DEPTH
 from engine.model.jsonpos import line_of
-from engine.model.methods import METHOD_NAMES
+from engine.model.jsonsafe import JsonLimitError, TooDeep, load_json
+from engine.model.methods import METHOD_NAMES, METHODS_TOO_DEEP, too_deep_in_data
 from engine.model.schema import Model
 
 MAX_MODEL_BYTES = 32 * 1024 * 1024
@@ -29,9 +31,18 @@ class ModelLoadError(Exception):
     """A model file that cannot be read, with where and why."""
 
     def __init__(self, file: str, message: str, line: int | None = None, field: str = "") -> None:
+        message, field = one_line(message), one_line(field)
         self.file, self.message, self.line, self.field = file, message, line, field
         where = f"{file}:{line}" if line is not None else file
         super().__init__(f"{where} {field}: {message}" if field else f"{where}: {message}")
+
+
+_CONTROL = {i: f"\\x{i:02x}" for i in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t"}
+
+
+def one_line(text: str) -> str:
+    """`text` with control characters escaped, so a name holding a newline cannot split an error in two."""
+    return text.translate(_CONTROL)
 
 
 def format_path(path: Sequence[str | int]) -> str:
@@ -62,7 +73,8 @@ def load_model(path: str | os.PathLike[str]) -> Model:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ModelLoadError(name, f"not UTF-8 text (byte {exc.start})") from None
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ModelLoadError(name, f"not UTF-8 text (byte {exc.start})", line=line) from None
     return parse_model(text, name)
 
 
@@ -71,15 +83,21 @@ def parse_model(text: str, name: str = "<model>") -> Model:
     if not text.strip():
         raise ModelLoadError(name, "the file is empty (expected a Mapwright model in JSON)")
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except json.JSONDecodeError as exc:
         raise ModelLoadError(name, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
-    except RecursionError:
-        raise ModelLoadError(name, "invalid JSON: nested too deeply") from None
+    except TooDeep as exc:
+        raise _too_deep(name, text, exc) from None
+    except JsonLimitError as exc:
+        raise ModelLoadError(name, exc.message, line=line_of(text, exc.path), field=format_path(exc.path)) from None
     if not isinstance(data, dict):
         raise ModelLoadError(name, f"expected a JSON object, found {_json_kind(data)}", line=1)
     if "format" not in data:
         raise ModelLoadError(name, "missing 'format' (expected \"mapwright/1\")", line=1, field="format")
+    deep = _methods_too_deep(data)
+    if deep:
+        column_map, node = deep
+        raise ModelLoadError(name, METHODS_TOO_DEEP, line=line_of(text, node), field=format_path(column_map))
     try:
         model = Model.model_validate(data)
     except ValidationError as exc:
@@ -91,6 +109,36 @@ def parse_model(text: str, name: str = "<model>") -> Model:
         path, message = problem
         raise ModelLoadError(name, message, line=line_of(text, path), field=format_path(path))
     return model
+
+
+def _methods_too_deep(data: dict[str, Any]) -> tuple[tuple[str | int, ...], tuple[str | int, ...]] | None:
+    """The first column map whose methods nest beyond `MAX_METHOD_DEPTH`: its path and the path of
+    the first method too deep. Checked on the JSON data, before pydantic builds (recursively) the model."""
+    mappings = data.get("mappings")
+    for i, mapping in enumerate(mappings if isinstance(mappings, list) else []):
+        columns = mapping.get("columns") if isinstance(mapping, dict) else None
+        for column, method in (columns.items() if isinstance(columns, dict) else ()):
+            inner = too_deep_in_data(method)
+            if inner is not None:
+                column_map = ("mappings", i, "columns", column)
+                return column_map, (*column_map, *inner)
+    return None
+
+
+def _too_deep(name: str, text: str, exc: TooDeep) -> ModelLoadError:
+    """Say what is nested too deeply: the methods of a column map (the one deep structure a model has),
+    or else arrays and objects, at the path where the nesting passes the limit."""
+    steps = [o.step for o in exc.opened]
+    line = text.count("\n", 0, exc.offset) + 1
+    if len(steps) > 4 and steps[0] == "mappings" and steps[2] == "columns" and isinstance(steps[3], str):
+        methods = [o for o in exc.opened[4:] if o.kind == "{"]
+        if len(methods) > MAX_METHOD_DEPTH:  # the line of the first method past the limit
+            past = methods[MAX_METHOD_DEPTH].offset
+            return ModelLoadError(name, METHODS_TOO_DEEP, line=text.count("\n", 0, past) + 1,
+                                  field=format_path(steps[:4]))  # type: ignore[arg-type]
+    path = tuple(s for s in steps[:-1] if s is not None)
+    field = format_path(path[:6]) + ("..." if len(path) > 6 else "")
+    return ModelLoadError(name, f"{exc.message} (a model file nests at most {exc.limit})", line=line, field=field)
 
 
 def structure_problem(model: Model) -> tuple[tuple[str | int, ...], str] | None:

@@ -57,7 +57,7 @@ def _find_key(text: str, i: int, key: str) -> int | None:
             return i
         try:
             _, i = _DECODER.raw_decode(text, i)
-        except json.JSONDecodeError:
+        except ValueError:  # malformed, or a number Python refuses to read
             return None
         i = _skip_ws(text, i)
         if i < len(text) and text[i] == ",":
@@ -73,7 +73,7 @@ def _find_index(text: str, i: int, index: int) -> int | None:
             return i
         try:
             _, i = _DECODER.raw_decode(text, i)
-        except json.JSONDecodeError:
+        except ValueError:  # malformed, or a number Python refuses to read
             return None
         i = _skip_ws(text, i)
         if i < len(text) and text[i] == ",":

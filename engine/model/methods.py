@@ -22,11 +22,13 @@ from pydantic import (
     model_serializer,
 )
 
+from engine.limits import MAX_METHOD_DEPTH
 from engine.model.types import TypeError_, parse_type
+from engine.sql import parse_expression
 
 
 class _Method(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
     @model_serializer(mode="wrap")
     def _method_first(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -151,6 +153,15 @@ class Expression(_Method):
     method: Literal["expression"] = "expression"
     sql: str = Field(min_length=1)
 
+    @field_validator("sql")
+    @classmethod
+    def _bounded_sql(cls, value: str) -> str:
+        """SQL beyond the limits is refused here; SQL that merely does not parse is MP004."""
+        parsed = parse_expression(value)
+        if parsed.beyond_limits:
+            raise ValueError(f"the expression {parsed.problem}")
+        return value
+
 
 Method = Column | Concat | Split | Substring | Constant | System | Cast | Upper | Lower | Trim | Expression
 METHOD_CLASSES: dict[str, type[_Method]] = {
@@ -158,6 +169,40 @@ METHOD_CLASSES: dict[str, type[_Method]] = {
     for cls in (Column, Concat, Split, Substring, Constant, System, Cast, Upper, Lower, Trim, Expression)
 }
 METHOD_NAMES = tuple(METHOD_CLASSES)
+
+
+METHODS_TOO_DEEP = (f"methods are nested more than {MAX_METHOD_DEPTH} deep (at most {MAX_METHOD_DEPTH} in one "
+                    "column map, counting the columns read)")
+
+
+def method_depth(method: Method) -> int:
+    """Levels of methods inside one another (a bare column is 1), counted without recursion."""
+    deepest, stack = 0, [(method, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in node.inputs_of())
+    return deepest
+
+
+def too_deep_in_data(value: Any, limit: int = MAX_METHOD_DEPTH) -> tuple[str | int, ...] | None:
+    """In a column map as read from JSON, the path of the first method nested more than `limit` deep
+    (a bare column name counts as a level, like its object form), or None. Without recursion."""
+    stack: list[tuple[tuple[str | int, ...], Any, int]] = [((), value, 1)]
+    while stack:
+        path, node, depth = stack.pop()
+        if depth > limit:
+            return path
+        if not isinstance(node, dict) or node.get("method") == "column":
+            continue  # a column's `input` is a source column name, not a method
+        inputs = node.get("inputs")
+        children: list[tuple[tuple[str | int, ...], Any]] = \
+            [(("inputs", i), x) for i, x in enumerate(inputs)] if isinstance(inputs, list) else []
+        if "input" in node:
+            children.append((("input",), node["input"]))
+        stack.extend(((*path, *step), child, depth + 1) for step, child in reversed(children)
+                     if isinstance(child, (dict, str)))
+    return None
 
 
 def _bare_string_is_column(value: Any) -> Any:

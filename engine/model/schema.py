@@ -10,8 +10,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from engine.model.methods import MethodSpec
+from engine.limits import MAX_METHOD_DEPTH
+from engine.model.methods import METHODS_TOO_DEEP, MethodSpec, method_depth
 from engine.model.types import SqlType, TypeError_, parse_type
+from engine.sql import parse_expression
 
 Dbms = Literal["oracle", "db2", "mssql", "informix", "ase", "postgresql", "mysql", "sqlite", "other"]
 FORMAT_MAJOR = 1
@@ -19,7 +21,7 @@ FORMAT = f"mapwright/{FORMAT_MAJOR}"
 
 
 class _Entity(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class Server(_Entity):
@@ -128,6 +130,24 @@ class Mapping(_Entity):
     reverse: str | None = None
     changed_columns_only: bool = False
 
+    @field_validator("columns")
+    @classmethod
+    def _bounded_methods(cls, value: dict[str, MethodSpec]) -> dict[str, MethodSpec]:
+        for name, method in value.items():
+            if method_depth(method) > MAX_METHOD_DEPTH:
+                raise ValueError(f"{name}: {METHODS_TOO_DEEP}")
+        return value
+
+    @field_validator("where")
+    @classmethod
+    def _bounded_where(cls, value: str | None) -> str | None:
+        """A clause beyond the SQL limits is refused here; one that merely does not parse is MP003."""
+        if value is not None:
+            parsed = parse_expression(value)
+            if parsed.beyond_limits:
+                raise ValueError(f"the where clause {parsed.problem}")
+        return value
+
 
 ResolutionMethodName = Literal[
     "latest_timestamp", "earliest_timestamp", "minimum", "maximum", "additive", "average",
@@ -181,11 +201,12 @@ class Model(_Entity):
     @classmethod
     def _known_format(cls, value: str) -> str:
         family, _, version = value.partition("/")
+        shown = value if len(value) <= 40 else f"{value[:37]}..."
         major = version.split(".")[0]
-        if family != "mapwright" or not major.isdigit():
-            raise ValueError(f"not a Mapwright model format: {value!r} (expected {FORMAT!r})")
+        if family != "mapwright" or not major.isdigit() or len(major) > 9:
+            raise ValueError(f"not a Mapwright model format: {shown!r} (expected {FORMAT!r})")
         if int(major) != FORMAT_MAJOR:
-            raise ValueError(f"format {value!r} is a version this Mapwright cannot read (it reads {FORMAT})")
+            raise ValueError(f"format {shown!r} is a version this Mapwright cannot read (it reads {FORMAT})")
         return value
 
     # Lookups. Rules call these often; they are cheap scans on models of

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
+
+from engine.limits import MAX_TYPE_DEPTH
 
 
 class TypeFamily(StrEnum):
@@ -120,25 +123,53 @@ _COMPLEX = ("ROW", "SET", "LIST", "MULTISET")
 _CALL = re.compile(r"^(LONG\s+RAW|[A-Z][A-Z0-9_]*)\s*(?:\((.*)\))?$", re.S | re.I)
 
 
+@lru_cache(maxsize=4096)
 def parse_type(text: str) -> SqlType:
-    """Parse a type string (case-insensitive); raises `TypeError_` with a readable reason."""
+    """Parse a type string (case-insensitive); raises `TypeError_` with a readable reason.
+
+    Cached: `SqlType` is immutable, and a large model repeats a few dozen type strings.
+
+    The nesting of complex types is measured first (`MAX_TYPE_DEPTH`), so the parse, which recurses
+    once per level, never runs out of stack.
+    """
+    if _nested_deeper_than(text, MAX_TYPE_DEPTH):
+        raise TypeError_(f"ROW, SET, LIST and MULTISET types are nested more than {MAX_TYPE_DEPTH} deep "
+                         f"(at most {MAX_TYPE_DEPTH})")
+    return _parse(text)
+
+
+_NOT_PAREN = re.compile(r"[^()]+")
+
+
+def _nested_deeper_than(text: str, limit: int) -> bool:
+    """Whether parentheses nest more than `limit` deep; each pass drops the innermost pairs."""
+    parens = _NOT_PAREN.sub("", text)
+    for _ in range(limit):
+        shorter = parens.replace("()", "")
+        if shorter == parens:
+            return False
+        parens = shorter
+    return "()" in parens
+
+
+def _parse(text: str) -> SqlType:
     src = text.strip()
     if src[:4].upper() == "UDT:":
         name = src[4:].strip()
         if not re.fullmatch(r"[A-Za-z_][\w.]*", name):
-            raise TypeError_(f"bad user type name in {text!r}")
+            raise TypeError_(f"bad user type name in {_clip(text)!r}")
         return SqlType("UDT", TypeFamily.UDT, udt=name)
     match = _CALL.match(src)
     if not match:
-        raise TypeError_(f"unknown type {text!r}")
+        raise TypeError_(f"unknown type {_clip(text)!r}")
     base, args = " ".join(match.group(1).upper().split()), match.group(2)
     base = _ALIASES.get(base, base)
     if base in _COMPLEX:
         if args is None or not args.strip():
             raise TypeError_(f"{base} needs element types, as in {base}(INTEGER)")
-        return SqlType(base, TypeFamily.COMPLEX, elements=tuple(parse_type(p) for p in _split_top_level(args)))
+        return SqlType(base, TypeFamily.COMPLEX, elements=tuple(_parse(p) for p in _split_top_level(args)))
     if base not in _SIMPLE:
-        raise TypeError_(f"unknown type {text!r}")
+        raise TypeError_(f"unknown type {_clip(text)!r}")
     family, takes = _SIMPLE[base]
     if args is None:
         if base in ("CHAR", "NCHAR"):
@@ -148,16 +179,18 @@ def parse_type(text: str) -> SqlType:
         return SqlType(base, family)
     numbers = [a.strip() for a in args.split(",")]
     if not takes or not all(n.isdigit() for n in numbers):
-        raise TypeError_(f"bad size in type {text!r}")
+        raise TypeError_(f"bad size in type {_clip(text)!r}")
+    if any(len(n) > 18 for n in numbers):
+        raise TypeError_(f"size out of range in type {_clip(text)!r}")
     values = [int(n) for n in numbers]
     if takes == "length" and len(values) == 1 and values[0] > 0:
         return SqlType(base, family, length=values[0])
     if takes == "precision" and 1 <= len(values) <= 2 and values[0] > 0:
         scale = values[1] if len(values) == 2 else 0
         if scale > values[0]:
-            raise TypeError_(f"scale is larger than precision in {text!r}")
+            raise TypeError_(f"scale is larger than precision in {_clip(text)!r}")
         return SqlType(base, family, precision=values[0], scale=scale)
-    raise TypeError_(f"bad size in type {text!r}")
+    raise TypeError_(f"bad size in type {_clip(text)!r}")
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -182,3 +215,7 @@ def _strip_field_name(part: str) -> str:
     if rest and not known and not head.upper().startswith("UDT:") and "(" not in head:
         return rest.strip()
     return part
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:37]}..."

@@ -54,7 +54,8 @@ def unknown_endpoints(ctx: Context, mapping: Mapping) -> Iterator[Finding]:
 
 
 def method_inputs(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """MP001, MP004, MP005: every method reads real source columns and writes a real target column."""
+    """MP001, MP004, MP005: every method reads real source columns and writes a real target column; an
+    expression parses and can run."""
     known = set(source.column_names())
     known_folded = {c.lower() for c in known}
     for target_col, method in mapping.columns.items():
@@ -70,6 +71,9 @@ def method_inputs(ctx: Context, mapping: Mapping, source: Table, target: Table) 
                 if parsed.error:
                     yield Finding("MP004", f"expression for {target_col} does not parse: {parsed.error}",
                                   _at(mapping, target, target_col))
+                elif parsed.problem:
+                    yield Finding("MP004", f"expression for {target_col} {parsed.problem}",
+                                  _at(mapping, target, target_col))
                 for name in parsed.columns:
                     if name.lower() not in known_folded:
                         yield Finding("MP001", f"expression for {target_col} reads {name!r}, "
@@ -77,13 +81,16 @@ def method_inputs(ctx: Context, mapping: Mapping, source: Table, target: Table) 
 
 
 def where_clause(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """MP003: the replicate WHERE clause parses and names only source columns."""
+    """MP003: the replicate WHERE clause parses, can run (its regular expressions compile) and names only
+    source columns."""
     if mapping.where is None:
         return
     parsed = parse_expression(mapping.where)
     if parsed.error:
         yield Finding("MP003", f"where clause does not parse: {parsed.error}", _at(mapping, source))
         return
+    if parsed.problem:
+        yield Finding("MP003", f"where clause {parsed.problem}", _at(mapping, source))
     known = {c.lower() for c in source.column_names()}
     for name in parsed.columns:
         if name.lower() not in known:

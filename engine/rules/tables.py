@@ -85,17 +85,31 @@ def hierarchy_rules(model: Model) -> list[Finding]:
     findings: list[Finding] = []
     parent_of = {t.key: f"{t.server}.{t.parent}" for t in model.tables if t.parent}
     roots: dict[str, str] = {}
+    root_of: dict[str, str | None] = {}  # a table's root, or None when its chain runs into a cycle
     for key in [t.key for t in model.tables]:
-        path, here = [key], key
-        while here in parent_of and model.table(parent_of[here]) is not None:
-            here = parent_of[here]
-            if here in path:
-                findings.append(Finding("TB002", f"table hierarchy is circular: {' -> '.join(path + [here])}",
-                                        Location(table=key)))
-                break
-            path.append(here)
+        if key not in root_of:  # walk up until a root, a cycle, or a table already placed: linear overall
+            path, on_path, here = [], set(), key
+            result: str | None
+            while here not in root_of:
+                path.append(here)
+                on_path.add(here)
+                parent = parent_of.get(here)
+                if parent is None or model.table(parent) is None:
+                    result = here
+                    break
+                if parent in on_path:
+                    result = None
+                    break
+                here = parent
+            else:
+                result = root_of[here]
+            root_of.update(dict.fromkeys(path, result))
+        root = root_of[key]
+        if root is None:
+            findings.append(Finding("TB002", f"table hierarchy is circular: {_cycle_text(key, parent_of)}",
+                                    Location(table=key)))
         else:
-            roots[key] = here
+            roots[key] = root
     families: dict[str, list[str]] = {}
     for key, root in roots.items():
         families.setdefault(root, []).append(key)
@@ -109,3 +123,14 @@ def hierarchy_rules(model: Model) -> list[Finding]:
             findings.append(Finding("CR009", f"hierarchy under {root} must resolve conflicts on every table or none: "
                                     f"{', '.join(have)} do, {', '.join(lack)} do not", Location(table=root)))
     return findings
+
+
+def _cycle_text(key: str, parent_of: dict[str, str], shown: int = 8) -> str:
+    """`A -> B -> C -> A`: the chain from `key` until it repeats, cut after `shown` tables."""
+    path, here = [key], key
+    while len(path) <= shown:
+        here = parent_of[here]
+        if here in path:
+            return " -> ".join([*path, here])
+        path.append(here)
+    return " -> ".join(path) + " -> ..."

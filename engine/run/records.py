@@ -110,6 +110,8 @@ def decode_record(raw: str, file: str, line: int, model: Model) -> ChangeRecord 
         doc = json.loads(raw)
     except json.JSONDecodeError as exc:
         return reject(f"not JSON: {exc.msg} (column {exc.colno})")
+    except (RecursionError, ValueError):  # nested past the stack, or an integer of over 4,300 digits
+        return reject("not JSON Mapwright can read: nested too deeply, or a number too long")
     if not isinstance(doc, dict):
         return reject("not a JSON object")
     site, table_name, op = doc.get("site"), doc.get("table"), doc.get("op")
@@ -290,6 +292,9 @@ def _snapshot_rows(path: Path) -> Iterator[tuple[int, Row]]:
             doc = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from None
+        except (RecursionError, ValueError):  # nested past the stack, or an integer of over 4,300 digits
+            raise InputError(f"{path}:{n}: not JSON Mapwright can read (nested too deeply, or a number too long)") \
+                from None
         if not isinstance(doc, dict):
             raise InputError(f"{path}:{n}: not a JSON object")
         yield n, doc

@@ -210,6 +210,8 @@ def parse_json(path: Path, text: str) -> Any:
         raise RunDirDamaged(path, f"invalid JSON: {exc.msg} (column {exc.colno}){cut}", exc.lineno) from None
     except RecursionError:
         raise RunDirDamaged(path, "JSON nested too deeply") from None
+    except ValueError:  # an integer of over 4,300 digits
+        raise RunDirDamaged(path, "a number too long to read") from None
 
 
 def read_json_lines(path: Path) -> list[Doc]:
@@ -228,6 +230,8 @@ def read_json_lines(path: Path) -> list[Doc]:
             raise RunDirDamaged(path, f"invalid JSON: {exc.msg} (column {exc.colno}){cut}", number) from None
         except RecursionError:
             raise RunDirDamaged(path, "JSON nested too deeply", number) from None
+        except ValueError:  # an integer of over 4,300 digits
+            raise RunDirDamaged(path, "a number too long to read", number) from None
         if not isinstance(doc, dict):
             raise RunDirDamaged(path, f"expected a JSON object, got {kind(doc)}", number)
         for name in texts:

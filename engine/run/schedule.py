@@ -16,11 +16,18 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from engine.limits import MAX_DELAY_S
+from engine.model.io import format_path, one_line
+from engine.model.jsonpos import line_of
+from engine.model.jsonsafe import JsonLimitError, TooDeep, load_json
 from engine.run.values import ValueDecodeError, parse_timestamp
 
 
 class ScheduleError(ValueError):
-    """A schedule file that cannot be read; the message names the file and the link."""
+    """A schedule file that cannot be read; the message names the file and the link, in one line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
 
 
 @dataclass(frozen=True)
@@ -41,45 +48,70 @@ class Schedule:
         return self.links.get((origin, destination), Link())
 
 
-def parse_schedule(doc: Any, name: str = "schedule.json") -> Schedule:
-    """A schedule from its JSON document; raises `ScheduleError`."""
+def parse_schedule(doc: Any, name: str = "schedule.json", text: str | None = None) -> Schedule:
+    """A schedule from its JSON document; raises `ScheduleError` naming the file, the line (when `text`,
+    the document's JSON text, is given), the link and the field."""
+
+    def fail(path: tuple[str | int, ...], message: str) -> ScheduleError:
+        where = f"{name}:{line_of(text, path)}" if text is not None else name
+        return ScheduleError(f"{where} {format_path(path)}: {message}" if path else f"{where}: {message}")
+
     if not isinstance(doc, dict) or not isinstance(doc.get("links", []), list):
-        raise ScheduleError(f"{name}: expected an object with a 'links' list")
+        raise fail((), "expected an object with a 'links' list")
     links: dict[tuple[str, str], Link] = {}
     for i, raw in enumerate(doc.get("links", [])):
-        where = f"{name} links[{i}]"
         if not isinstance(raw, dict) or not isinstance(raw.get("from"), str) or not isinstance(raw.get("to"), str):
-            raise ScheduleError(f"{where}: a link needs 'from' and 'to' site ids")
+            raise fail(("links", i), "a link needs 'from' and 'to' site ids")
+        link = f"link {raw['from']}->{raw['to']}"
         delay = raw.get("delay_s", 0)
-        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or delay < 0:
-            raise ScheduleError(f"{where}: delay_s must be a number of seconds >= 0, got {delay!r}")
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= MAX_DELAY_S:
+            raise fail(("links", i, "delay_s"), f"{link}: the delay must be a number of seconds from 0 to "
+                       f"{MAX_DELAY_S} (one year), got {_shown(delay)}")
         windows = []
-        for j, window in enumerate(raw.get("down") or []):
+        down = raw.get("down") or []
+        if not isinstance(down, list):
+            raise fail(("links", i, "down"), f"{link}: expected a list of [start, end] timestamps")
+        for j, window in enumerate(down):
+            at = ("links", i, "down", j)
             if not isinstance(window, list) or len(window) != 2 or not all(isinstance(w, str) for w in window):
-                raise ScheduleError(f"{where}.down[{j}]: expected [start, end] timestamps")
+                raise fail(at, f"{link}: expected [start, end] timestamps")
             try:
                 start, end = parse_timestamp(window[0]), parse_timestamp(window[1])
             except ValueDecodeError as exc:
-                raise ScheduleError(f"{where}.down[{j}]: {exc}") from None
+                raise fail(at, f"{link}: {exc}") from None
             if end <= start:
-                raise ScheduleError(f"{where}.down[{j}]: the window ends before it starts")
+                raise fail(at, f"{link}: the window ends before it starts")
             windows.append((start, end))
         key = (raw["from"], raw["to"])
         if key in links:
-            raise ScheduleError(f"{where}: link {key[0]}->{key[1]} is given twice")
+            raise fail(("links", i), f"{link} is given twice")
         links[key] = Link(float(delay), tuple(sorted(windows)))
     return Schedule(links)
 
 
+def _shown(value: Any) -> str:
+    text = repr(value) if isinstance(value, (int, float, str, bool)) or value is None else type(value).__name__
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
 def load_schedule(path: Path) -> Schedule:
-    """`DIR/schedule.json`, or the empty schedule when the file is absent."""
+    """`DIR/schedule.json`, or the empty schedule when the file is absent. Read as strictly as a model:
+    nesting bounded, no NaN or Infinity, no unencodable text."""
     if not path.exists():
         return Schedule()
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+        doc = load_json(text)
+    except (OSError, UnicodeDecodeError) as exc:
         raise ScheduleError(f"{path}: cannot read ({exc})") from None
-    return parse_schedule(doc, str(path))
+    except json.JSONDecodeError as exc:
+        raise ScheduleError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except TooDeep as exc:
+        line = text.count("\n", 0, exc.offset) + 1
+        raise ScheduleError(f"{path}:{line}: {exc.message} (a schedule nests at most {exc.limit})") from None
+    except JsonLimitError as exc:
+        raise ScheduleError(f"{path}:{line_of(text, exc.path)} {format_path(exc.path)}: {exc.message}") from None
+    return parse_schedule(doc, str(path), text)
 
 
 def delivery_time(schedule: Schedule, origin: str, destination: str, commit_ts: datetime) -> datetime:

@@ -22,8 +22,10 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from engine.limits import MAX_SQL_DEPTH
 from engine.model.types import SqlType, TypeError_, parse_type
 from engine.run.values import cast_value, compare, parse_timestamp, to_text
+from engine.sql import limit_problem, tree_depth
 
 
 class UnsupportedSql(ValueError):
@@ -32,14 +34,31 @@ class UnsupportedSql(ValueError):
 
 @lru_cache(maxsize=4096)
 def parse_sql(text: str) -> exp.Expression:
-    """Parse one Spark SQL scalar expression; raises `UnsupportedSql`."""
+    """Parse one Spark SQL scalar expression; raises `UnsupportedSql`.
+
+    The text is measured before sqlglot sees it and the tree after, within the limits loading
+    enforces (`engine.sql`), so neither the parser nor `Evaluator.eval` recurse past the stack.
+    """
+    problem = limit_problem(text)
+    if problem:
+        raise UnsupportedSql(f"{_clip(text)} {problem}")
     try:
         tree = sqlglot.parse_one(text, read="spark")
     except SqlglotError as exc:
-        raise UnsupportedSql(f"does not parse: {text!r}: {str(exc).splitlines()[0]}") from None
+        raise UnsupportedSql(f"does not parse: {_clip(text)}: {str(exc).splitlines()[0]}") from None
+    except RecursionError:  # not reached within the limits above; kept so a miss still fails in one line
+        raise UnsupportedSql(f"{_clip(text)} is nested too deeply to read") from None
     if not isinstance(tree, exp.Expression):
         raise UnsupportedSql("empty expression")
+    depth = tree_depth(tree)
+    if depth > MAX_SQL_DEPTH:
+        raise UnsupportedSql(f"{_clip(text)} is nested too deeply: {depth} levels once parsed "
+                             f"(at most {MAX_SQL_DEPTH})")
     return tree
+
+
+def _clip(text: str) -> str:
+    return repr(text if len(text) <= 60 else f"{text[:57]}...")
 
 
 def evaluate_sql(text: str, row: Mapping[str, Any], now: datetime | None = None) -> Any:
@@ -198,7 +217,16 @@ def _rlike(ev: Evaluator, node: exp.RegexpLike) -> bool | None:
     value, pattern = ev.eval(node.this), ev.eval(node.expression)
     if value is None or pattern is None:
         return None
-    return re.search(str(pattern), to_text(value) or "") is not None
+    return _regex(str(pattern)).search(to_text(value) or "") is not None
+
+
+@lru_cache(maxsize=256)
+def _regex(pattern: str) -> re.Pattern[str]:
+    """A compiled RLIKE pattern; one that does not compile (from a column, say) fails the run in one line."""
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise UnsupportedSql(f"invalid regular expression {_clip(pattern)} in RLIKE: {exc}") from None
 
 
 def _arith(op: Callable[[Any, Any], Any]) -> Callable[[Evaluator, exp.Binary], Any]:

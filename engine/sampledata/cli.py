@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.model.io import load_model
+from engine.model.io import ModelLoadError, load_model
 from engine.sampledata.generator import generate
 from resources import SAMPLE_MODEL
 
@@ -20,6 +21,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=10_000, help="snapshot rows, about")
     parser.add_argument("--changes", type=int, default=3_000, help="change records, about")
     args = parser.parse_args(argv)
-    generate(load_model(args.model), args.out, seed=args.seed, rows=args.rows, changes=args.changes)
+    try:
+        model = load_model(args.model)
+    except ModelLoadError as exc:
+        print(f"python -m engine.sampledata: {exc}", file=sys.stderr)
+        return 2
+    generate(model, args.out, seed=args.seed, rows=args.rows, changes=args.changes)
     print(f"wrote {args.out}")
     return 0

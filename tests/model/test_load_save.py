@@ -235,3 +235,50 @@ def test_numbers_are_saved_as_written(tmp_path: Path) -> None:
                        if s["method"] == "priority_group")
     assert all(isinstance(v, int) for v in saved_chain["priorities"].values())
 
+
+def test_complex_types_nest_at_most_16_deep() -> None:
+    assert parse_type("ROW(" * 16 + "INTEGER" + ")" * 16).family is TypeFamily.COMPLEX
+    with pytest.raises(ValueError, match="nested more than 16 deep"):
+        parse_type("LIST(" * 17 + "INTEGER" + ")" * 17)
+    with pytest.raises(ValueError, match="nested more than 16 deep"):
+        parse_type("ROW(" * 100_000 + "INTEGER" + ")" * 99_999)  # unbalanced, and deep: refused up front
+    with pytest.raises(ValueError, match="unknown type"):
+        parse_type("ROW(" * 100_000 + "INTEGER")  # no closing parenthesis: no recursion at all
+
+
+def test_methods_nest_at_most_32_deep_in_an_edit_too() -> None:
+    """The designer builds mappings with `evolve`, which validates: a 33rd level is refused there too."""
+    from pydantic import ValidationError
+
+    from engine.edits import evolve
+
+    model = parse_model(json.dumps({"format": "mapwright/1", "servers": [{"id": "s", "dbms": "oracle"}], "tables": [
+        {"server": "s", "name": "T", "columns": [{"name": "A", "type": "INTEGER"}]}],
+        "mappings": [{"id": "m", "source": "s.T", "target": "s.T", "columns": {"A": "A"}}]}))
+    method: object = "A"
+    for _ in range(31):
+        method = {"method": "trim", "input": method}
+    mapping = evolve(model.mappings[0], columns={"A": method})
+    with pytest.raises(ValidationError, match="methods are nested more than 32 deep"):
+        evolve(mapping, columns={"A": {"method": "upper", "input": method}})
+
+
+@pytest.mark.parametrize(("text", "says", "line"), [
+    ('{"format": "mapwright/1",\n "name": NaN}', "NaN is not a number JSON allows", 2),
+    ('{"format": "mapwright/1",\n "layout": {"s.T": [1e999, 0]}}', "1e999 is out of range", 2),
+    ('{"format": "mapwright/1", "name":\n "\\udfff"}', "lone UTF-16 surrogate \\udfff", 2),
+    ('{"format": "mapwright/1",\n "name": "' + "\ud800" + '"}', "lone UTF-16 surrogate \\ud800", 2),
+])
+def test_values_no_file_can_hold_are_load_errors(text: str, says: str, line: int) -> None:
+    with pytest.raises(ModelLoadError) as info:
+        parse_model(text, "m.json")
+    assert says in str(info.value) and info.value.line == line
+
+
+def test_a_model_in_memory_refuses_non_finite_numbers() -> None:
+    from pydantic import ValidationError
+
+    from engine.model.schema import Server
+
+    with pytest.raises(ValidationError, match="finite"):
+        Server(id="s", dbms="oracle", priority=float("inf"))

@@ -144,6 +144,20 @@ CASES = [
         {**AT, "column": "NAME"},
     ),
     Case(
+        "MP003",
+        "where-invalid-regex",
+        lambda: with_columns({}, where="NAME rlike '('"),
+        lambda: with_columns({}, where="NAME rlike '[(]'"),
+        {"mapping": "m", "table": SRC},
+    ),
+    Case(
+        "MP004",
+        "expression-invalid-regex",
+        lambda: with_columns({"NAME": {"method": "expression", "sql": "regexp_replace(NAME, '[0-9', '')"}}),
+        lambda: with_columns({"NAME": {"method": "expression", "sql": "regexp_replace(NAME, '[0-9]', '')"}}),
+        {**AT, "column": "NAME"},
+    ),
+    Case(
         "MP005",
         "unknown-target-column",
         lambda: with_columns({"NAMEE": "NAME"}),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -79,3 +79,19 @@ def test_events_apply_by_time_then_local_first_then_commit_origin_txn() -> None:
     ]
     ordered = [e["txn"] for e in sorted(events, key=event_order)]
     assert ordered == ["a1", "c1", "z1", "a1", "a2", "b1"]
+
+
+@pytest.mark.parametrize(("delay", "says"), [
+    (1e20, "got 1e+20"), (float("nan"), "got nan"), (float("inf"), "got inf"), (365 * 86400 + 1, "got 31536001"),
+])
+def test_delays_outside_0_to_one_year_are_refused_naming_link_and_field(delay: float, says: str) -> None:
+    doc = {"links": [{"from": "A", "to": "B", "delay_s": 1}, {"from": "B", "to": "A", "delay_s": delay}]}
+    with pytest.raises(ScheduleError) as info:
+        parse_schedule(doc, "data/schedule.json")
+    assert str(info.value).startswith("data/schedule.json links[1].delay_s: link B->A: the delay must be")
+    assert says in str(info.value)
+
+
+def test_a_delay_of_one_year_is_accepted() -> None:
+    schedule = parse_schedule({"links": [{"from": "A", "to": "B", "delay_s": 365 * 86400}]})
+    assert delivery_time(schedule, "A", "B", at(0)) == at(0) + timedelta(days=365)
