@@ -190,10 +190,10 @@ def _exact(raw: Any, t: SqlType) -> int | Decimal:
         if not -(2 ** (bits - 1)) <= whole < 2 ** (bits - 1):
             raise ValueDecodeError(f"{shown} is out of range for {t} ({-(2 ** (bits - 1))} to {2 ** (bits - 1) - 1})")
         return whole
-    if number and abs(number.adjusted()) > MAX_UNBOUNDED_DIGITS:
-        raise ValueDecodeError(f"{shown} is out of range for {t}")
     if t.precision is not None and number and number.adjusted() >= t.precision - (t.scale or 0):
         raise ValueDecodeError(f"{shown} does not fit {t}")
+    if t.scale is None and number and abs(number.adjusted()) > MAX_UNBOUNDED_DIGITS:  # else quantized below
+        raise ValueDecodeError(f"{shown} is out of range for {t}")
     if t.scale is not None:
         number = number.quantize(Decimal(1).scaleb(-t.scale), rounding=ROUND_HALF_UP, context=_EXACT)
     if t.precision is not None and abs(number) >= Decimal(10) ** (t.precision - (t.scale or 0)):
