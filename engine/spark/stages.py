@@ -87,10 +87,16 @@ def read_change_lines(spark: SparkSession, files: dict[str, str]) -> DataFrame:
     return whole.select("path", "content").mapInArrow(split_batches, ddl(LINES))
 
 
-def file_name(uri: str, files: dict[str, str]) -> str:
-    """The name the reference reports for a file Spark read, from its URI (`file:/a%20b/c.jsonl`)."""
-    path = unquote(urlsplit(uri).path) if ":" in uri.split("/", 1)[0] else uri
-    return files.get(path, path)
+def file_name(location: str, files: dict[str, str]) -> str:
+    """The name the reference reports for a file Spark read, from the location it gives: a Hadoop path
+    (`file:/a b/c.jsonl`, not escaped) or, on some file systems, a URI (`file:///a%20b/c.jsonl`)."""
+    path = location.removeprefix("file:")
+    if path.startswith("//"):
+        path = "/" + path[2:].split("/", 1)[-1] if not path.startswith("///") else path[2:]
+    if path in files:
+        return files[path]
+    unescaped = unquote(urlsplit(location).path)
+    return files.get(unescaped, path)
 
 
 def decode_records(model_text: str) -> Stage:

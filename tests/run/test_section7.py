@@ -162,7 +162,8 @@ def test_a_value_that_does_not_fit_its_column_is_a_reject_with_its_reason(column
 
 def test_values_at_the_edges_of_their_types_are_accepted() -> None:
     edges = {"ID": 1, "SI": -32768, "I": 2**31 - 1, "BI": -(2**63), "D": "999.99", "N": -999, "C": "abc",
-             "U": "1e-999", "V": "x" * 10, "NC": "éé", "NV": "abcd", "V2": "abcde", "R": 3.4e38, "TS": "0001-01-01T00:00:00Z"}
+             "U": "1e-999", "V": "x" * 10, "NC": "éé", "NV": "abcd", "V2": "abcde", "R": 3.4e38,
+             "TS": "0001-01-01T00:00:00Z"}
     result = accounted(run(pair(TYPED), [rec("s", "t1", "I", after=edges)]))
     assert result.rejects == [] and result.counts.applied == 1
     [row] = rows(result, "t.T")

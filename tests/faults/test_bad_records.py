@@ -1,0 +1,123 @@
+"""Hostile records are rejects, never a failed run, on the reference and on Spark alike (CONTRACT sections
+4, 5, 6 and 7): each with its file, line and reason, the good records around them applied, and the
+accounting whole (records = rejects + accepted; deliveries = applied + resolved + queued)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from corpus import BIG_DOC, LARGE_DOC, Corpus, model, write_corpus
+from sparkkit import result_doc
+
+from engine.run.records import SHOWN_RAW, InputError
+from engine.run.reference import RunResult, run_reference
+from engine.run.rundir import RunInfo, write_run
+from engine.spark.pipeline import run_spark
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
+    return write_corpus(tmp_path_factory.mktemp("faults"))
+
+
+def assert_every_bad_record_rejected(result: RunResult, corpus: Corpus) -> None:
+    got = {(r.file, r.line): r.reason for r in result.rejects}
+    assert set(got) == set(corpus.rejects), sorted(set(got) ^ set(corpus.rejects))
+    for where, reason in corpus.rejects.items():
+        assert reason in got[where], (where, got[where])
+    c = result.counts
+    assert (c.records, c.rejects) == (corpus.lines, len(corpus.rejects))
+    assert c.records == c.rejects + len(corpus.accepted_ids)
+    assert c.deliveries == c.applied + c.resolved + c.queued == len(corpus.accepted_ids)
+    assert [r["ID"] for r in result.tables["t.T"]] == corpus.accepted_ids
+    assert all(len(r.raw) <= 3 * 1024 * 1024 for r in result.rejects)  # the 50 MB record is not copied whole
+
+
+def assert_values_kept(result: RunResult) -> None:
+    by_id = {r["ID"]: r for r in result.tables["t.T"]}
+    assert (by_id[1]["I"], by_id[1]["V"], by_id[1]["TS"].year) == (2**31 - 1, "ten chars!", 1)
+    assert (len(by_id[2]["DOC"]), by_id[2]["V"]) == (LARGE_DOC, "\ufffd ok")  # a real U+FFFD is kept
+    assert by_id[3]["J"] == {"a": [1, {"b": None}]}
+    big = next(r for r in result.rejects if "larger than the limit" in r.reason)
+    size = int(big.reason.split()[2])
+    assert len(big.raw) == SHOWN_RAW and BIG_DOC < size < BIG_DOC + 200 and big.raw.startswith('{"site": "s"')
+    utf = next(r for r in result.rejects if "UTF-8" in r.reason)
+    assert "\\xff\\xfe" in utf.raw and "\ufffd" not in utf.raw  # shown as the bytes it had, never replaced
+
+
+def test_the_reference_rejects_every_hostile_record_and_goes_on(corpus: Corpus) -> None:
+    result = run_reference(model(), corpus.data)
+    assert_every_bad_record_rejected(result, corpus)
+    assert_values_kept(result)
+
+
+def test_spark_rejects_every_hostile_record_as_the_reference_does(spark: Any, corpus: Corpus,
+                                                                  tmp_path: Path) -> None:
+    """One local[2] run over the whole corpus (a Spark run costs 20-60 s here)."""
+    on_spark = run_spark(spark, model(), corpus.data)
+    assert_every_bad_record_rejected(on_spark, corpus)
+    assert_values_kept(on_spark)
+    assert result_doc(on_spark) == result_doc(run_reference(model(), corpus.data))
+    write_run(on_spark, model(), tmp_path / "run", RunInfo("x"))
+    written = [json.loads(x) for x in (tmp_path / "run" / "rejects.jsonl").read_text().splitlines()]
+    assert sorted((r["file"], r["line"]) for r in written) == sorted(corpus.rejects)  # never "file": null
+    assert all(" %20 #1" in r["file"] for r in written)
+
+
+# --- input errors: the run cannot go on, both engines say why in one line ---------------------------------
+
+
+def snapshot_data(root: Path, name: str, text: str) -> Path:
+    data = root / "data"
+    (data / "snapshots" / "t").mkdir(parents=True)
+    (data / "snapshots" / "t" / name).write_text(text)
+    return data
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("T.csv", "ID,SI\n1,1\n2,2\n1,3\n", "T.csv:4: duplicate primary key (ID=1), first at "),
+    ("T.csv", "ID,SI\n1,1\n,2\n", "T.csv:3: primary key column ID is NULL"),
+    ("T.jsonl", '{"ID": 1}\n\n{"ID": 2}\n{"ID": "1"}\n', "T.jsonl:4: duplicate primary key (ID=1)"),
+    ("T.jsonl", '{"ID": 1}\n{"SI": 5}\n', "T.jsonl:2: primary key column ID is NULL"),
+    ("T.jsonl", '{"ID": 1, "V": "0123456789A"}\n', "T.jsonl:1: column V: 11 characters do not fit VARCHAR(10)"),
+])
+def test_a_snapshot_with_a_null_or_duplicate_key_is_an_input_error(tmp_path: Path, name: str, text: str,
+                                                                   message: str) -> None:
+    data = snapshot_data(tmp_path, name, text)
+    with pytest.raises(InputError) as caught:
+        run_reference(model(), data)
+    assert message in str(caught.value) and str(data / "snapshots" / "t" / name) in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_duplicate_unique_index_value_in_a_snapshot_is_an_input_error_and_nulls_are_not(tmp_path: Path) -> None:
+    from runkit import pair
+
+    named = pair({"NAME": "VARCHAR(10)"}, target_extra={"unique_indexes": [{"name": "UX_NAME", "columns": ["NAME"]}]})
+    fine = snapshot_data(tmp_path / "a", "T.jsonl", '{"ID": 1}\n{"ID": 2}\n{"ID": 3, "NAME": "x"}\n')
+    assert len(run_reference(named, fine).tables["t.T"]) == 3
+    twice = snapshot_data(tmp_path / "b", "T.jsonl", '{"ID": 1, "NAME": "x"}\n{"ID": 2, "NAME": "x"}\n')
+    with pytest.raises(InputError, match=r"T.jsonl:2: duplicate unique index UX_NAME \(NAME=x\), first at .*T.jsonl:1"):
+        run_reference(named, twice)
+
+
+def test_changes_that_is_a_file_is_an_input_error(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "changes").write_text('{"site": "s"}\n')
+    with pytest.raises(InputError, match=r"changes: not a folder \(change records go in changes/\*\.jsonl\)"):
+        run_reference(model(), data)
+
+
+def test_spark_refuses_the_same_inputs_before_any_job(spark: Any, tmp_path: Path) -> None:
+    file_data = tmp_path / "f"
+    file_data.mkdir()
+    (file_data / "changes").write_text("")
+    with pytest.raises(InputError, match="changes: not a folder"):
+        run_spark(spark, model(), file_data)
+    keyed = snapshot_data(tmp_path / "k", "T.csv", "ID\n1\n1\n")
+    with pytest.raises(InputError, match=r"T.csv:3: duplicate primary key \(ID=1\)"):
+        run_spark(spark, model(), keyed)
