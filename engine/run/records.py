@@ -113,9 +113,9 @@ def decode_record(data: str | bytes, file: str, line: int, model: Model) -> Chan
 
     def reject(reason: str) -> Reject:
         return Reject(file, line, reason, raw)
-    doc = parse_json(raw)
-    if isinstance(doc, str):
-        return reject(doc)
+    doc, problem = parse_json(raw)
+    if problem is not None:
+        return reject(problem)
     if not isinstance(doc, dict):
         return reject("not a JSON object")
     site, table_name, op = doc.get("site"), doc.get("table"), doc.get("op")
@@ -239,33 +239,43 @@ def line_text(data: str | bytes) -> str | Reject:
                       data.decode("utf-8", "backslashreplace"))
 
 
-def parse_json(text: str) -> Any:
-    """The JSON value of `text`, or the reason it is not one (a nesting deeper than `MAX_DEPTH` included)."""
+def parse_json(text: str) -> tuple[Any, str | None]:
+    """(the JSON value of `text`, None), or (None, the reason it is not a usable one)."""
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        return f"not JSON: {exc.msg} (column {exc.colno})"
+        return None, f"not JSON: {exc.msg} (column {exc.colno})"
     except RecursionError:
-        return f"JSON nested deeper than {MAX_DEPTH} levels"
+        return None, f"JSON nested deeper than {MAX_DEPTH} levels"
     except ValueError as exc:  # an integer of more than 4,300 digits
-        return f"not JSON: {str(exc).split(';')[0]}"
-    if depth(doc) > MAX_DEPTH:
-        return f"JSON nested deeper than {MAX_DEPTH} levels"
-    return doc
+        return None, f"not JSON: {str(exc).split(';')[0]}"
+    problem = json_problem(doc)
+    return (None, problem) if problem else (doc, None)
 
 
-def depth(value: Any) -> int:
-    """How deeply objects and lists nest in a JSON value (a scalar is 0), without recursion."""
-    deepest, stack = 0, [(value, 1)]
+def json_problem(value: Any) -> str | None:
+    """Why a parsed JSON value cannot be used, or None: objects and lists nested deeper than `MAX_DEPTH`,
+    or a string holding a lone surrogate (`"\\ud800"` parses, but is not Unicode text and could never be
+    written out). Walks the value without recursion."""
+    stack = [(value, 0)]
     while stack:
         item, level = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return f"a JSON string holds a lone surrogate ({item[exc.start]!r}), which is not Unicode text"
             continue
-        deepest = max(deepest, level)
-        if level <= MAX_DEPTH:
-            stack.extend((child, level + 1) for child in children)
-    return deepest
+        if isinstance(item, dict):
+            if level >= MAX_DEPTH:
+                return f"JSON nested deeper than {MAX_DEPTH} levels"
+            stack.extend((k, level + 1) for k in item)
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            if level >= MAX_DEPTH:
+                return f"JSON nested deeper than {MAX_DEPTH} levels"
+            stack.extend((v, level + 1) for v in item)
+    return None
 
 
 def _shown(value: Any, limit: int = 60) -> str:

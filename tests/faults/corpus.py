@@ -78,6 +78,9 @@ def write_corpus(root: Path) -> Corpus:
         (b'{"site": "s", "txn": "digits", "seq": 1, "commit_ts": "2026-01-05T10:00:00Z", "table": "T", '
          b'"op": "I", "after": {"ID": ' + b"9" * 5000 + b"}}", "not JSON: Exceeds the limit"),
         (line(record("inf", {"ID": 22, "D": "Infinity"})), "column 'D': 'Infinity' is not a finite number"),
+        (line(record("sur", {"ID": 23, "V": "XX"})).replace(b"XX", b"\\ud800"), "holds a lone surrogate ('\\ud800')"),
+        (b'"a JSON string"', "not a JSON object"),
+        (line(record("pair", {"ID": 5, "V": "XX"})).replace(b"XX", b"\\ud83d\\ude00"), None),  # a valid pair
         (line(record("g3", {"ID": 3, "J": {"a": [1, {"b": None}]}, "D": "-999.99"})), None),
     ]
     (changes / "a.jsonl").write_bytes(b"\n".join(text for text, _ in hostile) + b"\n")
@@ -85,4 +88,4 @@ def write_corpus(root: Path) -> Corpus:
     a, b = str(changes / "a.jsonl"), str(changes / "b.jsonl")
     rejects = {(a, n): reason for n, (_, reason) in enumerate(hostile, start=1) if reason is not None}
     rejects[(b, 3)] = "not JSON"
-    return Corpus(data, rejects, [1, 2, 3, 4], len(hostile) + 2)
+    return Corpus(data, rejects, [1, 2, 3, 4, 5], len(hostile) + 2)

@@ -5,6 +5,9 @@ accounting whole (records = rejects + accepted; deliveries = applied + resolved 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,8 @@ from engine.run.records import SHOWN_RAW, InputError
 from engine.run.reference import RunResult, run_reference
 from engine.run.rundir import RunInfo, write_run
 from engine.spark.pipeline import run_spark
+
+MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +126,36 @@ def test_spark_refuses_the_same_inputs_before_any_job(spark: Any, tmp_path: Path
     keyed = snapshot_data(tmp_path / "k", "T.csv", "ID\n1\n1\n")
     with pytest.raises(InputError, match=r"T.csv:3: duplicate primary key \(ID=1\)"):
         run_spark(spark, model(), keyed)
+
+
+def test_mapwright_run_refuses_a_duplicate_snapshot_key_with_exit_2_naming_file_and_line(examples: Path,
+                                                                                       tmp_path: Path) -> None:
+    data = tmp_path / "my data"
+    shutil.copytree(examples / "row_images" / "data", data)
+    snapshot = data / "snapshots" / "dst" / "ITEM.jsonl"
+    lines = snapshot.read_text().splitlines()
+    snapshot.write_text("\n".join([*lines, lines[0].replace('"QTY": 1', '"QTY": 2')]) + "\n")
+    out = tmp_path / "run"
+    res = subprocess.run([MAPWRIGHT, "run", str(examples / "row_images" / "model.json"), "--data", str(data),
+                          "--out", str(out), "--master", "local[1]"], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 2, res.stderr
+    last = res.stderr.strip().splitlines()[-1]
+    assert f"{snapshot}:{len(lines) + 1}: duplicate primary key (ID=20), first at {snapshot}:1" in last
+    assert "Traceback" not in res.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and "duplicate primary key" in manifest["reason"]
+
+
+@pytest.mark.parametrize("location", ["file:/d/my data %20 #1/a.jsonl", "file:///d/my data %20 #1/a.jsonl",
+                                      "file:/d/my%20data%20%2520%20%231/a.jsonl", "/d/my data %20 #1/a.jsonl"])
+def test_spark_file_locations_map_back_to_the_name_the_user_gave(location: str) -> None:
+    from engine.spark.stages import file_name
+
+    assert file_name(location, {"/d/my data %20 #1/a.jsonl": "data/a.jsonl"}) == "data/a.jsonl"
+
+
+def test_lines_split_on_newline_only_keep_their_bytes_and_skip_blank_ones() -> None:
+    from engine.run.records import split_lines
+
+    data = b'{"a": 1}\r\n \t\n\xff\xfe\n{"b": "\xe2\x80\xa8"}\n\n'
+    assert list(split_lines(data)) == [(1, b'{"a": 1}'), (3, b"\xff\xfe"), (4, b'{"b": "\xe2\x80\xa8"}')]
