@@ -430,10 +430,9 @@ def _snapshot_rows(path: Path) -> Iterator[tuple[int, Row]]:
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from None
+        doc, problem = parse_json(line)
+        if problem is not None:
+            raise InputError(f"{path}:{n}: {problem}")
         if not isinstance(doc, dict):
             raise InputError(f"{path}:{n}: not a JSON object")
         yield n, doc

@@ -88,6 +88,12 @@ def snapshot_data(root: Path, name: str, text: str) -> Path:
     ("T.jsonl", '{"ID": 1}\n\n{"ID": 2}\n{"ID": "1"}\n', "T.jsonl:4: duplicate primary key (ID=1)"),
     ("T.jsonl", '{"ID": 1}\n{"SI": 5}\n', "T.jsonl:2: primary key column ID is NULL"),
     ("T.jsonl", '{"ID": 1, "V": "0123456789A"}\n', "T.jsonl:1: column V: 11 characters do not fit VARCHAR(10)"),
+    ("T.jsonl", '{"ID": 1}\n{"ID": 2, "J": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+     "T.jsonl:2: JSON nested deeper than 64 levels"),
+    ("T.jsonl", '{"ID": 1, "V": "\\udfff"}\n', "T.jsonl:1: a JSON string holds a lone surrogate"),
+    ("T.jsonl", '{"ID": ' + "7" * 5000 + "}\n", "T.jsonl:1: not JSON: Exceeds the limit"),
+    ("T.csv", "ID,I\n1,2147483648\n", "T.csv:2: column I: 2147483648 is out of range for INTEGER"),
+    ("T.csv", "ID,TS\n1,0001-01-01T00:00:00+01:00\n", "T.csv:2: column TS: "),
 ])
 def test_a_snapshot_with_a_null_or_duplicate_key_is_an_input_error(tmp_path: Path, name: str, text: str,
                                                                    message: str) -> None:
