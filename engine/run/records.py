@@ -421,13 +421,10 @@ def _snapshot_rows(path: Path) -> Iterator[tuple[int, Row]]:
     except Exception as exc:  # pyarrow raises its own error types for a broken file
         raise InputError(f"{path}: cannot read Parquet ({exc})") from None
     if suffix == ".csv":
-        reader = csv.DictReader(io.StringIO(text))
-        for n, row in enumerate(reader, start=2):
-            if None in row:
-                raise InputError(f"{path}:{n}: more cells than header columns")
-            yield n, {k: _CsvCell(v) for k, v in row.items()}
+        yield from _csv_rows(path, text)
         return
-    for n, line in enumerate(text.splitlines(), start=1):
+    # split on newlines only: JSON strings may hold other line separators (U+2028...)
+    for n, line in enumerate((x.removesuffix("\r") for x in text.split("\n")), start=1):
         if not line.strip():
             continue
         doc, problem = parse_json(line)
@@ -436,6 +433,20 @@ def _snapshot_rows(path: Path) -> Iterator[tuple[int, Row]]:
         if not isinstance(doc, dict):
             raise InputError(f"{path}:{n}: not a JSON object")
         yield n, doc
+
+
+def _csv_rows(path: Path, text: str) -> Iterator[tuple[int, Row]]:
+    """(line, cells) for each CSV row, numbered by the line it ends on (a quoted cell may span lines);
+    a cell may be as large as a change record."""
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_RECORD_BYTES))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        for row in reader:
+            if None in row:
+                raise InputError(f"{path}:{reader.line_num}: more cells than header columns")
+            yield reader.line_num, {k: _CsvCell(v) for k, v in row.items()}
+    except csv.Error as exc:
+        raise InputError(f"{path}:{reader.line_num}: not CSV ({exc})") from None
 
 
 class _CsvCell(str):

@@ -165,3 +165,18 @@ def test_lines_split_on_newline_only_keep_their_bytes_and_skip_blank_ones() -> N
 
     data = b'{"a": 1}\r\n \t\n\xff\xfe\n{"b": "\xe2\x80\xa8"}\n\n'
     assert list(split_lines(data)) == [(1, b'{"a": 1}'), (3, b"\xff\xfe"), (4, b'{"b": "\xe2\x80\xa8"}')]
+
+
+def test_snapshot_cells_as_large_as_a_record_and_line_separators_in_json_strings_are_read(tmp_path: Path) -> None:
+    big = "x" * 300_000
+    csv_data = snapshot_data(tmp_path / "c", "T.csv", f'ID,DOC,V\n1,{big},"two\nlines"\n2,,\n')
+    assert [(len(r["DOC"] or ""), r["V"]) for r in run_reference(model(), csv_data).tables["t.T"]] == [
+        (300_000, "two\nlines"), (0, None)]
+    json_data = snapshot_data(tmp_path / "j", "T.jsonl", '{"ID": 1, "V": "a\u2028b"}\r\n{"ID": 2}\n')
+    assert [r["V"] for r in run_reference(model(), json_data).tables["t.T"]] == ["a\u2028b", None]
+
+
+def test_a_snapshot_error_after_a_multi_line_csv_cell_names_the_line_the_row_is_on(tmp_path: Path) -> None:
+    data = snapshot_data(tmp_path, "T.csv", 'ID,V\n1,"a\nb"\n1,c\n')
+    with pytest.raises(InputError, match=r"T.csv:4: duplicate primary key \(ID=1\), first at .*T.csv:3"):
+        run_reference(model(), data)
