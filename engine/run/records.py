@@ -109,10 +109,10 @@ def decode_record(data: str | bytes, file: str, line: int, model: Model) -> Chan
     not UTF-8, is too large or too deeply nested, or does not parse or match."""
     raw = line_text(data)
     if isinstance(raw, Reject):
-        return Reject(file, line, raw.reason, raw.raw)
+        return shown_reject(file, line, raw.reason, raw.raw)
 
     def reject(reason: str) -> Reject:
-        return Reject(file, line, reason, raw)
+        return shown_reject(file, line, reason, raw)
     doc, problem = parse_json(raw)
     if problem is not None:
         return reject(problem)
@@ -211,8 +211,9 @@ A run holds a record several times over (its images, the conflict's four rows, t
 each), so a record much larger would put the run itself at risk on a desktop's memory."""
 MAX_DEPTH = 64
 """How deeply a record's JSON may nest (objects and lists); deeper is a reject, never a crash."""
-SHOWN_RAW = 4096
-"""How much of a record too large to read a reject keeps as its `raw`."""
+SHOWN_RAW = 65536
+"""How many characters of its line a reject keeps as its `raw`: enough to see what is wrong, never a
+copy of a huge line (the rejects of a run are gathered in one place)."""
 SEQ_MIN, SEQ_MAX = -(2**63), 2**63 - 1
 """`seq` is a signed 64-bit integer, as Spark and Parquet hold it."""
 COMMIT_TS_MIN = datetime(1900, 1, 1, tzinfo=UTC)
@@ -229,7 +230,7 @@ def line_text(data: str | bytes) -> str | Reject:
         head = data[:SHOWN_RAW]
         shown = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
         return Reject("", 0, f"record of {size} bytes is larger than the limit of {MAX_RECORD_BYTES} bytes "
-                             f"(raw holds its first {SHOWN_RAW})", shown)
+                             f"(raw holds its first {SHOWN_RAW} characters)", shown[:SHOWN_RAW])
     if isinstance(data, str):
         return data
     try:
@@ -237,6 +238,13 @@ def line_text(data: str | bytes) -> str | Reject:
     except UnicodeDecodeError as exc:
         return Reject("", 0, f"invalid UTF-8 at byte {exc.start + 1} (not replaced: the record is not read)",
                       data.decode("utf-8", "backslashreplace"))
+
+
+def shown_reject(file: str, line: int, reason: str, raw: str) -> Reject:
+    """A reject whose `raw` is cut to `SHOWN_RAW` characters, the reason saying so when it is."""
+    if len(raw) <= SHOWN_RAW:
+        return Reject(file, line, reason, raw)
+    return Reject(file, line, f"{reason} (raw holds its first {SHOWN_RAW} characters)", raw[:SHOWN_RAW])
 
 
 def parse_json(text: str) -> tuple[Any, str | None]:
