@@ -3,9 +3,12 @@
 Each change record is decoded with the replication definition of its
 `schema_version` (seed 002): an old row keeps the columns and types of its
 version, a new row those of its own. A record that fails to parse or to
-match its table and version becomes a `Reject` and the run goes on.
+match its table and version becomes a `Reject` and the run goes on: also a
+line that is not UTF-8, is larger than `MAX_RECORD_BYTES` or nests deeper
+than `MAX_DEPTH`, and a value that does not fit its column's type (section 7).
+Both engines read lines as bytes and decode them here, so they reject alike.
 Snapshots are the initial state, not records: a snapshot that does not fit
-its table stops the run (`InputError`).
+its table, or holds a NULL or duplicate key, stops the run (`InputError`).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ call per batch, never one per key. Values cross stages as tagged JSON text
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -83,8 +84,13 @@ def read_change_lines(spark: SparkSession, files: dict[str, str]) -> DataFrame:
                 out = [{"file": name, "line": n, "data": data} for n, data in split_lines(row["content"])]
                 yield from to_batches(out, LINES)
 
-    whole = spark.read.format("binaryFile").load(list(files))
+    whole = spark.read.format("binaryFile").load([glob_escaped(path) for path in files])
     return whole.select("path", "content").mapInArrow(split_batches, ddl(LINES))
+
+
+def glob_escaped(path: str) -> str:
+    """`path` with Hadoop's glob characters escaped, so that a folder named `data [2]` is read as named."""
+    return re.sub(r"([\\\[\]{}*?])", r"\\\1", path)
 
 
 def file_name(location: str, files: dict[str, str]) -> str:

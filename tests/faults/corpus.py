@@ -1,7 +1,8 @@
 """A data folder of hostile change records, each of which must be a reject (with its reason) while the
 run goes on, and the good records around them, which must be applied.
 
-The folder's name holds a space, a `%20` and a `#`, as user folders do; one file has CRLF line ends.
+The folder's name holds a space, a `%20`, a `#` and glob characters (`[a] {b,c}`), as user folders may;
+one file has CRLF line ends.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class Corpus:
 
 
 def write_corpus(root: Path) -> Corpus:
-    data = root / "data with space %20 #1"
+    data = root / "data with space %20 #1 [a] {b,c}"
     changes = data / "changes"
     changes.mkdir(parents=True)
     nested = b'{"site": "s", "txn": "deep", "seq": 1, "commit_ts": "2026-01-05T10:00:00Z", "table": "T", ' \
