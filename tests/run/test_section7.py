@@ -187,6 +187,20 @@ def test_a_value_that_does_not_fit_the_table_s_current_type_is_a_reject() -> Non
     assert rows(result, "s.T") == [{"ID": 2, "NAME": "short"}]
 
 
+def test_a_mapped_value_longer_than_its_target_column_is_queued_never_stored() -> None:
+    model = build([{"id": "s", "dbms": "oracle"}, {"id": "t", "dbms": "oracle"}],
+                  [table("s", "T", {"ID": "INTEGER", "V": "VARCHAR(20)"}, ["ID"]),
+                   table("t", "T", {"ID": "INTEGER", "V": "VARCHAR(5)"}, ["ID"])],
+                  [copy_mapping("m", "s.T", "t.T", ["ID", "V"])])
+    result = accounted(run(model, [rec("s", "t1", "I", after={"ID": 1, "V": "abcdefgh"}),
+                                   rec("s", "t2", "I", after={"ID": 2, "V": "abcde"})]))
+    assert rows(result, "t.T") == [{"ID": 2, "V": "abcde"}]
+    [entry] = result.error_queue
+    assert entry["after"] == {"ID": 1, "V": "abcdefgh"}
+    assert entry["reason"] == ("a value does not fit its target column: 8 characters do not fit VARCHAR(5) "
+                               "('abcdefgh')")
+
+
 def test_equal_numbers_are_equal_whatever_their_scale_in_detection_and_convergence() -> None:
     model = pair({"N": "NUMBER", "B": "INTEGER"})
     before, after = {"ID": 1, "N": 0, "B": 1}, {"ID": 1, "N": 0, "B": 2}
