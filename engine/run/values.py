@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import sys
 from datetime import UTC, date, datetime
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal, InvalidOperation
@@ -132,7 +133,7 @@ def _approx(raw: int | float | Decimal | str, t: SqlType) -> float:
     """A REAL/FLOAT/DOUBLE value; a finite number too large for the type does not fit (NaN and the
     infinities, which those types hold, pass)."""
     try:
-        value = float(raw.strip()) if isinstance(raw, str) else float(raw)
+        value = float(_numeric_text(raw, special=True)) if isinstance(raw, str) else float(raw)
     except ValueError:
         raise ValueDecodeError(f"not a number: {_short(str(raw))!r}") from None
     except OverflowError:
@@ -142,6 +143,19 @@ def _approx(raw: int | float | Decimal | str, t: SqlType) -> float:
     if (math.isinf(value) and not written_infinite) or (math.isfinite(value) and abs(value) > limit):
         raise ValueDecodeError(f"{_short(str(raw))} is out of range for {t}")
     return value
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_SPECIAL = re.compile(r"[+-]?(inf|infinity|nan)", re.IGNORECASE)
+
+
+def _numeric_text(raw: str, special: bool = False) -> str:
+    """`raw` stripped when it is a plain decimal number (ASCII digits, an optional point and exponent;
+    `special`: also inf/infinity/nan); Python would also take `1_000` or other scripts' digits."""
+    text = raw.strip()
+    if _NUMBER.fullmatch(text) or (special and _SPECIAL.fullmatch(text)):
+        return text
+    raise ValueDecodeError(f"not a number: {_short(raw)!r}")
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -172,7 +186,7 @@ def _exact(raw: Any, t: SqlType) -> int | Decimal:
         elif isinstance(raw, (int, Decimal)):
             number = Decimal(raw)
         elif isinstance(raw, str):
-            number = Decimal(raw.strip())
+            number = Decimal(_numeric_text(raw))
         else:
             raise ValueDecodeError(f"expected a number for {t}, got {_kind(raw)}")
     except (InvalidOperation, ValueError):

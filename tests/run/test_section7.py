@@ -131,6 +131,9 @@ TYPED = {"SI": "SMALLINT", "I": "INTEGER", "BI": "BIGINT", "D": "DECIMAL(5,2)", 
     ("I", "-2147483649", "out of range for INTEGER"),
     ("I", 1e300, "out of range for INTEGER"),
     ("I", 7.5, "is not a whole number"),
+    ("I", "1_000", "not a number: '1_000'"),
+    ("I", "\u0661\u0662", "not a number"),  # Arabic-Indic digits, which Python's int() would take
+    ("D", "NaN", "not a number: 'NaN'"),
     ("BI", 2**63, "out of range for BIGINT"),
     ("D", 1000, "1000 does not fit DECIMAL(5,2)"),
     ("D", "999.995", "does not fit DECIMAL(5,2)"),  # rounds to 1000.00
