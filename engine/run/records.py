@@ -13,6 +13,7 @@ its table, or holds a NULL or duplicate key, stops the run (`InputError`).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -334,9 +335,10 @@ def split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
     """(line number from 1, bytes) for every non-blank line of a changes file's content.
 
     Lines end at `\n` only (a JSON string may hold other separators, U+2028...); a `\r` before it is
-    dropped. The bytes are not decoded here: a line that is not UTF-8 is one reject, not a lost file.
+    dropped, and so is a UTF-8 byte-order mark at the start (editors on Windows write one). The bytes
+    are not decoded here: a line that is not UTF-8 is one reject, not a lost file.
     """
-    for number, line in enumerate(data.split(b"\n"), start=1):
+    for number, line in enumerate(data.removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1):
         line = line.removesuffix(b"\r")
         if line.strip(BLANK_BYTES):
             yield number, line

@@ -2,7 +2,7 @@
 run goes on, and the good records around them, which must be applied.
 
 The folder's name holds a space, a `%20`, a `#` and glob characters (`[a] {b,c}`), as user folders may;
-one file has CRLF line ends.
+one file has CRLF line ends and a byte-order mark.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def write_corpus(root: Path) -> Corpus:
         (line(record("g3", {"ID": 3, "J": {"a": [1, {"b": None}]}, "D": "-999.99"})), None),
     ]
     (changes / "a.jsonl").write_bytes(b"\n".join(text for text, _ in hostile) + b"\n")
-    (changes / "b.jsonl").write_bytes(b"\r\n".join([b"", line(record("g4", {"ID": 4})), b"{not json", b""]))
+    (changes / "b.jsonl").write_bytes(b"\xef\xbb\xbf" + b"\r\n".join([b"", line(record("g4", {"ID": 4})), b"{not json", b""]))
     a, b = str(changes / "a.jsonl"), str(changes / "b.jsonl")
     rejects = {(a, n): reason for n, (_, reason) in enumerate(hostile, start=1) if reason is not None}
     rejects[(b, 3)] = "not JSON"

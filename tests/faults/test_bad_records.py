@@ -166,6 +166,7 @@ def test_lines_split_on_newline_only_keep_their_bytes_and_skip_blank_ones() -> N
 
     data = b'{"a": 1}\r\n \t\n\xff\xfe\n{"b": "\xe2\x80\xa8"}\n\n'
     assert list(split_lines(data)) == [(1, b'{"a": 1}'), (3, b"\xff\xfe"), (4, b'{"b": "\xe2\x80\xa8"}')]
+    assert list(split_lines(b'\xef\xbb\xbf{"a": 1}\n\xef\xbb\xbf')) == [(1, b'{"a": 1}'), (2, b"\xef\xbb\xbf")]
 
 
 def test_snapshot_cells_as_large_as_a_record_and_line_separators_in_json_strings_are_read(tmp_path: Path) -> None:
