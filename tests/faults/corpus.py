@@ -85,7 +85,8 @@ def write_corpus(root: Path) -> Corpus:
         (line(record("g3", {"ID": 3, "J": {"a": [1, {"b": None}]}, "D": "-999.99"})), None),
     ]
     (changes / "a.jsonl").write_bytes(b"\n".join(text for text, _ in hostile) + b"\n")
-    (changes / "b.jsonl").write_bytes(b"\xef\xbb\xbf" + b"\r\n".join([b"", line(record("g4", {"ID": 4})), b"{not json", b""]))
+    crlf = b"\r\n".join([b"", line(record("g4", {"ID": 4})), b"{not json", b""])
+    (changes / "b.jsonl").write_bytes(b"\xef\xbb\xbf" + crlf)
     a, b = str(changes / "a.jsonl"), str(changes / "b.jsonl")
     rejects = {(a, n): reason for n, (_, reason) in enumerate(hostile, start=1) if reason is not None}
     rejects[(b, 3)] = "not JSON"
