@@ -89,20 +89,29 @@ def _batches(ordered: Sequence[Event]) -> list[list[Event]]:
 
 
 def _deliver_batch(state: SiteState, batch: list[Event], ctx: RunContext, out: FoldOutput) -> None:
+    """One transaction's deliveries at one site and instant. With `scope: transaction`, the first
+    unresolved change stops the transaction there: what it applied is undone, the changes after it are
+    not examined (no conflicts recorded for them), and every change goes to the error queue."""
     scoped = any(ctx.tables[e["table"]].scope == "transaction" for e in batch)
     if scoped:
         state.begin()
-    results = [apply_delivery(state.table(e["site"], e["table"]), e, ctx) for e in batch]
-    failed = [r for e, r in zip(batch, results, strict=True)
-              if r.status == "queued" and ctx.tables[e["table"]].scope == "transaction"]
-    if failed:
+    results: list[DeliveryResult] = []
+    failed: DeliveryResult | None = None
+    for event in batch:
+        result = apply_delivery(state.table(event["site"], event["table"]), event, ctx)
+        results.append(result)
+        if result.status == "queued" and ctx.tables[event["table"]].scope == "transaction":
+            failed = result
+            break
+    if failed is not None:
         state.rollback()
-        reason = f"transaction {batch[0]['txn']} rolled back at {batch[0]['site']}: {failed[0].reason}"
+        reason = f"transaction {batch[0]['txn']} rolled back at {batch[0]['site']}: {failed.reason}"
         for result in results:
             if result.status != "queued":
                 result.status, result.reason = "queued", reason
                 for record in result.conflicts:
                     record["applied"], record["result"] = False, record["local"]
+        results += [DeliveryResult("queued", reason=reason) for _ in batch[len(results):]]
     elif scoped:
         state.end()
     for event, result in zip(batch, results, strict=True):

@@ -22,14 +22,25 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
+import sys
 from datetime import UTC, date, datetime
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from engine.model.types import SqlType, TypeFamily
 
 BINARY_LOBS = ("BLOB", "BYTE", "LONG RAW")
 INTEGER_TYPES = ("SMALLINT", "INTEGER", "INT", "BIGINT", "SERIAL", "SERIAL8")
+INTEGER_BITS = {"SMALLINT": 16, "INTEGER": 32, "INT": 32, "SERIAL": 32, "BIGINT": 64, "SERIAL8": 64}
+"""The width of each integer type: a value outside its two's-complement range does not fit."""
+REAL_MAX = 3.4028234663852886e38
+"""The largest finite REAL (4-byte float)."""
+MAX_UNBOUNDED_DIGITS = 1000
+"""Digits either side of the point a DECIMAL without precision takes (PostgreSQL's NUMERIC takes more, no
+replicated server does: Oracle's NUMBER stops at 10^126)."""
+_EXACT = Context(prec=MAX_UNBOUNDED_DIGITS * 2 + 10)
+"""Arithmetic wide enough to quantize any accepted DECIMAL exactly (the default context keeps 28 digits)."""
 
 
 class ValueDecodeError(ValueError):
@@ -47,8 +58,19 @@ def parse_timestamp(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(src)
     except ValueError:
-        raise ValueDecodeError(f"not an ISO 8601 timestamp: {text!r}") from None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        raise ValueDecodeError(f"not an ISO 8601 timestamp: {_short(text)!r}") from None
+    return as_utc(value)
+
+
+def as_utc(value: datetime) -> datetime:
+    """`value` in UTC (naive is read as UTC); `ValueDecodeError` when UTC cannot hold it
+    (`0001-01-01T00:00:00+14:00` is in the year 0 in UTC)."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise ValueDecodeError(f"{value.isoformat()} is outside the years 1-9999 in UTC") from None
 
 
 def is_binary(t: SqlType) -> bool:
@@ -69,26 +91,21 @@ def decode_value(raw: Any, t: SqlType | None) -> Any:
     family = t.family
     if is_textual(t):
         if isinstance(raw, str):
-            return raw
+            return check_length(raw, t)
         if isinstance(raw, (int, float, Decimal)) and not isinstance(raw, bool):
-            return to_text(raw)
+            return check_length(to_text(raw) or "", t)
         raise ValueDecodeError(f"expected text for {t}, got {_kind(raw)}")
     if family is TypeFamily.EXACT_NUMERIC:
         return _exact(raw, t)
     if family is TypeFamily.APPROX_NUMERIC:
         if isinstance(raw, bool):
             raise ValueDecodeError(f"expected a number for {t}, got a boolean")
-        if isinstance(raw, (int, float, Decimal)):
-            return float(raw)
-        if isinstance(raw, str):
-            try:
-                return float(raw.strip())
-            except ValueError:
-                raise ValueDecodeError(f"not a number: {raw!r}") from None
+        if isinstance(raw, (int, float, Decimal, str)):
+            return _approx(raw, t)
         raise ValueDecodeError(f"expected a number for {t}, got {_kind(raw)}")
     if family is TypeFamily.DATETIME:
         if isinstance(raw, datetime):
-            return raw.replace(tzinfo=UTC) if raw.tzinfo is None else raw.astimezone(UTC)
+            return as_utc(raw)
         if isinstance(raw, date):
             return datetime(raw.year, raw.month, raw.day, tzinfo=UTC)
         if isinstance(raw, str):
@@ -103,6 +120,47 @@ def decode_value(raw: Any, t: SqlType | None) -> Any:
             return _hex(raw)
         raise ValueDecodeError(f"expected hex text for {t}, got {_kind(raw)}")
     return raw  # UDT and complex values are opaque
+
+
+def check_length(text: str, t: SqlType) -> str:
+    """`text` when it fits the length of a CHAR/VARCHAR/NCHAR/NVARCHAR/VARCHAR2 column (in characters)."""
+    if t.family is TypeFamily.CHARACTER and t.length is not None and len(text) > t.length:
+        raise ValueDecodeError(f"{len(text)} characters do not fit {t} ({_short(text)!r})")
+    return text
+
+
+def _approx(raw: int | float | Decimal | str, t: SqlType) -> float:
+    """A REAL/FLOAT/DOUBLE value; a finite number too large for the type does not fit (NaN and the
+    infinities, which those types hold, pass)."""
+    try:
+        value = float(_numeric_text(raw, special=True)) if isinstance(raw, str) else float(raw)
+    except ValueError:
+        raise ValueDecodeError(f"not a number: {_short(str(raw))!r}") from None
+    except OverflowError:
+        value = math.inf
+    limit = REAL_MAX if t.name == "REAL" else sys.float_info.max
+    written_infinite = isinstance(raw, float) or (isinstance(raw, str) and "inf" in raw.lower())
+    if (math.isinf(value) and not written_infinite) or (math.isfinite(value) and abs(value) > limit):
+        raise ValueDecodeError(f"{_short(str(raw))} is out of range for {t}")
+    return value
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_SPECIAL = re.compile(r"[+-]?(inf|infinity|nan)", re.IGNORECASE)
+
+
+def _numeric_text(raw: str, special: bool = False) -> str:
+    """`raw` stripped when it is a plain decimal number (ASCII digits, an optional point and exponent;
+    `special`: also inf/infinity/nan); Python would also take `1_000` or other scripts' digits."""
+    text = raw.strip()
+    if _NUMBER.fullmatch(text) or (special and _SPECIAL.fullmatch(text)):
+        return text
+    raise ValueDecodeError(f"not a number: {_short(raw)!r}")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """`text` cut for a reason line."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def decode_text(text: str, t: SqlType | None) -> Any:
@@ -128,21 +186,32 @@ def _exact(raw: Any, t: SqlType) -> int | Decimal:
         elif isinstance(raw, (int, Decimal)):
             number = Decimal(raw)
         elif isinstance(raw, str):
-            number = Decimal(raw.strip())
+            number = Decimal(_numeric_text(raw))
         else:
             raise ValueDecodeError(f"expected a number for {t}, got {_kind(raw)}")
-    except InvalidOperation:
-        raise ValueDecodeError(f"not a number: {raw!r}") from None
+    except (InvalidOperation, ValueError):
+        raise ValueDecodeError(f"not a number: {_short(str(raw))!r}") from None
     if not number.is_finite():
-        raise ValueDecodeError(f"{raw!r} is not a finite number")
+        raise ValueDecodeError(f"{_short(str(raw))!r} is not a finite number")
+    shown = _short(str(raw))
     if t.name in INTEGER_TYPES:
-        if number != number.to_integral_value():
-            raise ValueDecodeError(f"{raw!r} is not a whole number ({t})")
-        return int(number)
+        if number.adjusted() > 20:  # far beyond any integer type: not worth writing out
+            raise ValueDecodeError(f"{shown} is out of range for {t}")
+        if number != number.to_integral_value(context=_EXACT):
+            raise ValueDecodeError(f"{shown!r} is not a whole number ({t})")
+        bits = INTEGER_BITS.get(t.name, 64)
+        whole = int(number)
+        if not -(2 ** (bits - 1)) <= whole < 2 ** (bits - 1):
+            raise ValueDecodeError(f"{shown} is out of range for {t} ({-(2 ** (bits - 1))} to {2 ** (bits - 1) - 1})")
+        return whole
+    if t.precision is not None and number and number.adjusted() >= t.precision - (t.scale or 0):
+        raise ValueDecodeError(f"{shown} does not fit {t}")
+    if t.scale is None and number and abs(number.adjusted()) > MAX_UNBOUNDED_DIGITS:  # else quantized below
+        raise ValueDecodeError(f"{shown} is out of range for {t}")
     if t.scale is not None:
-        number = number.quantize(Decimal(1).scaleb(-t.scale), rounding=ROUND_HALF_UP)
+        number = number.quantize(Decimal(1).scaleb(-t.scale), rounding=ROUND_HALF_UP, context=_EXACT)
     if t.precision is not None and abs(number) >= Decimal(10) ** (t.precision - (t.scale or 0)):
-        raise ValueDecodeError(f"{raw!r} does not fit {t}")
+        raise ValueDecodeError(f"{shown} does not fit {t}")
     return number
 
 
@@ -222,13 +291,16 @@ class ConversionError(ValueError):
 
 def cast_value(value: Any, t: SqlType) -> Any:
     """`cast` with Spark's try-cast semantics: a fraction cast to an integer type is truncated, and a
-    value that cannot be converted becomes NULL."""
+    value that cannot be converted becomes NULL. A cast to CHAR/VARCHAR renders the value whatever its
+    length, as Spark's cast does."""
+    if value is not None and is_textual(t):
+        return to_text(value)
     if t.name in INTEGER_TYPES and value is not None and not isinstance(value, (bool, datetime)):
         try:
             number = Decimal(value.strip()) if isinstance(value, str) else _as_decimal(value)
         except (InvalidOperation, TypeError):
             return None
-        if number is None or not number.is_finite():
+        if number is None or not number.is_finite() or number.adjusted() > 20:  # no integer type holds 10^21
             return None
         value = int(number.to_integral_value(rounding=ROUND_DOWN))
     try:
@@ -245,7 +317,10 @@ def conform(value: Any, t: SqlType | None) -> Any:
     if value is None or t is None:
         return value
     if is_textual(t):
-        return to_text(value)
+        try:
+            return check_length(to_text(value) or "", t)
+        except ValueDecodeError as exc:
+            raise ConversionError(str(exc)) from None
     if is_binary(t) and isinstance(value, str):
         try:
             return _hex(value)

@@ -12,10 +12,12 @@ call per batch, never one per key. Values cross stages as tagged JSON text
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
@@ -26,7 +28,7 @@ from engine.model.schema import Model
 from engine.run.context import RunContext, build_context
 from engine.run.converge import compare_mapping
 from engine.run.fold import fold_events, fold_grouping, group_key
-from engine.run.records import ChangeRecord, decode_record
+from engine.run.records import ChangeRecord, change_files, decode_record, split_lines
 from engine.run.reference import Transaction, local_events, transaction_deliveries
 from engine.run.schedule import Schedule, parse_schedule
 from engine.spark.batches import grouped, rows_of, to_batches
@@ -34,7 +36,7 @@ from engine.spark.codec import decode, encode
 
 Stage = Callable[[DataFrame], DataFrame]
 
-LINES = pa.schema([("file", pa.string()), ("line", pa.int64()), ("text", pa.string())])
+LINES = pa.schema([("file", pa.string()), ("line", pa.int64()), ("data", pa.binary())])
 DECODED = pa.schema([("kind", pa.string()), ("site", pa.string()), ("txn", pa.string()), ("seq", pa.int64()),
                      ("file", pa.string()), ("line", pa.int64()), ("payload", pa.string())])
 EVENTS = pa.schema([("kind", pa.string()), ("gkey", pa.string()), ("payload", pa.string())])
@@ -43,7 +45,7 @@ CONVERGED = pa.schema([("mapping", pa.string()), ("payload", pa.string())])
 
 
 def ddl(schema: pa.Schema) -> str:
-    names = {pa.string(): "string", pa.int64(): "long"}
+    names = {pa.string(): "string", pa.int64(): "long", pa.binary(): "binary"}
     return ", ".join(f"{f.name} {names[f.type]}" for f in schema)
 
 
@@ -64,20 +66,43 @@ def _schedule(schedule_text: str) -> Schedule:
 
 
 def read_change_lines(spark: SparkSession, files: dict[str, str]) -> DataFrame:
-    """Every non-blank line of the change files: (file as the user named it, line number from 1, text).
+    """Every non-blank line of the change files: (file as the user named it, line number from 1, bytes).
 
-    `files` maps each file's absolute path to the name rejects report. Whole files are read so that
-    line numbers are exact.
+    `files` maps each file's absolute path to the name rejects report. Whole files are read as bytes and
+    split by the reference's `split_lines`, so line numbers are exact and a line that is not UTF-8
+    reaches decoding as it is (Spark's text reader and `split` would replace its bytes with U+FFFD).
     """
     if not files:
         return spark.createDataFrame([], ddl(LINES))
-    names = F.create_map(*[x for path, name in files.items() for x in (F.lit(path), F.lit(name))])
-    whole = spark.read.text(list(files), wholetext=True)
-    path = F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", "")
-    return (whole.select(names[path].alias("file"), F.posexplode(F.split("value", "\n")).alias("pos", "text"))
-            .select("file", (F.col("pos") + 1).cast("long").alias("line"),
-                    F.regexp_replace("text", "\r$", "").alias("text"))
-            .where(F.col("text").rlike(r"[^ \t\r\f\x0B]")))  # not blank, as records.BLANK
+    names = encode(files)
+
+    def split_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        known = decode(names)
+        for batch in batches:
+            for row in batch.to_pylist():
+                name = file_name(row["path"], known)
+                out = [{"file": name, "line": n, "data": data} for n, data in split_lines(row["content"])]
+                yield from to_batches(out, LINES)
+
+    whole = spark.read.format("binaryFile").load([glob_escaped(path) for path in files])
+    return whole.select("path", "content").mapInArrow(split_batches, ddl(LINES))
+
+
+def glob_escaped(path: str) -> str:
+    """`path` with Hadoop's glob characters escaped, so that a folder named `data [2]` is read as named."""
+    return re.sub(r"([\\\[\]{}*?])", r"\\\1", path)
+
+
+def file_name(location: str, files: dict[str, str]) -> str:
+    """The name the reference reports for a file Spark read, from the location it gives: a Hadoop path
+    (`file:/a b/c.jsonl`, not escaped) or, on some file systems, a URI (`file:///a%20b/c.jsonl`)."""
+    path = location.removeprefix("file:")
+    if path.startswith("//"):
+        path = "/" + path[2:].split("/", 1)[-1] if not path.startswith("///") else path[2:]
+    if path in files:
+        return files[path]
+    unescaped = unquote(urlsplit(location).path)
+    return files.get(unescaped, path)
 
 
 def decode_records(model_text: str) -> Stage:
@@ -86,7 +111,7 @@ def decode_records(model_text: str) -> Stage:
         model = _model(model_text)
         out: list[dict[str, Any]] = []
         for row in rows_of(batches):
-            result = decode_record(row["text"], row["file"], row["line"], model)
+            result = decode_record(row["data"], row["file"], row["line"], model)
             if isinstance(result, ChangeRecord):
                 out.append({"kind": "record", "site": result.site, "txn": result.txn, "seq": result.seq,
                             "file": result.file, "line": result.line,
@@ -177,5 +202,6 @@ def converge(model_text: str, tables_text: str) -> Stage:
 
 
 def file_names(changes_dir: Path) -> dict[str, str]:
-    """Absolute path -> the name the reference reports, for every change file, by name."""
-    return {str(p.resolve()): str(p) for p in sorted(changes_dir.glob("*.jsonl"))} if changes_dir.is_dir() else {}
+    """Absolute path -> the name the reference reports, for every change file, by name; the reference's
+    `InputError` when `changes` is not a folder or a file cannot be read."""
+    return {str(p.resolve()): str(p) for p in change_files(changes_dir)}
