@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -151,14 +152,19 @@ class ColumnsEditor(QWidget):
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.verticalHeader().hide()
-        self.view.horizontalHeader().setStretchLastSection(True)
+        header = self.view.horizontalHeader()
+        for section, mode in ((NAME, QHeaderView.ResizeMode.Stretch), (TYPE, QHeaderView.ResizeMode.Stretch),
+                              (NOT_NULL, QHeaderView.ResizeMode.ResizeToContents),
+                              (DEFAULT, QHeaderView.ResizeMode.Stretch), (PK, QHeaderView.ResizeMode.ResizeToContents)):
+            header.setSectionResizeMode(section, mode)
+        self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.setMinimumHeight(160)
         self.problem = QLabel()
         self.problem.setStyleSheet(ERROR_STYLE)
         self.problem.setWordWrap(True)
         self.model.sig_problem.connect(self.problem.setText)
         self.uniques = QLineEdit(_uniques_text(self.model.table))
-        self.uniques.setPlaceholderText("unique indexes: UX_NAME(NAME); UX_CODE(REGION, CODE)")
+        self.uniques.setPlaceholderText("none; e.g. UX_NAME(NAME); UX_CODE(REGION, CODE)")
         self.uniques.editingFinished.connect(self._uniques_changed)
         buttons = QHBoxLayout()
         for text, slot in (("Add column", self.add_column), ("Remove", self.remove_current),

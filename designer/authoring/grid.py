@@ -49,13 +49,19 @@ class MappingGridModel(QAbstractTableModel):
         self.reload()
 
     def reload(self) -> None:
-        self.beginResetModel()
+        """Rows from the model: the same rows only repaint (selection and scroll stay); others reset."""
         model = self.document.model
-        self.rows = []
+        rows: list[tuple[str, str]] = []
         for mapping in model.mappings:
             target = model.table(mapping.target)
             names = target.column_names() if target else []
-            self.rows += [(mapping.id, c) for c in names + [c for c in mapping.columns if c not in names]]
+            rows += [(mapping.id, c) for c in names + [c for c in mapping.columns if c not in names]]
+        if rows == self.rows:
+            if rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(HEADERS) - 1))
+            return
+        self.beginResetModel()
+        self.rows = rows
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
