@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -41,6 +42,8 @@ SKIP_FIELDS = {"method", "input", "inputs"}
 
 
 class Inspector(QScrollArea):
+    sig_edit_where = Signal(str)  # a mapping id: open the multi-line where editor
+
     def __init__(self, document: Document) -> None:
         super().__init__()
         self.document = document
@@ -175,6 +178,13 @@ class Inspector(QScrollArea):
                            lambda text: self._command(lambda: cmd.SetWhere(self.document, mapping.id, text)))
         where.textChanged.connect(lambda text: self.error.setText(
             "; ".join(f"MP003: {p}" for p in au.where_problems(self.document.model, mapping.id, text))))
+        if mapping.where and "\n" in mapping.where:
+            where.setText(" ".join(mapping.where.split()))
+            where.setReadOnly(True)  # a one-line field would flatten it: the multi-line editor edits it
+            where.setToolTip(mapping.where)
+        edit_where = QPushButton("Edit where…")
+        edit_where.clicked.connect(lambda: self.sig_edit_where.emit(mapping.id))
+        form.addRow("", edit_where)
         reverse = QComboBox()
         choices = [""] + [m.id for m in self.document.model.mappings if m.id != mapping.id]
         reverse.addItems(choices)

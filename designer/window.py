@@ -75,6 +75,7 @@ class MainWindow(QMainWindow):
         self.tree.sig_context_requested.connect(self._tree_menu)
         self.tree.sig_selected.connect(self.centre_on)
         self.grid.sig_selected.connect(self.select)
+        self.inspector.sig_edit_where.connect(self.authoring.edit_where)
         self._docks()
         self.scene.sig_selected.connect(self.select)
         self.tree.sig_selected.connect(self.select)
@@ -131,6 +132,7 @@ class MainWindow(QMainWindow):
 
     def select(self, ref: tuple[object, ...]) -> None:
         self.current_ref = tuple(ref)
+        self.authoring_menu.update()
         self.inspector.show_ref(ref)
         table = ref[1] if ref and ref[0] in ("table", "column") else None
         if ref and ref[0] in ("mapping", "link", "method", "reverse"):
@@ -205,7 +207,8 @@ class MainWindow(QMainWindow):
         self.authoring = AuthoringActions(lambda: self.document, self, ask=self.ask)
         self.authoring.sig_problem.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.authoring.sig_select.connect(self._select_new)
-        self.authoring_actions = install_edit_menu(edit, self.authoring, lambda: self.current_ref)
+        self.authoring_menu = install_edit_menu(edit, self.authoring, lambda: self.current_ref)
+        self.authoring_actions = self.authoring_menu.actions
         self.view_menu = bar.addMenu("&View")
         self._action(self.view_menu, "Zoom &in", QKeySequence.StandardKey.ZoomIn, lambda: self.view.zoom(1.2))
         self._action(self.view_menu, "Zoom &out", QKeySequence.StandardKey.ZoomOut, lambda: self.view.zoom(1 / 1.2))

@@ -115,6 +115,11 @@ class AuthoringActions(QObject):
                                               [s.id for s in self.document.model.servers if s.id != table.server])
         if not server_id:
             return False
+        if name is None and self.document.model.table(f"{server_id}.{table.name}") is not None and self.ask:
+            name = self._text("Replicate table", f"{server_id} already has a table {table.name}. Name of the copy:",
+                              f"{table.name}_COPY")
+            if name is None:
+                return False
         done = self.run(lambda: cmd.ReplicateTable(self.document, key, str(server_id), name))
         if done:
             self.sig_select.emit(("table", f"{server_id}.{name or table.name}"))
@@ -277,12 +282,21 @@ class AuthoringActions(QObject):
             menu.addAction("Add table…", lambda: self.add_table())
 
 
+SHORTCUTS = {"Rename…": "F2", "Add column": "Ctrl+Shift+C", "New mapping to…": "Ctrl+Shift+M"}
 EDIT_MENU = ("Add server…", "Add table…", "Add column", "Rename…", "Remove", "Replicate to…", "New mapping to…",
              "Auto-map by name", "Edit where…")
 
 
-def install_edit_menu(menu: QMenu, actions: AuthoringActions, current: Callable[[], Ref]) -> dict[str, QAction]:
-    """The authoring entries of the Edit menu, acting on the current selection; enabled as they apply."""
+class EditMenuEntries:
+    """The authoring entries of the Edit menu; `update()` enables them for the current selection."""
+
+    def __init__(self, actions: dict[str, QAction], update: Callable[[], None]) -> None:
+        self.actions, self.update = actions, update
+
+
+def install_edit_menu(menu: QMenu, actions: AuthoringActions, current: Callable[[], Ref]) -> EditMenuEntries:
+    """The authoring entries of the Edit menu, acting on the current selection; enabled as they apply
+    (when the menu opens and whenever the caller says the selection changed)."""
     def table_key() -> str | None:
         return table_of(current())
 
@@ -323,6 +337,8 @@ def install_edit_menu(menu: QMenu, actions: AuthoringActions, current: Callable[
     for text in EDIT_MENU:
         action = QAction(text, menu)
         action.triggered.connect(slots[text])
+        if text in SHORTCUTS:
+            action.setShortcut(SHORTCUTS[text])
         menu.addAction(action)
         made[text] = action
 
@@ -338,4 +354,4 @@ def install_edit_menu(menu: QMenu, actions: AuthoringActions, current: Callable[
         for text, action in made.items():
             action.setEnabled(enabled[text])
     menu.aboutToShow.connect(update)
-    return made
+    return EditMenuEntries(made, update)

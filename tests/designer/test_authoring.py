@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QLineEdit, QMenu
+from PySide6.QtWidgets import QLineEdit, QMenu, QPushButton
 
 from designer.authoring import commands as cmd
 from designer.authoring.dialogs import ServerDialog, TableDialog, WhereDialog
@@ -353,3 +353,24 @@ def test_menus_offer_what_applies(qtbot: Any, two: MainWindow) -> None:
     assert two.authoring_actions["Auto-map by name"].isEnabled() and not two.authoring_actions["Add column"].isEnabled()
     two.authoring_actions["Remove"].trigger()
     assert two.document.model.mapping("fwd") is None
+
+
+def test_edit_menu_follows_the_selection_for_its_shortcuts(qtbot: Any, two: MainWindow) -> None:
+    rename = two.authoring_actions["Rename…"]
+    assert rename.shortcut().toString() == "F2"
+    two.select(())
+    assert not rename.isEnabled()
+    two.tree.sig_selected.emit(("server", "br"))  # no menu opened: the selection alone enables it
+    assert rename.isEnabled() and not two.authoring_actions["Add column"].isEnabled()
+
+
+def test_a_multi_line_where_is_edited_by_the_multi_line_editor_only(qtbot: Any, two: MainWindow) -> None:
+    assert two.authoring.edit_where("fwd", "REGION <> 'XX'\n  AND NO > 0")
+    two.select(("mapping", "fwd"))
+    line = two.inspector.fields["where"]
+    assert isinstance(line, QLineEdit) and line.isReadOnly() and line.text() == "REGION <> 'XX' AND NO > 0"
+    opened: list[str] = []
+    two.inspector.sig_edit_where.connect(opened.append)
+    next(b for b in two.inspector.findChildren(QPushButton) if b.text() == "Edit where…").click()
+    assert opened == ["fwd"]
+    assert two.document.model.mapping("fwd").where == "REGION <> 'XX'\n  AND NO > 0"  # type: ignore[union-attr]
