@@ -90,16 +90,17 @@ class AuthoringActions(QObject):
     # --- tables ----------------------------------------------------------------------------------------------
 
     def add_table(self, server_id: str | None = None, name: str | None = None,
-                  columns: list[dict[str, Any]] | None = None) -> bool:
+                  columns: list[dict[str, Any]] | None = None, primary_key: list[str] | None = None) -> bool:
         if name is None and self.ask:
             dialog = TableDialog(self.document.model, server_id, self.parent_widget)
             if dialog.exec() != QDialog.DialogCode.Accepted:
                 return False
             values = dialog.values()
-            server_id, name, columns = values["server_id"], values["name"], values["columns"]
+            server_id, name = values["server_id"], values["name"]
+            columns, primary_key = values["columns"], values["primary_key"]
         if not name or not server_id:
             return False
-        done = self.run(lambda: cmd.AddTable(self.document, str(server_id), str(name), columns))
+        done = self.run(lambda: cmd.AddTable(self.document, str(server_id), str(name), columns, primary_key))
         if done:
             self.sig_select.emit(("table", f"{server_id}.{name}"))
         return done

@@ -60,8 +60,8 @@ class RemoveServer(AuthoringCommand):
 
 class AddTable(AuthoringCommand):
     def __init__(self, document: Document, server_id: str, name: str,
-                 columns: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(document, au.add_table(document.model, server_id, name, columns),
+                 columns: list[dict[str, Any]] | None = None, primary_key: list[str] | None = None) -> None:
+        super().__init__(document, au.add_table(document.model, server_id, name, columns, primary_key),
                          f"Add table {server_id}.{name}")
 
 

@@ -111,7 +111,7 @@ class TableDialog(_Form):
         if server_id:
             self.server.setCurrentText(server_id)
         self.name = QLineEdit()
-        self.with_id = QCheckBox("start with a key column ID INTEGER NOT NULL")
+        self.with_id = QCheckBox("start with a primary key column ID INTEGER NOT NULL")
         self.form.addRow("server", self.server)
         self.form.addRow("name", self.name)
         self.form.addRow("", self.with_id)
@@ -132,8 +132,10 @@ class TableDialog(_Form):
         return None
 
     def values(self) -> dict[str, Any]:
-        columns = [{"name": "ID", "type": "INTEGER", "nullable": False}] if self.with_id.isChecked() else []
-        return {"server_id": self.server.currentText(), "name": self.name.text().strip(), "columns": columns}
+        with_id = self.with_id.isChecked()
+        return {"server_id": self.server.currentText(), "name": self.name.text().strip(),
+                "columns": [{"name": "ID", "type": "INTEGER", "nullable": False}] if with_id else [],
+                "primary_key": ["ID"] if with_id else []}
 
 
 class WhereDialog(_Form):

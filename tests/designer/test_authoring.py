@@ -187,6 +187,8 @@ def test_dialogs_check_as_you_type(qtbot: Any, two: MainWindow) -> None:
     assert "already has a table" in table.problem_label.text()
     table.name.setText("ORDERS")
     assert table.problem_label.text() == "" and table.values()["server_id"] == "br"
+    table.with_id.setChecked(True)
+    assert (table.values()["columns"][0]["name"], table.values()["primary_key"]) == ("ID", ["ID"])
     where = WhereDialog(model, "fwd")
     qtbot.addWidget(where)
     where.text.setPlainText("REGION <> 'XX'\n  AND STATUS = 'A'")
