@@ -139,7 +139,9 @@ class MappingGridModel(QAbstractTableModel):
             fields = {"sql": text}
         elif isinstance(method, Concat):
             fields = {"inputs": names}
-        elif "input" in type(method).model_fields and len(names) == 1:
+        elif "input" not in type(method).model_fields:
+            raise au.AuthoringError(f"{method.method} has no inputs: set its parameters in the properties panel")
+        elif len(names) == 1:
             fields = {"input": names[0]}
         else:
             raise au.AuthoringError(f"{method.method} takes one input")
