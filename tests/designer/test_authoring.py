@@ -376,3 +376,23 @@ def test_a_multi_line_where_is_edited_by_the_multi_line_editor_only(qtbot: Any, 
     next(b for b in two.inspector.findChildren(QPushButton) if b.text() == "Edit where…").click()
     assert opened == ["fwd"]
     assert two.document.model.mapping("fwd").where == "REGION <> 'XX'\n  AND NO > 0"  # type: ignore[union-attr]
+
+
+def test_an_empty_canvas_says_how_to_start(qtbot: Any, window: MainWindow) -> None:
+    from designer.canvas.view import EMPTY_HINT
+
+    def inked_centre() -> int:
+        """Pixels of the viewport's central band that are not background (the hint's text)."""
+        image = window.view.viewport().grab().toImage()
+        background = image.pixel(2, 2)
+        y0 = image.height() // 2 - 12
+        return sum(image.pixel(x, y) != background for x in range(0, image.width(), 2) for y in range(y0, y0 + 24))
+
+    assert not window.scene.items() and "Right-click" in EMPTY_HINT
+    assert inked_centre() > 50  # the hint is drawn
+    window.authoring.add_server({"id": "hq", "dbms": "oracle"})
+    window.authoring.add_table("hq", "T", [{"name": "ID", "type": "INTEGER"}])
+    window.scene.setSceneRect(-5000, -5000, 10000, 10000)
+    window.view.resetTransform()
+    window.view.centerOn(4000, 4000)  # far from the table: nothing should be drawn here now
+    assert inked_centre() == 0
