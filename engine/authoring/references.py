@@ -25,12 +25,24 @@ def rename_in_sql(sql: str, old: str, new: str) -> str:
     if tree is None or not any(c.name.lower() == old.lower() for c in tree.find_all(exp.Column)):
         return sql
 
+    quote = not _plain_column(new)
+
     def rename(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Column) and node.name.lower() == old.lower():
-            return exp.column(new, table=node.table or None)
+            was_quoted = isinstance(node.this, exp.Identifier) and bool(node.this.quoted)
+            return exp.column(new, table=node.table or None, quoted=quote or was_quoted)
         return node
 
     return tree.transform(rename).sql(dialect="spark")
+
+
+def _plain_column(name: str) -> bool:
+    """True when `name` reads back as a column unquoted (not a keyword such as ORDER)."""
+    try:
+        tree = sqlglot.parse_one(name, read="spark")
+    except SqlglotError:
+        return False
+    return isinstance(tree, exp.Column) and tree.name == name
 
 
 def rename_in_method(node: MethodJson, old: str, new: str) -> MethodJson:

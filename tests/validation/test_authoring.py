@@ -238,3 +238,14 @@ def test_set_keys(model: Model) -> None:
     assert model == before
     with pytest.raises(au.AuthoringError, match="same name"):
         au.set_keys(model, "hq.CUST", unique_indexes=[{"name": "U", "columns": ["A"]}, {"name": "U", "columns": ["B"]}])
+
+
+def test_sql_renames_follow_the_parsed_tree() -> None:
+    from engine.authoring.references import rename_in_method, rename_in_sql
+
+    assert rename_in_sql("`STATUS` <> 1 AND status IS NOT NULL", "STATUS", "S2") == "`S2` <> 1 AND S2 IS NOT NULL"
+    assert rename_in_sql("STATUS_OLD <> 'STATUS'", "STATUS", "S2") == "STATUS_OLD <> 'STATUS'"  # no such column
+    assert rename_in_sql("a = = b", "a", "c") == "a = = b"  # does not parse: left as written
+    method = {"method": "concat", "inputs": ["A", {"method": "expression", "sql": "A + 1"}], "sep": "-"}
+    assert rename_in_method(method, "A", "B") == {
+        "method": "concat", "inputs": ["B", {"method": "expression", "sql": "B + 1"}], "sep": "-"}
