@@ -11,20 +11,34 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.spark import Spark
 from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType  # type: ignore[attr-defined]  # re-exported; its home moved in 30.x
 
 MethodJson = dict[str, Any] | str
 
 
 def rename_in_sql(sql: str, old: str, new: str) -> str:
-    """`sql` with every column reference `old` (case-insensitive, as Spark resolves them) renamed to `new`."""
+    """`sql` with every column reference `old` (case-insensitive, as Spark resolves them) renamed to `new`.
+
+    The user's text is kept as written: only the spans of the identifier tokens that name the column change
+    (a function of that name, a string literal, are left alone); the result is checked against the parsed tree
+    (the same columns, `old` now `new`), and rebuilt from the tree in the rare case the two disagree.
+    """
     try:
         tree = sqlglot.parse_one(sql, read="spark")
     except SqlglotError:
         return sql
     if tree is None or not any(c.name.lower() == old.lower() for c in tree.find_all(exp.Column)):
         return sql
-
+    expected = [new if c.name.lower() == old.lower() else c.name for c in tree.find_all(exp.Column)]
+    by_tokens = _rename_tokens(sql, old, new)
+    try:
+        check = sqlglot.parse_one(by_tokens, read="spark") if by_tokens is not None else None
+    except SqlglotError:
+        check = None
+    if check is not None and [c.name for c in check.find_all(exp.Column)] == expected:
+        return str(by_tokens)
     quote = not _plain_column(new)
 
     def rename(node: exp.Expression) -> exp.Expression:
@@ -34,6 +48,23 @@ def rename_in_sql(sql: str, old: str, new: str) -> str:
         return node
 
     return tree.transform(rename).sql(dialect="spark")
+
+
+def _rename_tokens(sql: str, old: str, new: str) -> str | None:
+    """`sql` with the identifier tokens `old` not followed by "(" (a function call) replaced by `new`."""
+    try:
+        tokens = Spark().tokenize(sql)
+    except SqlglotError:
+        return None
+    out, at = [], 0
+    for i, token in enumerate(tokens):
+        calls = i + 1 < len(tokens) and tokens[i + 1].token_type == TokenType.L_PAREN
+        if token.token_type in (TokenType.VAR, TokenType.IDENTIFIER) and token.text.lower() == old.lower() \
+                and not calls:
+            quoted = token.token_type == TokenType.IDENTIFIER
+            out += [sql[at:token.start], f"`{new}`" if quoted else new]
+            at = token.end + 1
+    return "".join(out) + sql[at:]
 
 
 def _plain_column(name: str) -> bool:
