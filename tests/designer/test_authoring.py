@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QLineEdit, QMenu, QPushButton
+from PySide6.QtWidgets import QFileDialog, QLineEdit, QMenu, QPushButton
 
 from designer.authoring import commands as cmd
 from designer.authoring.dialogs import ServerDialog, TableDialog, WhereDialog
@@ -71,7 +71,8 @@ def type_columns(w: MainWindow, table: str, columns: list[tuple[str, str, bool]]
         assert model.setData(model.index(row, 4), Qt.CheckState.Checked, Qt.ItemDataRole.CheckStateRole)
 
 
-def test_a_two_server_model_authored_from_file_new_validates_as_expected(window: MainWindow, tmp_path: Path) -> None:
+def test_a_two_server_model_authored_from_file_new_validates_as_expected(window: MainWindow, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     w = window
     file_new(w)
     assert w.document.model.servers == [] and w.document.path is None
@@ -125,10 +126,12 @@ def test_a_two_server_model_authored_from_file_new_validates_as_expected(window:
     # a where that names an unknown column: MP003, live
     assert w.authoring.edit_where("hq_to_br", "REGION <> 'XX' AND STATUS = 'A'")
     assert "MP003" in {f.code for f in w.document.findings()}
-    # saved, and validated by the command line
+    # saved through File ▸ Save (a new model: Save As asks where), and validated by the command line
     out = tmp_path / "authored.json"
-    w.document.save(out)
-    assert not w.isWindowModified()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "")))
+    assert w.isWindowModified()
+    menu_action(w.menuBar().actions()[0].menu(), "&Save").trigger()
+    assert out.exists() and w.document.path == out and not w.isWindowModified()
     result = subprocess.run([sys.executable, "-m", "engine.cli", "validate", str(out), "--format", "json"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 1, result.stderr  # errors found
