@@ -89,7 +89,7 @@ class CanvasController(QObject):
                 menu.addAction(action)
                 if column in mapping.columns:
                     menu.addAction(f"{prefix}Remove column map", lambda m=mapping.id: self.remove_map(m, column))
-        elif kind == "table":
+        elif kind == "table" and self.extra_menu is None:  # the authoring entries include "Remove table"
             menu.addAction(f"Delete table {ref[1]}", lambda: self.delete_table(ref[1]))
         elif kind in ("link", "method"):
             menu.addAction(f"Remove map of {ref[2]}", lambda: self.remove_map(ref[1], ref[2]))

@@ -337,6 +337,8 @@ def test_menus_offer_what_applies(qtbot: Any, two: MainWindow) -> None:
     # the canvas: its own entries first, then authoring; on empty space, Add server / Add table
     canvas = [a.text() for a in two.controller.menu_for(("column", "br.CUST", "KEY")).actions()]
     assert "Insert method" in canvas and "Auto-map by name" not in canvas and "Add column" in canvas
+    table = [a.text() for a in two.controller.menu_for(("table", "br.CUST")).actions()]
+    assert [t for t in table if "table br.CUST" in t] == ["Rename table br.CUST…", "Remove table br.CUST"]
     empty = [a.text() for a in two.controller.menu_for(("canvas",)).actions()]
     assert [t for t in empty if t] == ["Add server…", "Add table…"]
     # Replicate to… from the context menu, then the Edit menu enabled by the selection
