@@ -167,7 +167,7 @@ class ColumnsEditor(QWidget):
         self.uniques.setPlaceholderText("none; e.g. UX_NAME(NAME); UX_CODE(REGION, CODE)")
         self.uniques.editingFinished.connect(self._uniques_changed)
         buttons = QHBoxLayout()
-        for text, slot in (("Add column", self.add_column), ("Remove", self.remove_current),
+        for text, slot in (("Add column", lambda: self.add_column()), ("Remove", self.remove_current),
                            ("Up", lambda: self.move_current(-1)), ("Down", lambda: self.move_current(1))):
             button = QPushButton(text)
             button.clicked.connect(slot)

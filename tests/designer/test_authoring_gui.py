@@ -238,6 +238,16 @@ def test_the_columns_grid_checks_types_as_you_type_and_edits_columns(qtbot: Any,
     for _ in range(5):
         two.undo_action.trigger()
     assert two.document.model.table("br.CUST").column_names() == ["KEY", "NAME", "CHANGED"]  # type: ignore[union-attr]
+    # the buttons themselves: Add column names the new column and selects it, Up moves it
+    buttons = {b.text(): b for b in editor.findChildren(QPushButton)}
+    editor.view.selectRow(0)
+    buttons["Add column"].click()
+    assert two.document.model.table("br.CUST").column_names() == ["KEY", "COLUMN_4", "NAME", "CHANGED"]  # type: ignore[union-attr]
+    assert editor.current() == "COLUMN_4"
+    buttons["Up"].click()
+    assert two.document.model.table("br.CUST").column_names()[0] == "COLUMN_4"  # type: ignore[union-attr]
+    buttons["Remove"].click()
+    assert two.document.model.table("br.CUST").column_names() == ["KEY", "NAME", "CHANGED"]  # type: ignore[union-attr]
 
 
 def test_the_mapping_grid_is_searchable_and_editable(qtbot: Any, two: MainWindow) -> None:
