@@ -14,14 +14,13 @@ from engine.edits import Edit
 Ref = tuple[Any, ...]
 
 
-def _renamed_column(before: Any, after: Any, name: str) -> str | None:
-    """The new name of column `name` when `after` renames it (same place, one name changed)."""
-    old, new = before.column_names(), after.column_names()
+def _renamed_key(old: list[str], new: list[str], name: str) -> str:
+    """`name` after a rename that changed only it, in place (else `name` unchanged)."""
     if name in new or name not in old or len(old) != len(new):
-        return None
+        return name
     at = old.index(name)
     changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
-    return new[at] if changed == [at] else None
+    return new[at] if changed == [at] else name
 
 
 def follow_ref(ref: Ref, edits: Sequence[Edit]) -> Ref:
@@ -35,8 +34,11 @@ def follow_ref(ref: Ref, edits: Sequence[Edit]) -> Ref:
         elif edit.kind == "table" and kind in ("table", "column") and ref[1] == edit.before.key:
             ref = (kind, edit.after.key, *ref[2:])
             if kind == "column":
-                new_name = _renamed_column(edit.before, edit.after, ref[2])
-                ref = ("column", edit.after.key, new_name or ref[2])
+                ref = ("column", edit.after.key,
+                       _renamed_key(edit.before.column_names(), edit.after.column_names(), ref[2]))
         elif edit.kind == "mapping" and kind in ("mapping", "link", "method", "reverse") and ref[1] == edit.before.id:
             ref = (kind, edit.after.id, *ref[2:])
+            if kind in ("link", "method"):  # the target column renamed: its column map moved to the new name
+                ref = (kind, ref[1], _renamed_key(list(edit.before.columns), list(edit.after.columns), ref[2]),
+                       *ref[3:])
     return ref

@@ -112,3 +112,22 @@ def test_a_refused_change_is_never_pushed(qtbot: Any) -> None:
     assert document.undo_stack.count() == 0
     assert not cmd.push(document, cmd.RenameServer(document, "hq", "hq"))  # no change: nothing pushed
     assert document.undo_stack.count() == 0
+
+
+def test_a_selection_follows_renames_and_their_undo(qtbot: Any) -> None:
+    from designer.authoring.selection import follow_ref
+
+    document = Document(Model.model_validate(START))
+    rename_column = cmd.RenameColumn(document, "br.CUST", "KEY", "CUST_KEY")
+    assert follow_ref(("column", "br.CUST", "KEY"), rename_column.edits) == ("column", "br.CUST", "CUST_KEY")
+    assert follow_ref(("link", "fwd", "KEY"), rename_column.edits) == ("link", "fwd", "CUST_KEY")
+    assert follow_ref(("method", "fwd", "KEY", (0,)), rename_column.edits) == ("method", "fwd", "CUST_KEY", (0,))
+    assert follow_ref(("column", "br.CUST", "name"), rename_column.edits) == ("column", "br.CUST", "name")
+    undo = [e.inverted() for e in reversed(rename_column.edits)]
+    assert follow_ref(("link", "fwd", "CUST_KEY"), undo) == ("link", "fwd", "KEY")
+    server = cmd.RenameServer(document, "br", "branch")
+    assert follow_ref(("column", "br.CUST", "KEY"), server.edits) == ("column", "branch.CUST", "KEY")
+    assert follow_ref(("server", "br"), server.edits) == ("server", "branch")
+    mapping = cmd.RenameMapping(document, "fwd", "forward")
+    assert follow_ref(("link", "fwd", "KEY"), mapping.edits) == ("link", "forward", "KEY")
+    assert follow_ref(("table", "hq.CUST"), mapping.edits) == ("table", "hq.CUST")
