@@ -229,6 +229,8 @@ class AuthoringActions(QObject):
             return self.remove_table(str(ref[1]))
         if ref[0] == "column":
             return self.remove_column(str(ref[1]), str(ref[2]))
+        if ref[0] in ("link", "method"):  # a column map is selected: it goes, not its whole mapping
+            return self.run(lambda: cmd.SetMethod(self.document, str(ref[1]), str(ref[2]), None))
         if ref[0] in MAPPING_REFS:
             return self.remove_mapping(str(ref[1]))
         return False

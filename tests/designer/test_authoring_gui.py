@@ -365,6 +365,9 @@ def test_menus_offer_what_applies(qtbot: Any, two: MainWindow) -> None:
     enabled = {t for t, a in two.authoring_actions.items() if a.isEnabled()}
     assert enabled == {"Add server…", "Add table…", "Add column", "Rename…", "Remove", "Replicate to…",
                        "New mapping to…"}
+    two.select(("link", "fwd", "NAME"))
+    two.authoring_actions["Remove"].trigger()  # a selected column map: only it goes
+    assert two.document.model.mapping("fwd").columns == {}  # type: ignore[union-attr]
     two.select(("mapping", "fwd"))
     edit_menu.aboutToShow.emit()
     assert two.authoring_actions["Auto-map by name"].isEnabled() and not two.authoring_actions["Add column"].isEnabled()
