@@ -235,7 +235,10 @@ def move_column(model: Model, key: str, name: str, delta: int) -> list[Edit]:
 
 def rename_column(model: Model, key: str, old: str, new: str) -> list[Edit]:
     """Rename a column and what names it: the table's keys and indexes, the column maps into it (and their
-    distribution keys), the inputs and `where` clauses of mappings out of it, its conflict settings."""
+    distribution keys), the inputs and `where` clauses of mappings out of it, its conflict settings.
+
+    Replication definitions are history (data in flight uses them): they keep the old name, and SC001 then
+    asks for a new version, as for any schema change (seed 002)."""
     table = _table(model, key)
     new = _name(new, "column")
     if table.column(old) is None:
