@@ -108,9 +108,12 @@ def rename_in_conflicts(entry: dict[str, Any], old: str, new: str) -> dict[str, 
     return out
 
 
-def without_in_conflicts(entry: dict[str, Any], column: str) -> dict[str, Any]:
-    """A `conflicts` entry (JSON) that no longer names `column` in its groups or compare_old."""
+def without_in_conflicts(entry: dict[str, Any], column: str, indexes: frozenset[str] | set[str] = frozenset()
+                         ) -> dict[str, Any]:
+    """A `conflicts` entry (JSON) that no longer names `column` in its groups or compare_old, nor the unique
+    `indexes` that went with it."""
     out = dict(entry)
+    out["unique"] = [u for u in entry["unique"] if u["index"] not in indexes]
     out["column_groups"] = [{**g, "columns": [c for c in g["columns"] if c != column]}
                             for g in entry["column_groups"]]
     out["compare_old"] = {k: v for k, v in entry["compare_old"].items() if k != column}

@@ -295,7 +295,8 @@ def remove_column(model: Model, key: str, name: str) -> list[Edit]:
             edits.append(replace(model, "mapping", mapping, changed))
     entry = model.conflicts_for(key)
     if entry is not None:
-        changed_entry = _built(type(entry), without_in_conflicts(entry.model_dump(mode="python"), name))
+        gone = {str(ux["name"]) for ux in indexes if not ux["columns"]}
+        changed_entry = _built(type(entry), without_in_conflicts(entry.model_dump(mode="python"), name, gone))
         if changed_entry != entry:
             edits.append(replace(model, "conflicts", entry, changed_entry))
     return edits

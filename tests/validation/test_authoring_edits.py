@@ -10,6 +10,7 @@ import pytest
 from engine import authoring as au
 from engine.edits import Edit
 from engine.model import Model, TableConflicts, load_model
+from engine.model.schema import UniqueResolution
 from engine.rules import validate
 
 
@@ -139,7 +140,16 @@ def test_rename_column_follows_every_reference(model: Model) -> None:
 
 
 def test_remove_column_takes_its_keys_maps_and_conflict_settings(model: Model) -> None:
+    apply(model, au.set_keys(model, "br.CUST", unique_indexes=[{"name": "UX_NAME", "columns": ["NAME"]}]))
+    model.conflicts[0].unique = [UniqueResolution(index="UX_NAME", resolution="append_site_name")]
     before = model.model_copy(deep=True)
+    only_name = au.remove_column(model, "br.CUST", "NAME")
+    apply(model, only_name)
+    assert model.table("br.CUST").unique_indexes == [] and model.conflicts[0].unique == []  # type: ignore[union-attr]
+    assert model.conflicts[0].column_groups[0].columns == [] and model.conflicts[0].compare_old == {}
+    assert "CR010" not in {f.code for f in validate(model) if f.location.table == "br.CUST"}
+    undo(model, only_name)
+    assert model == before
     edits = au.remove_column(model, "br.CUST", "CUST_KEY")
     apply(model, edits)
     table = model.table("br.CUST")

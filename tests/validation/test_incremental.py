@@ -121,7 +121,7 @@ def random_edit(rng: random.Random, model: Model) -> Edit | None:
 
 def random_edits(rng: random.Random, model: Model) -> list[Edit]:
     """One random change: an authoring edit (several engine edits) a third of the time, else one edit."""
-    if rng.random() < 0.35:
+    if rng.random() < 0.35 or not model.tables or not model.servers:  # the others need a table and a server
         try:
             return authoring_edit(rng, model)
         except au.AuthoringError:
