@@ -279,7 +279,8 @@ class AuthoringActions(QObject):
             back.setEnabled(mapping is not None and not mapping.reverse)
             menu.addAction(f"Rename mapping {mid}…", lambda: self.rename(("mapping", mid)))
             menu.addAction(f"Remove mapping {mid}", lambda: self.remove_mapping(mid))
-        menu.addSeparator()
+        if not menu.isEmpty():
+            menu.addSeparator()
         menu.addAction("Add server…", lambda: self.add_server())
         if model.servers and kind != "server":
             menu.addAction("Add table…", lambda: self.add_table())
