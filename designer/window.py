@@ -159,6 +159,7 @@ class MainWindow(QMainWindow):
         menu = QMenu(self)
         self.authoring.fill_menu(menu, ref)
         menu.exec(at)  # type: ignore[call-overload]
+        menu.deleteLater()
 
     def go_to(self, finding: Finding) -> None:
         item = self.scene.focus(finding.location)
