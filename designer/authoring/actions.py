@@ -24,6 +24,13 @@ Ref = tuple[Any, ...]
 MAPPING_REFS = ("mapping", "link", "method", "reverse")
 
 
+def _accepted(dialog: QDialog) -> bool:
+    """Run a dialog; it is deleted once control returns to the event loop (its values are read before)."""
+    accepted = dialog.exec() == QDialog.DialogCode.Accepted
+    dialog.deleteLater()
+    return accepted
+
+
 def mapping_of(ref: Ref) -> str | None:
     return str(ref[1]) if ref and ref[0] in MAPPING_REFS else None
 
@@ -72,7 +79,7 @@ class AuthoringActions(QObject):
     def add_server(self, values: dict[str, Any] | None = None) -> bool:
         if values is None and self.ask:
             dialog = ServerDialog(self.document.model, parent=self.parent_widget)
-            values = dialog.values() if dialog.exec() == QDialog.DialogCode.Accepted else None
+            values = dialog.values() if _accepted(dialog) else None
         if not values:
             return False
         v = dict(values)
@@ -81,7 +88,7 @@ class AuthoringActions(QObject):
     def edit_server(self, server_id: str, values: dict[str, Any] | None = None) -> bool:
         if values is None and self.ask:
             dialog = ServerDialog(self.document.model, self.document.model.server(server_id), self.parent_widget)
-            values = dialog.values() if dialog.exec() == QDialog.DialogCode.Accepted else None
+            values = dialog.values() if _accepted(dialog) else None
         return bool(values) and self.run(lambda: cmd.EditServer(self.document, server_id, **(values or {})))
 
     def remove_server(self, server_id: str) -> bool:
@@ -93,7 +100,7 @@ class AuthoringActions(QObject):
                   columns: list[dict[str, Any]] | None = None, primary_key: list[str] | None = None) -> bool:
         if name is None and self.ask:
             dialog = TableDialog(self.document.model, server_id, self.parent_widget)
-            if dialog.exec() != QDialog.DialogCode.Accepted:
+            if not _accepted(dialog):
                 return False
             values = dialog.values()
             server_id, name = values["server_id"], values["name"]
@@ -158,7 +165,7 @@ class AuthoringActions(QObject):
         """A new mapping from `source` (to `target`, asked for when not given); its id, or None."""
         if target is None and self.ask:
             dialog = MappingDialog(self.document.model, source, self.parent_widget)
-            if dialog.exec() != QDialog.DialogCode.Accepted:
+            if not _accepted(dialog):
                 return None
             values = dialog.values()
             target, mapping_id, auto = values["target"], values["mapping_id"], values["auto"]
@@ -192,7 +199,7 @@ class AuthoringActions(QObject):
             if not self.ask:
                 return False
             dialog = WhereDialog(self.document.model, mapping_id, self.parent_widget)
-            if dialog.exec() != QDialog.DialogCode.Accepted:
+            if not _accepted(dialog):
                 return False
             where = dialog.value()
         return self.run(lambda: cmd.SetWhere(self.document, mapping_id, where))
