@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 
 from designer.document import Document
 from engine.edits import evolve, replace
-from engine.model.schema import DESIGNATED_COLUMN_METHODS, ResolutionMethodName, TableConflicts
+from engine.model.schema import DESIGNATED_COLUMN_METHODS, TIMESTAMP_METHODS, ResolutionMethodName, TableConflicts
+from engine.model.types import TypeFamily
 from engine.rules import Finding
 
 SHADOW = "(shadow group: detected, never resolved)"
@@ -330,7 +331,8 @@ class ConflictEditor(QWidget):
 
     def add_method(self, method: str) -> None:
         group = self._group()
-        column = next((c for c in group.columns), None) if group and method in DESIGNATED_COLUMN_METHODS else None
+        column = proposed_column(self.document.model.table(self.table_key or ""), group.columns if group else [],
+                                 method)
         step: dict[str, Any] = {"method": method, "column": column}
         if method == "priority_group":
             step["priorities"] = {}
@@ -385,6 +387,17 @@ class ConflictEditor(QWidget):
         else:
             compare[item.text()] = False
         self._update(compare_old=compare)
+
+
+def proposed_column(table: Any, columns: list[str], method: str) -> str | None:
+    """The designated column a new chain step starts with: for a timestamp method the group's first datetime
+    column (CR004 wants one), for the other designating methods its first column; None when none fits."""
+    if method not in DESIGNATED_COLUMN_METHODS:
+        return None
+    if method in TIMESTAMP_METHODS:
+        return next((c for c in columns if table is not None and (col := table.column(c)) is not None
+                     and col.sql_type.family == TypeFamily.DATETIME), None)
+    return next(iter(columns), None)
 
 
 def _quiet(widget: QWidget, action: Any) -> None:

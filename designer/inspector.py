@@ -9,23 +9,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListWidget,
+    QPushButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
+from designer.authoring import commands as cmd
+from designer.authoring.columns import ColumnsEditor
+from designer.authoring.dialogs import DBMS_CHOICES
+from designer.authoring.selection import follow_ref
 from designer.document import Document
+from engine import authoring as au
 from engine import operations as ops
 from engine.edits import Edit, evolve, replace
 from engine.keys import distribution_key
-from engine.model.methods import METHOD_CLASSES
+from engine.model.methods import METHOD_CLASSES, MethodSpec
 from engine.reversibility import describe
 
 Ref = tuple[Any, ...]
@@ -33,21 +42,27 @@ SKIP_FIELDS = {"method", "input", "inputs"}
 
 
 class Inspector(QScrollArea):
+    sig_edit_where = Signal(str)  # a mapping id: open the multi-line where editor
+
     def __init__(self, document: Document) -> None:
         super().__init__()
         self.document = document
         self.ref: Ref = ()
+        self.input_focus: int | None = None
         self.setWidgetResizable(True)
         self.error = QLabel()
         self.error.setStyleSheet("color: #d32f2f")
         self.error.setWordWrap(True)
         self.fields: dict[str, QWidget] = {}
-        document.sig_changed.connect(lambda _e: self.show_ref(self.ref))
+        self.columns: ColumnsEditor | None = None  # a table's columns grid, kept while the same table is shown
+        document.sig_changed.connect(lambda edits: self.show_ref(follow_ref(self.ref, edits)))
         self.show_ref(())
 
     def show_ref(self, ref: Ref) -> None:
         self.ref = tuple(ref)
         self.fields = {}
+        if self.columns is not None:
+            self.columns.setParent(None)  # taken out of the old page, which is deleted below
         page = QWidget()
         outer = QVBoxLayout(page)
         self.title = QLabel()
@@ -60,10 +75,40 @@ class Inspector(QScrollArea):
         self.error.setText("")
         kind = self.ref[0] if self.ref else None
         builder = {"table": self._table, "column": self._column, "mapping": self._mapping, "link": self._link,
-                   "reverse": self._mapping, "method": self._method}.get(kind or "")
+                   "reverse": self._mapping, "method": self._method, "server": self._server}.get(kind or "")
         if builder is None or not builder(form):
             self.title.setText("Select a table, column, mapping or method to see its properties.")
+        if self.columns is not None and self.columns.parent() is None:
+            self._drop_columns()
         self.setWidget(page)
+
+    def _drop_columns(self) -> None:
+        if self.columns is not None:
+            self.columns.deleteLater()
+            self.columns = None
+
+    def _server(self, form: QFormLayout) -> bool:
+        server = self.document.model.server(self.ref[1])
+        if server is None:
+            return False
+        self.title.setText(f"Server {server.id}")
+        self._line(form, "id", server.id, lambda text: self._command(
+            lambda: cmd.RenameServer(self.document, server.id, text)))
+        dbms = QComboBox()
+        dbms.addItems(list(DBMS_CHOICES))
+        dbms.setCurrentText(server.dbms)
+        dbms.currentTextChanged.connect(lambda text: self._command(
+            lambda: cmd.EditServer(self.document, server.id, dbms=text)))
+        form.addRow("DBMS", dbms)
+        self.fields["DBMS"] = dbms
+        self._line(form, "priority", "" if server.priority is None else f"{server.priority:g}",
+                   lambda text: self._command(lambda: cmd.EditServer(self.document, server.id,
+                                                                     priority=_number(text))))
+        self._line(form, "float format", server.float_format or "", lambda text: self._command(
+            lambda: cmd.EditServer(self.document, server.id, float_format=text.strip() or None)))
+        tables = [t.name for t in self.document.model.tables if t.server == server.id]
+        form.addRow("tables", QLabel(", ".join(tables) or "none yet (right-click: Add table…)"))
+        return True
 
     # --- forms ---------------------------------------------------------------
 
@@ -72,6 +117,13 @@ class Inspector(QScrollArea):
         if table is None:
             return False
         self.title.setText(f"Table {table.key}")
+        self._line(form, "name", table.name, lambda text: self._command(
+            lambda: cmd.RenameTable(self.document, table.key, text)))
+        if self.columns is None or self.columns.key != table.key:
+            self._drop_columns()
+            self.columns = ColumnsEditor(self.document, table.key)
+            self.columns.model.sig_problem.connect(self.error.setText)
+        form.addRow(self.columns)  # the same editor across edits: its selected row and scroll stay
         self._line(form, "primary key", ", ".join(table.primary_key),
                    lambda text: self._replace("table", table, primary_key=_names(text)))
         self._line(form, "parent", table.parent or "",
@@ -88,12 +140,16 @@ class Inspector(QScrollArea):
         if table is None or col is None:
             return False
         self.title.setText(f"Column {key}.{name}")
+        self._line(form, "name", name, lambda text: self._command(
+            lambda: cmd.RenameColumn(self.document, key, name, text)))
 
         def set_column(**changes: Any) -> None:
             columns = [c.model_dump() | (changes if c.name == name else {}) for c in table.columns]
             self._replace("table", table, columns=columns)
 
-        self._line(form, "type", col.type, lambda text: set_column(type=text.strip()))
+        type_line = self._line(form, "type", col.type, lambda text: set_column(type=text.strip()))
+        type_line.textChanged.connect(lambda text: self.error.setText(
+            f"{au.type_problem(text)}" if au.type_problem(text) else ""))
         self._check(form, "NOT NULL", not col.nullable, lambda on: set_column(nullable=not on))
         self._line(form, "default", "" if col.default is None else str(col.default),
                    lambda text: set_column(default=text or None))
@@ -116,8 +172,19 @@ class Inspector(QScrollArea):
         self._line(form, "distribution key", ", ".join(mapping.distribution_key or []),
                    lambda text: self._replace("mapping", mapping, distribution_key=_names(text) or None),
                    placeholder=f"default: {', '.join(dkey.columns)}" if dkey else "none")
-        self._line(form, "where", mapping.where or "",
-                   lambda text: self._replace("mapping", mapping, where=text.strip() or None))
+        self._line(form, "id", mapping.id, lambda text: self._command(
+            lambda: cmd.RenameMapping(self.document, mapping.id, text)))
+        where = self._line(form, "where", mapping.where or "",
+                           lambda text: self._command(lambda: cmd.SetWhere(self.document, mapping.id, text)))
+        where.textChanged.connect(lambda text: self.error.setText(
+            "; ".join(f"MP003: {p}" for p in au.where_problems(self.document.model, mapping.id, text))))
+        if mapping.where and "\n" in mapping.where:
+            where.setText(" ".join(mapping.where.split()))
+            where.setReadOnly(True)  # a one-line field would flatten it: the multi-line editor edits it
+            where.setToolTip(mapping.where)
+        edit_where = QPushButton("Edit where…")
+        edit_where.clicked.connect(lambda: self.sig_edit_where.emit(mapping.id))
+        form.addRow("", edit_where)
         reverse = QComboBox()
         choices = [""] + [m.id for m in self.document.model.mappings if m.id != mapping.id]
         reverse.addItems(choices)
@@ -148,6 +215,8 @@ class Inspector(QScrollArea):
         if not isinstance(node, dict):
             return False
         self.title.setText(f"{node['method']} on {mapping_id}: {column}")
+        if "inputs" in node:
+            self._inputs(form, mapping_id, column, tuple(path), node["inputs"])
         cls = METHOD_CLASSES[node["method"]]
         for field in (f for f in cls.model_fields if f not in SKIP_FIELDS):
             value = node.get(field, cls.model_fields[field].default)
@@ -157,6 +226,37 @@ class Inspector(QScrollArea):
                                                           **{field: _typed(text, field)}), f"Set {field}")
             self._line(form, field, "" if value is None else str(value), commit)
         return True
+
+    def _inputs(self, form: QFormLayout, mapping_id: str, column: str, path: tuple[int, ...],
+                inputs: list[Any]) -> None:
+        """A multi-input method's inputs, in order, with Up and Down to reorder them."""
+        self.inputs = QListWidget()
+        self.inputs.addItems([i if isinstance(i, str) else describe_json(i) for i in inputs])
+        self.inputs.setMaximumHeight(24 * max(2, len(inputs)) + 8)
+        if self.input_focus is not None and 0 <= self.input_focus < len(inputs):
+            self.inputs.setCurrentRow(self.input_focus)
+        form.addRow("inputs", self.inputs)
+        buttons = QHBoxLayout()
+        for text, delta in (("Up", -1), ("Down", 1)):
+            button = QPushButton(text)
+            button.clicked.connect(lambda _=False, d=delta: self.move_input(mapping_id, column, path, d))
+            buttons.addWidget(button)
+        form.addRow("", buttons)
+
+    def move_input(self, mapping_id: str, column: str, path: tuple[int, ...], delta: int) -> None:
+        row = self.inputs.currentRow()
+        if row < 0:
+            return
+        self.input_focus = row + delta
+        self._command(lambda: cmd.MoveMethodInput(self.document, mapping_id, column, path, row, delta))
+
+    def _command(self, build: Callable[[], cmd.AuthoringCommand]) -> None:
+        try:
+            command = build()
+        except au.AuthoringError as exc:
+            self.error.setText(f"not applied: {exc}")
+            return
+        cmd.push(self.document, command)
 
     # --- widgets -------------------------------------------------------------
 
@@ -188,6 +288,21 @@ class Inspector(QScrollArea):
             self.error.setText(_reason(exc))
             return
         self.document.apply(edits, text)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text) if text.strip() else None
+    except ValueError:
+        raise au.AuthoringError(f"not a number: {text!r}") from None
+
+
+def describe_json(method: Any) -> str:
+    """A method node in its JSON form, rendered as the canvas and tree render it."""
+    return describe(_METHOD.validate_python(method))
+
+
+_METHOD: TypeAdapter[Any] = TypeAdapter(MethodSpec)
 
 
 def _names(text: str) -> list[str]:

@@ -3,7 +3,7 @@ keeping what was expanded."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QTreeView
 
@@ -15,6 +15,7 @@ REF = Qt.ItemDataRole.UserRole + 1
 
 class ModelTree(QTreeView):
     sig_selected = Signal(tuple)
+    sig_context_requested = Signal(tuple, object)  # ref (() on empty space), QPoint (screen)
 
     def __init__(self, document: Document) -> None:
         super().__init__()
@@ -25,10 +26,13 @@ class ModelTree(QTreeView):
         self.setHeaderHidden(True)
         self.setUniformRowHeights(True)
         self.clicked.connect(self._clicked)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._context)
         document.sig_changed.connect(lambda _e: self.rebuild())
         self.rebuild()
 
     def rebuild(self) -> None:
+        current = self.items.itemFromIndex(self.currentIndex()).data(REF) if self.currentIndex().isValid() else None
         expanded = {self.items.itemFromIndex(i).data(REF) for i in self._all() if self.isExpanded(i)}
         self.items.removeRows(0, self.items.rowCount())
         model = self.document.model
@@ -65,6 +69,16 @@ class ModelTree(QTreeView):
             self.items.itemFromIndex(index).setEditable(False)
             if ref in expanded or ref in (("servers",), ("mappings",)):
                 self.expand(index)
+            if current is not None and ref == current:
+                self.setCurrentIndex(index)  # the selection survives the rebuild
+
+    def ref_at(self, index: QModelIndex) -> tuple[object, ...]:
+        item = self.items.itemFromIndex(index) if index.isValid() else None
+        ref = item.data(REF) if item is not None else None
+        return tuple(ref) if ref else ()
+
+    def _context(self, at: QPoint) -> None:
+        self.sig_context_requested.emit(self.ref_at(self.indexAt(at)), self.viewport().mapToGlobal(at))
 
     def _all(self) -> list[QModelIndex]:
         out: list[QModelIndex] = []

@@ -11,12 +11,15 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QScrollArea,
     QTabWidget,
 )
 
 from designer import import_dialog
+from designer.authoring.actions import AuthoringActions, install_edit_menu
+from designer.authoring.grid import MappingGrid
 from designer.autosave import Autosaver, recoverable
 from designer.browser.window import ConflictBrowser
 from designer.canvas.controller import CanvasController
@@ -74,6 +77,13 @@ class MainWindow(QMainWindow):
         self.launcher.sig_run_finished.connect(self.run_finished)
         document.sig_path_changed.connect(lambda _p: self.launcher.model_saved_as())
         self.autosaver = Autosaver(document)
+        self.grid = MappingGrid(document)
+        self.current_ref: tuple[object, ...] = ()
+        self.controller.extra_menu = self.authoring.fill_menu
+        self.tree.sig_context_requested.connect(self._tree_menu)
+        self.tree.sig_selected.connect(self.centre_on)
+        self.grid.sig_selected.connect(self.select)
+        self.inspector.sig_edit_where.connect(self.authoring.edit_where)
         self._docks()
         self.scene.sig_selected.connect(self.select)
         self.tree.sig_selected.connect(self.select)
@@ -103,6 +113,7 @@ class MainWindow(QMainWindow):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.conflicts)
         self.side_tabs.addTab(scroll, "Conflict resolution")
+        self.side_tabs.addTab(self.grid, "Mapping grid")
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.addTab(self.problems, "Problems")
         self.bottom_tabs.addTab(self.launcher, "Run")
@@ -130,6 +141,8 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(10, self.view.fit)
 
     def select(self, ref: tuple[object, ...]) -> None:
+        self.current_ref = tuple(ref)
+        self.authoring_menu.update()
         self.inspector.show_ref(ref)
         table = ref[1] if ref and ref[0] in ("table", "column") else None
         if ref and ref[0] in ("mapping", "link", "method", "reverse"):
@@ -137,6 +150,26 @@ class MainWindow(QMainWindow):
             table = mapping.target if mapping else None
         if table:
             self.conflicts.show_table(str(table))
+
+    def centre_on(self, ref: tuple[object, ...]) -> None:
+        """Selecting a table (or column) in the tree selects it on the canvas and centres it."""
+        item = self.scene.tables.get(str(ref[1])) if ref and ref[0] in ("table", "column") else None
+        if item is None:
+            return
+        if ref[0] == "table" and not item.isSelected():
+            self.scene.clearSelection()
+            item.setSelected(True)
+        self.view.centerOn(item)
+
+    def _select_new(self, ref: tuple[object, ...]) -> None:
+        self.select(ref)
+        self.centre_on(ref)
+
+    def _tree_menu(self, ref: tuple[object, ...], at: object) -> None:
+        menu = QMenu(self)
+        self.authoring.fill_menu(menu, ref)
+        menu.exec(at)  # type: ignore[call-overload]
+        menu.deleteLater()
 
     def go_to(self, finding: Finding) -> None:
         item = self.scene.focus(finding.location)
@@ -183,6 +216,11 @@ class MainWindow(QMainWindow):
         self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, lambda: self.controller.delete_selection())
         self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll,
                      lambda: [i.setSelected(True) for i in self.scene.tables.values()])
+        self.authoring = AuthoringActions(lambda: self.document, self, ask=self.ask)
+        self.authoring.sig_problem.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.authoring.sig_select.connect(self._select_new)
+        self.authoring_menu = install_edit_menu(edit, self.authoring, lambda: self.current_ref)
+        self.authoring_actions = self.authoring_menu.actions
         edit.addSeparator()
         self.find_action = self._action(edit, "&Find…", QKeySequence.StandardKey.Find, self.show_find)
         self.view_menu = bar.addMenu("&View")

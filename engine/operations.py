@@ -48,7 +48,8 @@ def connect_columns(model: Model, source: str, source_col: str, target: str, tar
 def default_method(kind: str, current: Method | None, source_columns: list[str]) -> dict[str, Any]:
     """A new method of `kind` wired to what the column had (or the first source column)."""
     first = current.model_dump(mode="json") if current is not None else (source_columns[0] if source_columns else "")
-    others = [c for c in source_columns if not (isinstance(current, Column) and c == current.input)]
+    taken = current.input if isinstance(current, Column) else first if isinstance(first, str) else None
+    others = [c for c in source_columns if c != taken]
     choices: dict[str, dict[str, Any]] = {
         "concat": {"method": "concat", "inputs": [first, *(others[:1])], "sep": "-"},
         "split": {"method": "split", "input": first, "sep": "-", "index": 0},

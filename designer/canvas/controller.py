@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QPoint
@@ -21,6 +22,7 @@ class CanvasController(QObject):
     def __init__(self, document: Document, scene: MappingScene, parent_widget: QWidget) -> None:
         super().__init__(parent_widget)
         self.document, self.scene, self.parent_widget = document, scene, parent_widget
+        self.extra_menu: Callable[[QMenu, tuple[Any, ...]], None] | None = None  # more entries (authoring)
         scene.sig_link_requested.connect(self.connect_columns)
         scene.sig_input_requested.connect(self.add_input)
         scene.sig_tables_moved.connect(self.move_tables)
@@ -44,6 +46,8 @@ class CanvasController(QObject):
 
     def insert_method(self, mapping: str, column: str, kind: str) -> None:
         self.document.apply(ops.insert_method(self.model, mapping, column, kind), f"Insert {kind} on {column}")
+        # show the new node in the properties panel: its parameters, and a concat's inputs to reorder
+        self.scene.sig_selected.emit(("method", mapping, column, ()))
 
     def toggle_dkey(self, mapping: str, column: str) -> None:
         self.document.apply(ops.toggle_dkey(self.model, mapping, column), f"Toggle distribution key {column}")
@@ -85,9 +89,11 @@ class CanvasController(QObject):
                 menu.addAction(action)
                 if column in mapping.columns:
                     menu.addAction(f"{prefix}Remove column map", lambda m=mapping.id: self.remove_map(m, column))
-        elif kind == "table":
+        elif kind == "table" and self.extra_menu is None:  # the authoring entries include "Remove table"
             menu.addAction(f"Delete table {ref[1]}", lambda: self.delete_table(ref[1]))
         elif kind in ("link", "method"):
             menu.addAction(f"Remove map of {ref[2]}", lambda: self.remove_map(ref[1], ref[2]))
+        if self.extra_menu is not None:
+            self.extra_menu(menu, ref)
         return menu
 

@@ -106,6 +106,13 @@ class MappingScene(QGraphicsScene):
         return out
 
     def redraw_links(self) -> None:
+        self._rebuilding = True  # removing a selected link is not the user deselecting it
+        try:
+            self._redraw_links()
+        finally:
+            self._rebuilding = False
+
+    def _redraw_links(self) -> None:
         for item in self.decorations:
             self.removeItem(item)
         self.decorations = []
@@ -223,9 +230,8 @@ class MappingScene(QGraphicsScene):
     def contextMenuEvent(self, event: Any) -> None:
         item = self.itemAt(event.scenePos(), QTransform())
         ref = self.ref_of(item, event.scenePos())
-        if ref:
-            self.sig_context_requested.emit(ref, event.screenPos())
-            event.accept()
+        self.sig_context_requested.emit(ref or ("canvas",), event.screenPos())
+        event.accept()
 
     def ref_of(self, item: QGraphicsItem | None, scene_pos: QPointF) -> Ref:
         if isinstance(item, TableItem):
@@ -245,6 +251,8 @@ class MappingScene(QGraphicsScene):
         self.sig_selected.emit(("column", table, column))
 
     def _selection_changed(self) -> None:
+        if getattr(self, "_rebuilding", False):
+            return
         selected = self.selectedItems()
         if len(selected) != 1:
             self.sig_selected.emit(())

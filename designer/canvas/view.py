@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView
 
 from designer.canvas.scene import MappingScene
+
+EMPTY_HINT = "No tables yet. Right-click here (or use the Edit menu) to add a server, then a table."
 
 
 class MappingView(QGraphicsView):
@@ -17,6 +19,8 @@ class MappingView(QGraphicsView):
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
         self._space = False
+        self._empty = not scene.items()
+        scene.changed.connect(self._hint_follows)
 
     def zoom(self, factor: float) -> None:
         current = self.transform().m11()
@@ -33,6 +37,23 @@ class MappingView(QGraphicsView):
             if self.zoom_level() > 1.0:
                 self.resetTransform()
                 self.centerOn(rect.center())
+
+    def _hint_follows(self, *_: object) -> None:
+        empty = not self.scene().items()
+        if empty != self._empty:  # the hint appears or goes: repaint all of it, not only the changed items
+            self._empty = empty
+            self.viewport().update()
+
+    def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        """An empty canvas says how to start."""
+        super().drawForeground(painter, rect)
+        if self.scene().items():
+            return
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(QColor("#888"))
+        painter.drawText(self.viewport().rect(), Qt.AlignmentFlag.AlignCenter, EMPTY_HINT)
+        painter.restore()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:

@@ -85,17 +85,22 @@ def where_clause(ctx: Context, mapping: Mapping, source: Table, target: Table) -
     source columns."""
     if mapping.where is None:
         return
-    parsed = parse_expression(mapping.where)
+    for message, column in where_problems(mapping.where, source):
+        yield Finding("MP003", message, _at(mapping, source, column))
+
+
+def where_problems(where: str, source: Table) -> list[tuple[str, str | None]]:
+    """What MP003 says of `where` over `source`: (message, the unknown column or None) each; [] when clean.
+
+    The designer's `where` editor calls this as the user types."""
+    parsed = parse_expression(where)
     if parsed.error:
-        yield Finding("MP003", f"where clause does not parse: {parsed.error}", _at(mapping, source))
-        return
+        return [(f"where clause does not parse: {parsed.error}", None)]
     if parsed.problem:
-        yield Finding("MP003", f"where clause {parsed.problem}", _at(mapping, source))
+        return [(f"where clause {parsed.problem}", None)]
     known = {c.lower() for c in source.column_names()}
-    for name in parsed.columns:
-        if name.lower() not in known:
-            yield Finding("MP003", f"where clause names {name!r}, which {source.key} does not have",
-                          _at(mapping, source, name))
+    return [(f"where clause names {name!r}, which {source.key} does not have", name)
+            for name in parsed.columns if name.lower() not in known]
 
 
 def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:

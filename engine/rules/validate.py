@@ -78,13 +78,27 @@ class Validator:
                 scopes |= {("table", key), ("conflicts", key), MODEL_SCOPE}
                 scopes |= {("table", child) for child in g.children(key)}
                 scopes |= {("mapping", m) for m in g.mappings_touching(key)}
+                # a table appearing or going changes who writes the tables at the other end of its mappings
+                # (masters, writers: CR006, CR007, TY003)
+                for other in {t for m in g.mappings_touching(key) for t in g.endpoints(m) or ()}:
+                    scopes.add(("conflicts", other))
+                    scopes |= {("mapping", m) for m in g.mappings_writing(other)}
+                if (edit.before is None) != (edit.after is None) or len(edit.touched()) > 1:
+                    scopes |= self._dangling_on(key.partition(".")[0])
             elif edit.kind == "server":
                 scopes |= {("mapping", m) for m in g.mappings_on_servers([key])}
                 scopes |= {("table", t.key) for t in self.model.tables if t.server == key}  # TB003 reads the DBMS
                 scopes |= {("conflicts", t) for t in g.tables_written_from(key)}
+                scopes |= self._dangling_on(key)
             elif edit.kind == "conflicts":
                 scopes |= {("conflicts", key), MODEL_SCOPE}
         return scopes
+
+    def _dangling_on(self, server_id: str) -> set[Scope]:
+        """Mappings naming an unknown table on `server_id`: their MP002 lists the server's tables."""
+        prefix = f"{server_id}."
+        return {("mapping", m.id) for m in self.model.mappings
+                if any(end.startswith(prefix) and self.model.table(end) is None for end in (m.source, m.target))}
 
     def _refresh_graph(self, edit: Edit) -> None:
         for entity in (edit.before, edit.after):

@@ -3,7 +3,10 @@
 The edits are the kinds the designer makes: column types and nullability,
 keys and indexes, column maps and nested methods, distribution keys,
 reverse links, retargeted and renamed mappings, servers, conflict settings,
-hierarchies, replication definitions and model settings. Each edit is
+hierarchies, replication definitions and model settings; and the authoring
+edits (engine.authoring): servers and tables added, renamed with every
+reference, replicated and removed, columns added, renamed, moved and removed,
+mappings created auto-mapped, renamed, reversed and removed. Each edit is
 also undone, and the findings must come back exactly.
 """
 
@@ -17,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import authoring as au
 from engine.edits import Edit, add, evolve, replace, set_setting
 from engine.model import Model, load_model
 from engine.rules import Validator, validate
@@ -115,6 +119,84 @@ def random_edit(rng: random.Random, model: Model) -> Edit | None:
     return replace(model, "mapping", m, evolve(m, **change))
 
 
+def random_edits(rng: random.Random, model: Model) -> list[Edit]:
+    """One random change: an authoring edit (several engine edits) a third of the time, else one edit."""
+    if rng.random() < 0.35 or not model.tables or not model.servers:  # the others need a table and a server
+        try:
+            return authoring_edit(rng, model)
+        except au.AuthoringError:
+            return []
+    edit = random_edit(rng, model)
+    return [] if edit is None else [edit]
+
+
+def authoring_edit(rng: random.Random, model: Model) -> list[Edit]:
+    """A random engine.authoring change (an AuthoringError when the random choice cannot be made)."""
+    n = rng.randint(0, 999)
+    servers = [s.id for s in model.servers]
+    tables = [t.key for t in model.tables]
+    kind = rng.choice(["add_server", "rename_server", "remove_server", "edit_server", "add_table", "rename_table",
+                       "replicate_table", "add_column", "rename_column", "move_column", "remove_column",
+                       "set_column", "set_keys", "new_mapping", "auto_map", "rename_mapping", "remove_mapping",
+                       "add_reverse", "set_where", "move_input"])
+    if kind == "add_server":
+        return au.add_server(model, f"s{n}", rng.choice(DBMS), rng.choice([None, 10]))
+    if kind == "add_table" and servers:
+        return au.add_table(model, rng.choice(servers), f"T{n}",
+                            [{"name": "ID", "type": "INTEGER", "nullable": False}], ["ID"])
+    if kind in ("rename_server", "remove_server", "edit_server") and servers:
+        sid = rng.choice(servers)
+        if kind == "rename_server":
+            return au.rename_server(model, sid, f"{sid}_{n}")
+        if kind == "edit_server":
+            return au.edit_server(model, sid, dbms=rng.choice(DBMS), priority=rng.choice([None, 7]))
+        return au.remove_server(model, sid) if rng.random() < 0.3 else []
+    if not tables:
+        return []
+    t = model.table(rng.choice(tables))
+    assert t is not None
+    names = t.column_names()
+    col = rng.choice(names) if names else "NOPE"
+    if kind == "rename_table":
+        return au.rename_table(model, t.key, f"{t.name}_{n}")
+    if kind == "replicate_table":
+        return au.replicate_table(model, t.key, rng.choice(servers), rng.choice([None, f"R{n}"]))
+    if kind == "add_column":
+        return au.add_column(model, t.key, f"A{n}", rng.choice(TYPES), rng.random() < 0.5,
+                             position=rng.randint(0, len(names)))
+    if kind == "rename_column":
+        return au.rename_column(model, t.key, col, rng.choice([f"{col}_{n}", col.lower()]))
+    if kind == "move_column":
+        return au.move_column(model, t.key, col, rng.choice([-1, 1]))
+    if kind == "remove_column":
+        return au.remove_column(model, t.key, col)
+    if kind == "set_column":
+        return au.set_column(model, t.key, col, type=rng.choice(TYPES), nullable=rng.random() < 0.5)
+    if kind == "set_keys":
+        return au.set_keys(model, t.key, rng.sample(names, k=min(1, len(names))),
+                           [{"name": "UX_A", "columns": rng.sample(names + ["NOPE"], k=1)}])
+    if kind == "new_mapping":
+        return au.new_mapping(model, rng.choice(tables), t.key, rng.choice([None, f"nm{n}"]))
+    if not model.mappings:
+        return []
+    m = rng.choice(model.mappings)
+    if kind == "auto_map":
+        return au.auto_map(model, m.id)
+    if kind == "rename_mapping":
+        return au.rename_mapping(model, m.id, f"{m.id}_{n}")
+    if kind == "remove_mapping":
+        return au.remove_mapping(model, m.id)
+    if kind == "add_reverse":
+        backs = [x.id for x in model.mappings if (x.source, x.target) == (m.target, m.source)]
+        return au.add_reverse(model, m.id, rng.choice([None, *backs]))
+    if kind == "set_where":
+        return au.set_where(model, m.id, rng.choice([None, f"{col} IS NOT NULL", "a = = b"]))
+    if kind == "move_input":
+        concat = next((c for c, v in m.columns.items() if v.method == "concat"), None)
+        return au.move_method_input(model, m.id, concat, (), 0, 1) if concat else []
+    return []
+
+
 def _table_edit(rng: random.Random, model: Model) -> Edit:
     t = rng.choice(model.tables)
     names = t.column_names() or ["X"]
@@ -196,13 +278,11 @@ def test_incremental_equals_full_after_each_random_edit(examples: Path, start: i
     validator = Validator(model)
     history: list[tuple[Edit, list[Any]]] = []
     for _ in range(40):
-        edit = random_edit(rng, model)
-        if edit is None:
-            continue
-        before = _keyed(validator.findings())
-        validator.apply(edit)
-        assert _keyed(validator.findings()) == _keyed(validate(model)), f"after {edit.kind} {edit.key}"
-        history.append((edit, before))
+        for edit in random_edits(rng, model):
+            before = _keyed(validator.findings())
+            validator.apply(edit)
+            assert _keyed(validator.findings()) == _keyed(validate(model)), f"after {edit.kind} {edit.key}"
+            history.append((edit, before))
     for edit, before in reversed(history):
         validator.apply(edit.inverted())
         assert _keyed(validator.findings()) == before, f"undo of {edit.kind} {edit.key}"
@@ -215,8 +295,7 @@ def test_undo_restores_an_equal_model(examples: Path) -> None:
     validator = Validator(model)
     done = []
     for _ in range(60):
-        edit = random_edit(rng, model)
-        if edit is not None:
+        for edit in random_edits(rng, model):
             validator.apply(edit)
             done.append(edit)
     assert model != original

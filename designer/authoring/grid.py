@@ -1,0 +1,188 @@
+"""The mapping grid: every target column of every mapping as a row (mapping | target column | method | inputs),
+searchable and editable, for people who prefer a table to a diagram.
+
+`MappingGridModel` is a `QAbstractTableModel` over the document's model;
+edits are authoring commands. Method: a method name (empty removes the map).
+Inputs: source columns separated by commas (a concat's inputs, in order),
+a constant's value or an expression's SQL.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+
+from designer.authoring import commands as cmd
+from designer.document import Document
+from engine import authoring as au
+from engine import operations as ops
+from engine.model.methods import METHOD_CLASSES, Column, Concat, Constant, Expression, Method
+from engine.reversibility import describe
+
+HEADERS = ("Mapping", "Target column", "Method", "Inputs")
+MAPPING, TARGET, METHOD, INPUTS = range(4)
+Index = QModelIndex | QPersistentModelIndex
+
+
+def inputs_text(method: Method | None) -> str:
+    if method is None:
+        return ""
+    if isinstance(method, Column):
+        return method.input
+    if isinstance(method, Constant):
+        return "" if method.value is None else str(method.value)
+    if isinstance(method, Expression):
+        return method.sql
+    return ", ".join(describe(m) for m in method.inputs_of())
+
+
+class MappingGridModel(QAbstractTableModel):
+    sig_problem = Signal(str)
+
+    def __init__(self, document: Document) -> None:
+        super().__init__()
+        self.document = document
+        self.rows: list[tuple[str, str]] = []
+        document.sig_changed.connect(lambda _e: self.reload())
+        self.reload()
+
+    def reload(self) -> None:
+        """Rows from the model: the same rows only repaint (selection and scroll stay); others reset."""
+        model = self.document.model
+        rows: list[tuple[str, str]] = []
+        for mapping in model.mappings:
+            target = model.table(mapping.target)
+            names = target.column_names() if target else []
+            rows += [(mapping.id, c) for c in names + [c for c in mapping.columns if c not in names]]
+        if rows == self.rows:
+            if rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(HEADERS) - 1))
+            return
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[section]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return base | Qt.ItemFlag.ItemIsEditable if index.column() in (METHOD, INPUTS) else base
+
+    def method_at(self, row: int) -> Method | None:
+        mapping_id, column = self.rows[row]
+        mapping = self.document.model.mapping(mapping_id)
+        return mapping.columns.get(column) if mapping else None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self.rows):
+            return None
+        mapping_id, column = self.rows[index.row()]
+        method = self.method_at(index.row())
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return (mapping_id, column, method.method if method else "", inputs_text(method))[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole and method is not None:
+            return f"{column} = {describe(method)}"
+        if role == Qt.ItemDataRole.ForegroundRole and method is None and index.column() == METHOD:
+            return Qt.GlobalColor.gray
+        return None
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
+            return False
+        mapping_id, column = self.rows[index.row()]
+        text = str(value).strip()
+        try:
+            if index.column() == METHOD:
+                command = self._method_command(mapping_id, column, text)
+            elif index.column() == INPUTS:
+                command = self._inputs_command(mapping_id, column, self.method_at(index.row()), text)
+            else:
+                return False
+        except (au.AuthoringError, ValueError) as exc:
+            self.sig_problem.emit(f"not applied: {exc}")
+            return False
+        self.sig_problem.emit("")
+        return cmd.push(self.document, command)
+
+    def _method_command(self, mapping_id: str, column: str, kind: str) -> cmd.AuthoringCommand:
+        if not kind:
+            return cmd.SetMethod(self.document, mapping_id, column, None)
+        if kind not in METHOD_CLASSES:
+            raise au.AuthoringError(f"unknown method {kind!r} (methods: {', '.join(METHOD_CLASSES)})")
+        if kind == "column":
+            current = self.document.model.mapping(mapping_id)
+            method = current.columns.get(column) if current else None
+            first = (method.source_columns() or [column])[0] if method else column
+            return cmd.SetMethod(self.document, mapping_id, column, first)
+        return cmd.AuthoringCommand(self.document, ops.insert_method(self.document.model, mapping_id, column, kind),
+                                    f"Insert {kind} on {column}")
+
+    def _inputs_command(self, mapping_id: str, column: str, method: Method | None,
+                        text: str) -> cmd.AuthoringCommand:
+        names = [n.strip() for n in text.split(",") if n.strip()]
+        if method is None or isinstance(method, Column):
+            return cmd.SetMethod(self.document, mapping_id, column, names[0] if names else None)
+        if isinstance(method, Constant):
+            fields: dict[str, Any] = {"value": text}
+        elif isinstance(method, Expression):
+            fields = {"sql": text}
+        elif isinstance(method, Concat):
+            fields = {"inputs": names}
+        elif "input" not in type(method).model_fields:
+            raise au.AuthoringError(f"{method.method} has no inputs: set its parameters in the properties panel")
+        elif len(names) == 1:
+            fields = {"input": names[0]}
+        else:
+            raise au.AuthoringError(f"{method.method} takes one input")
+        try:
+            edits = ops.set_method_fields(self.document.model, mapping_id, column, (), **fields)
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            raise au.AuthoringError(str(exc).splitlines()[0]) from None
+        return cmd.AuthoringCommand(self.document, edits, f"Inputs of {column}")
+
+
+class MappingGrid(QWidget):
+    """The grid with a search line over every cell."""
+
+    sig_selected = Signal(tuple)  # ("link", mapping, column)
+
+    def __init__(self, document: Document) -> None:
+        super().__init__()
+        self.model = MappingGridModel(document)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setFilterKeyColumn(-1)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search mappings, columns, methods…")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.proxy.setFilterFixedString)
+        self.view = QTableView()
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.verticalHeader().hide()
+        self.view.horizontalHeader().setStretchLastSection(True)
+        self.view.clicked.connect(self._clicked)
+        self.problem = QLabel()
+        self.problem.setStyleSheet("color: #d32f2f")
+        self.model.sig_problem.connect(self.problem.setText)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.search)
+        layout.addWidget(self.view)
+        layout.addWidget(self.problem)
+
+    def _clicked(self, index: QModelIndex) -> None:
+        mapping_id, column = self.model.rows[self.proxy.mapToSource(index).row()]
+        self.sig_selected.emit(("link", mapping_id, column))

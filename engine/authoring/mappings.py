@@ -1,0 +1,194 @@
+"""Mappings: create (auto-mapped by name), rename (with every `reverse` naming it), remove, `where`,
+a mapping back built from the inverse pairs, and the order of a method's inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import operations as ops
+from engine.authoring.errors import AuthoringError
+from engine.authoring.references import MethodJson
+from engine.authoring.schema import Step
+from engine.edits import Edit, chain, evolve, replace
+from engine.model.methods import Cast, Column, Concat, Method
+from engine.model.schema import Mapping, Model, Table
+from engine.model.types import TypeFamily
+from engine.rules.mappings import where_problems as _where_problems
+
+
+def _mapping(model: Model, mapping_id: str) -> Mapping:
+    mapping = model.mapping(mapping_id)
+    if mapping is None:
+        raise AuthoringError(f"no mapping {mapping_id!r}")
+    return mapping
+
+
+def _columns_json(mapping: Mapping) -> dict[str, MethodJson]:
+    return {k: v.model_dump(mode="json") for k, v in mapping.columns.items()}
+
+
+def matches_by_name(source: Table, target: Table, already: set[str] = frozenset()) -> dict[str, str]:  # type: ignore[assignment]
+    """Target column -> source column of the same name: exact matches first, then case-insensitive ones
+    (only where exactly one source column matches); target columns in `already` are left alone."""
+    names = source.column_names()
+    exact = set(names)
+    folded: dict[str, list[str]] = {}
+    for n in names:
+        folded.setdefault(n.lower(), []).append(n)
+    out: dict[str, str] = {}
+    for col in target.column_names():
+        if col in already:
+            continue
+        if col in exact:
+            out[col] = col
+        elif len(folded.get(col.lower(), [])) == 1:
+            out[col] = folded[col.lower()][0]
+    return out
+
+
+def new_mapping(model: Model, source: str, target: str, mapping_id: str | None = None,
+                auto: bool = True) -> list[Edit]:
+    """A mapping from `source` to `target` (auto-mapped by column name unless `auto` is False)."""
+    src, tgt = model.table(source), model.table(target)
+    if src is None or tgt is None:
+        raise AuthoringError(f"no table {source if src is None else target!r}")
+    if source == target:
+        raise AuthoringError("a mapping needs two different tables")
+    mid = (mapping_id or "").strip() or ops.unique_mapping_id(model, source, target)
+    if model.mapping(mid) is not None:
+        raise AuthoringError(f"a mapping {mid!r} already exists")
+    columns = matches_by_name(src, tgt) if auto else {}
+    new = Mapping.model_validate({"id": mid, "source": source, "target": target, "columns": columns})
+    return [replace(model, "mapping", None, new)]
+
+
+def auto_map(model: Model, mapping_id: str) -> list[Edit]:
+    """Copy maps for the target columns not yet mapped, from source columns of the same name."""
+    mapping = _mapping(model, mapping_id)
+    src, tgt = model.table(mapping.source), model.table(mapping.target)
+    if src is None or tgt is None:
+        return []
+    found = matches_by_name(src, tgt, set(mapping.columns))
+    if not found:
+        return []
+    return [replace(model, "mapping", mapping, evolve(mapping, columns={**_columns_json(mapping), **found}))]
+
+
+def rename_mapping(model: Model, old: str, new: str) -> list[Edit]:
+    """Rename a mapping and every `reverse` that names it."""
+    mapping = _mapping(model, old)
+    new = new.strip()
+    if not new:
+        raise AuthoringError("a mapping needs an id")
+    if new == old:
+        return []
+    if model.mapping(new) is not None:
+        raise AuthoringError(f"a mapping {new!r} already exists")
+    reverse = new if mapping.reverse == old else mapping.reverse
+    steps: list[Step] = [lambda m: [replace(m, "mapping", mapping, evolve(mapping, id=new, reverse=reverse))]]
+    steps += [lambda m, i=o.id: [replace(m, "mapping", m.mapping(i), evolve(_mapping(m, i), reverse=new))]  # type: ignore[misc]
+              for o in model.mappings if o.reverse == old and o.id != old]
+    return chain(model, *steps)
+
+
+def remove_mapping(model: Model, mapping_id: str) -> list[Edit]:
+    """Remove a mapping; the mappings whose `reverse` named it no longer do."""
+    _mapping(model, mapping_id)
+    steps: list[Step] = [lambda m, i=o.id: [replace(m, "mapping", m.mapping(i), evolve(_mapping(m, i), reverse=None))]  # type: ignore[misc]
+                         for o in model.mappings if o.reverse == mapping_id and o.id != mapping_id]
+    steps.append(lambda m: [replace(m, "mapping", m.mapping(mapping_id), None)])
+    return chain(model, *steps)
+
+
+def where_problems(model: Model, mapping_id: str, where: str) -> list[str]:
+    """What MP003 would say of `where` on this mapping ([] when it is clean or empty): for typing feedback."""
+    mapping = _mapping(model, mapping_id)
+    source = model.table(mapping.source)
+    if not where.strip() or source is None:
+        return []
+    return [message for message, _ in _where_problems(where.strip(), source)]
+
+
+def set_where(model: Model, mapping_id: str, where: str | None) -> list[Edit]:
+    mapping = _mapping(model, mapping_id)
+    text = (where or "").strip() or None
+    return [] if text == mapping.where else [replace(model, "mapping", mapping, evolve(mapping, where=text))]
+
+
+# --- the mapping back ----------------------------------------------------------------------------------------
+
+def reverse_columns(forward: Mapping, source: Table) -> dict[str, MethodJson]:
+    """Column maps of a mapping back (forward's target -> forward's source) by the inverse pairs: a copy gives a
+    copy, a concat gives one split per input (cast back to the input's type when that is not character), a
+    cast gives the opposite cast. Source columns no inverse reaches are left unmapped."""
+    out: dict[str, MethodJson] = {}
+    for target_col, method in forward.columns.items():
+        _invert(method, target_col, source, out)
+    return out
+
+
+def _invert(method: Method, term: MethodJson, source: Table, out: dict[str, MethodJson]) -> None:
+    if isinstance(method, Column):
+        if source.column(method.input) is not None:
+            out.setdefault(method.input, term)
+    elif isinstance(method, Concat):
+        for i, child in enumerate(method.inputs):
+            part: MethodJson = {"method": "split", "input": term, "sep": method.sep, "index": i}
+            col = source.column(child.input) if isinstance(child, Column) else None
+            if col is not None and col.sql_type.family != TypeFamily.CHARACTER:
+                part = {"method": "cast", "input": part, "type": col.type}
+            _invert(child, part, source, out)
+    elif isinstance(method, Cast) and isinstance(method.input, Column):
+        col = source.column(method.input.input)
+        if col is not None:
+            out.setdefault(col.name, {"method": "cast", "input": term, "type": col.type})
+
+
+def add_reverse(model: Model, mapping_id: str, back_id: str | None = None) -> list[Edit]:
+    """Link a mapping with its mapping back, `reverse` set both ways. With `back_id` naming an existing mapping,
+    the two are linked; otherwise a new mapping back is made from the inverse pairs (`reverse_columns`)."""
+    forward = _mapping(model, mapping_id)
+    existing = model.mapping(back_id) if back_id else None
+    if existing is not None and (existing.source, existing.target) != (forward.target, forward.source):
+        raise AuthoringError(f"{existing.id} does not map {forward.target} to {forward.source}")
+    steps: list[Step] = []
+    if existing is None:
+        source = model.table(forward.source)
+        if source is None or model.table(forward.target) is None:
+            raise AuthoringError(f"{forward.id} names an unknown table")
+        bid = (back_id or "").strip() or _unique_id(model, f"{forward.id}_back")
+        back = Mapping.model_validate({"id": bid, "source": forward.target, "target": forward.source,
+                                       "columns": reverse_columns(forward, source), "reverse": forward.id})
+        steps.append(lambda m: [replace(m, "mapping", None, back)])
+    else:
+        bid = existing.id
+        steps.append(lambda m: [replace(m, "mapping", m.mapping(bid), evolve(_mapping(m, bid), reverse=forward.id))])
+    steps.append(lambda m: [replace(m, "mapping", m.mapping(mapping_id), evolve(_mapping(m, mapping_id), reverse=bid))])
+    return chain(model, *steps)
+
+
+def _unique_id(model: Model, base: str) -> str:
+    candidate, n = base, 2
+    while model.mapping(candidate) is not None:
+        candidate, n = f"{base}_{n}", n + 1
+    return candidate
+
+
+# --- a method's inputs ---------------------------------------------------------------------------------------
+
+def move_method_input(model: Model, mapping_id: str, column: str, path: tuple[int, ...], index: int,
+                      delta: int) -> list[Edit]:
+    """Move input `index` of the multi-input method at `path` (a concat) up (delta < 0) or down."""
+    mapping = _mapping(model, mapping_id)
+    if column not in mapping.columns:
+        return []
+    root = mapping.columns[column].model_dump(mode="json")
+    node = ops.node_at(root, path)
+    if not isinstance(node, dict) or "inputs" not in node:
+        return []
+    inputs: list[Any] = list(node["inputs"])
+    to = index + delta
+    if not (0 <= index < len(inputs) and 0 <= to < len(inputs)) or delta == 0:
+        return []
+    inputs.insert(to, inputs.pop(index))
+    return ops.set_method(model, mapping_id, column, ops.replace_node(root, path, {**node, "inputs": inputs}))
