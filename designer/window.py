@@ -37,7 +37,7 @@ from designer.problems import ProblemsPanel
 from designer.tree import ModelTree
 from engine import operations as ops
 from engine.edits import chain
-from engine.export import EXPORTERS
+from engine.export import EXPORTERS, ExportError
 from engine.model import ModelLoadError
 from engine.rules import Finding, Location, count
 
@@ -430,9 +430,15 @@ class MainWindow(QMainWindow):
     def export(self, kind: str) -> None:
         suffix = {"json": "json", "schema": "json", "ddl": "sql", "report": "html"}[kind]
         path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", "", f"*.{suffix}")
-        if path:
+        if not path:
+            return
+        try:
             EXPORTERS[kind](self.document.model, Path(path))
-            self.statusBar().showMessage(f"Exported {path}", 4000)
+        except (ExportError, OSError) as exc:
+            self.statusBar().showMessage(f"Export failed: {exc}", 10000)
+            QMessageBox.critical(self, "Cannot export", str(exc)) if self.ask else None
+            return
+        self.statusBar().showMessage(f"Exported {path}", 4000)
 
     def _remember(self, path: Path) -> None:
         recent = [str(path.resolve())] + [p for p in self.recent_files() if p != str(path.resolve())]

@@ -249,3 +249,27 @@ def test_new_document_model_is_valid() -> None:
     doc = Document.new()
     assert isinstance(doc.model, Model) and doc.findings() == []
     QApplication.processEvents()
+
+
+def test_an_export_that_cannot_be_made_says_why_and_writes_nothing(window: MainWindow, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """DDL that a target cannot hold (an index name over PostgreSQL's 63 characters) is a message in the
+    window, never a traceback, and no file."""
+    from PySide6.QtWidgets import QFileDialog
+
+    table = {"columns": [{"name": "ID", "type": "INTEGER", "nullable": False}], "primary_key": ["ID"]}
+    model = {"format": "mapwright/1", "name": "long", "servers": [{"id": "a", "dbms": "oracle"},
+                                                                   {"id": "b", "dbms": "postgresql"}],
+             "tables": [{"server": "a", "name": "T", **table},
+                        {"server": "b", "name": "T", **table, "unique_indexes": [{"name": "U" * 70, "columns": ["ID"]}]}],
+             "mappings": [{"id": "m", "source": "a.T", "target": "b.T", "columns": {"ID": "ID"}}]}
+    (tmp_path / "long.json").write_text(json.dumps(model))
+    window.open_path(tmp_path / "long.json")
+    out = tmp_path / "out.sql"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    window.export("ddl")
+    assert "Export failed" in window.statusBar().currentMessage()
+    assert "exceeds maximum length of 63" in window.statusBar().currentMessage()
+    assert not out.exists()
+    window.export("json")
+    assert out.exists() and "Exported" in window.statusBar().currentMessage()
