@@ -261,7 +261,8 @@ def test_an_export_that_cannot_be_made_says_why_and_writes_nothing(window: MainW
     model = {"format": "mapwright/1", "name": "long", "servers": [{"id": "a", "dbms": "oracle"},
                                                                    {"id": "b", "dbms": "postgresql"}],
              "tables": [{"server": "a", "name": "T", **table},
-                        {"server": "b", "name": "T", **table, "unique_indexes": [{"name": "U" * 70, "columns": ["ID"]}]}],
+                        {"server": "b", "name": "T", **table,
+                         "unique_indexes": [{"name": "U" * 70, "columns": ["ID"]}]}],
              "mappings": [{"id": "m", "source": "a.T", "target": "b.T", "columns": {"ID": "ID"}}]}
     (tmp_path / "long.json").write_text(json.dumps(model))
     window.open_path(tmp_path / "long.json")
