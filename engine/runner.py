@@ -36,6 +36,7 @@ from engine.run.rundir import RUN_INPUT_ERRORS, RunInfo, model_sha256, write_fai
 from engine.spark.session import MasterError, check_reachable, parse_master
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+WORKER = "mapwright-run"
 T = TypeVar("T")
 
 
@@ -58,7 +59,7 @@ def _in_worker(work: Callable[[], T], cancel: threading.Event, spark: Any, grace
         except BaseException as exc:  # handed to the main thread as it is
             box["error"] = exc
 
-    thread = threading.Thread(target=target, name="mapwright-run", daemon=True)
+    thread = threading.Thread(target=target, name=WORKER, daemon=True)
     thread.start()
     asked = 0.0
     while thread.is_alive():
@@ -89,12 +90,19 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
     previous = {sig: signal.signal(sig, lambda *_: cancel.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         with claim(out) as target:
-            return _run_claimed(model_path, data_dir, target, master_url, cancel)
+            code = _run_claimed(model_path, data_dir, target, master_url, cancel)
     except RunDirError as exc:
         raise RunUsageError(str(exc)) from None
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if any(t.name == WORKER and t.is_alive() for t in threading.enumerate()):
+        # Cancelled while Spark started: the worker is still inside pyspark, and tearing the interpreter
+        # down around it takes a second or more. Everything is written, the lock released: leave now.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 CANCELLED = "cancelled by the user (SIGTERM or Ctrl-C)"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -189,8 +190,14 @@ def save_model(model: Model, path: str | os.PathLike[str]) -> None:
 
 
 def write_atomic(target: Path, text: str) -> None:
+    """Write `text` to `target` so that a reader sees the old file or the new one, never a part.
+
+    The text goes to `.NAME.PID.XXXXXXXX.tmp` beside the target, then is renamed over it. A writer that is
+    killed leaves its temporary file behind: the next write of the same target removes such leftovers.
+    """
     target = Path(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    remove_stale_temporaries(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -202,3 +209,41 @@ def write_atomic(target: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def remove_stale_temporaries(target: Path) -> list[Path]:
+    """Remove the temporary files that killed writers of `target` left; returns those removed.
+
+    Only files named as `write_atomic` names them (`.NAME.PID.XXXXXXXX.tmp`, regular files) whose
+    process PID is gone; other files, and the temporaries of writers still running, stay.
+    """
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.(\d+)\.[A-Za-z0-9_]{{8}}\.tmp")
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return []
+    removed = []
+    for name in sorted(names):
+        match = pattern.fullmatch(name)
+        path = target.parent / name
+        if match is None or _process_alive(int(match.group(1))) or path.is_symlink() or not path.is_file():
+            continue
+        try:
+            path.unlink()
+        except OSError:  # another save removed it first, or the folder is read-only: not this save's concern
+            continue
+        removed.append(path)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    """True unless no process `pid` exists (one we may not signal exists)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
