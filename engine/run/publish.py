@@ -145,8 +145,12 @@ def claim(out: Path) -> Iterator[Path]:
         raise RunDirError(f"{out}: cannot create the run directory here ({exc.strerror})") from None
     _held.add(out)
     try:
-        for target in (out, attempt_dir(out)):
-            recover(target)
+        try:
+            for target in (out, attempt_dir(out)):
+                recover(target)
+        except OSError as exc:
+            raise RunDirError(f"{out}: cannot clean up what an earlier killed run left ({exc.strerror}: "
+                              f"{exc.filename})") from None
         yield out
     finally:
         _held.discard(out)
@@ -231,6 +235,10 @@ def publish(target: Path, fill: Callable[[Path], None]) -> Path:
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
+    problem = _problem(target)  # it may have changed while the run ran: never swap out what is not ours
+    if problem:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise RunDirError(problem)
     if not os.path.lexists(target):
         os.rename(staged, target)
         _sync_dir(target.parent)

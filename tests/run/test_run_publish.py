@@ -228,3 +228,32 @@ def test_a_lock_left_by_a_killed_run_does_not_block(tmp_path: Path, good_run: An
     assert lock_file(out).read_text() == f"{holder.pid}\n"
     assert run_reference_to_dir(model_path, data, out)[0] == "succeeded"
     assert not lock_file(out).exists()
+
+
+def test_a_folder_that_became_foreign_during_the_run_is_not_swapped_out(tmp_path: Path, good_run: Any) -> None:
+    model_path, data, out = good_run
+
+    def replaced_meanwhile(stage: str) -> None:
+        if stage == "resolve":
+            (out / "manifest.json").write_text("{}")  # the user put something else there
+            (out / "theirs.txt").write_text("theirs")
+
+    with pytest.raises(RunDirError, match="not a Mapwright run directory"):
+        run_reference_to_dir(model_path, data, out, replaced_meanwhile)
+    assert (out / "theirs.txt").read_text() == "theirs" and (out / "manifest.json").read_text() == "{}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run"]
+
+
+def test_leftovers_that_cannot_be_removed_are_one_clear_error(tmp_path: Path, good_run: Any,
+                                                               monkeypatch: Any) -> None:
+    _, _, out = good_run
+    (tmp_path / ".run.mapwright-new").mkdir()
+
+    def refuse(path: Path) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(publish, "_remove", refuse)
+    with pytest.raises(RunDirError, match=r"cannot clean up what an earlier killed run left \(Permission denied"), \
+            claim(out):
+        pass
+    assert not lock_file(out).exists() and (tmp_path / ".run.mapwright-new").is_dir()
