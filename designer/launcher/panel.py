@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from designer.launcher.events import overall_percent
 from designer.launcher.runner import Runner, RunProcess, RunRequest
 from designer.launcher.settings import DEFAULT_MASTER, LauncherSettings, RunChoices, default_out_dir
-from engine.run.publish import is_run_directory, out_dir_problem
+from engine.run.publish import is_run_directory, out_dir_problem, run_status
 from engine.spark.session import MasterError, parse_master
 
 MASTER_PRESETS = ("local[2]", "local[*]", "spark://127.0.0.1:7077", "sc://127.0.0.1:15002")
@@ -219,7 +219,7 @@ class RunLauncher(QWidget):
             self._set_status(f"Succeeded: {out_dir}")
             self.append_log(f"run {status}")
         else:
-            where = self._where_the_reason_is(out_dir)
+            where = self._where_the_reason_is(out_dir, status)
             text = (f"{status.capitalize()}: {reason}" if reason else status.capitalize()) + where
             self._set_status(text, error=status == "failed")
             self.append_log(f"run {status}" + (f": {reason}" if reason else "") + where)
@@ -230,11 +230,11 @@ class RunLauncher(QWidget):
         self._update_enabled()
         self.sig_run_finished.emit(status, out_dir)
 
-    def _where_the_reason_is(self, folder: str) -> str:
+    def _where_the_reason_is(self, folder: str, status: str) -> str:
         """`(details in …/manifest.json; the earlier run in … is kept)`, as far as it applies."""
-        manifest = Path(folder) / "manifest.json" if folder else None
-        if manifest is None or not manifest.is_file():
-            return ""
+        if not folder or run_status(Path(folder)) != status:
+            return ""  # no manifest of this run (it ended before writing one): do not point at another
+        manifest = Path(folder) / "manifest.json"
         requested = self._request.out_dir.absolute() if self._request else None
         kept = requested is not None and Path(folder).absolute() != requested and is_run_directory(requested)
         return f" (details in {manifest}" + (f"; the earlier run in {requested} is kept)" if kept else ")")
