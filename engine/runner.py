@@ -3,8 +3,9 @@
 Progress goes to stdout as JSON lines (`{"event": "stage", "stage": ..., "done": N, "total": N}`,
 then one `{"event": "finished", "status": ..., "out": RUNDIR, "manifest": path or null, ...}`).
 
-The run directory is checked and locked before anything else (`engine.run.publish`): a folder that is not
-a run directory, or one that another run holds, is exit 2 and left untouched. SIGTERM or Ctrl-C cancels
+The run directory is checked before anything else and locked once the input has been read
+(`engine.run.publish`): a folder that is not a run directory, or one that another run holds, is exit 2
+and left untouched. SIGTERM or Ctrl-C cancels
 at any moment, within a fraction of a second while Spark starts (the start runs in a worker thread that
 the main thread stops waiting for; the JVM dies with this process). A failed or cancelled run writes a
 manifest with its status and reason to RUNDIR, or to `RUNDIR.attempt` when RUNDIR holds a succeeded run,
@@ -28,9 +29,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engine.java import JavaMissing, require_java
-from engine.model import load_model
+from engine.model import Model, load_model
 from engine.rules import count, validate
-from engine.run.publish import RunDirError, claim
+from engine.run.publish import RunDirError, check_out_dir, claim
 from engine.run.reference import RunCancelled
 from engine.run.rundir import RUN_INPUT_ERRORS, RunInfo, model_sha256, write_failed_run, write_run
 from engine.spark.session import MasterError, check_reachable, parse_master
@@ -89,8 +90,11 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
     cancel = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: cancel.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
+        check_out_dir(out)  # first of all; then the input, read only; then the lock, and the run
+        model = load_model(model_path)
+        _check_usable(data_dir, master_url)
         with claim(out) as target:
-            code = _run_claimed(model_path, data_dir, target, master_url, cancel)
+            code = _run_claimed(model_path, model, data_dir, target, master_url, cancel)
     except RunDirError as exc:
         raise RunUsageError(str(exc)) from None
     finally:
@@ -108,8 +112,7 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
 CANCELLED = "cancelled by the user (SIGTERM or Ctrl-C)"
 
 
-def _run_claimed(model_path: Path, data_dir: Path, out: Path, master_url: str, cancel: threading.Event) -> int:
-    model = load_model(model_path)
+def _check_usable(data_dir: Path, master_url: str) -> None:
     if not data_dir.is_dir():
         raise RunUsageError(f"{data_dir}: no such folder (the sample data, --data)")
     try:
@@ -119,6 +122,10 @@ def _run_claimed(model_path: Path, data_dir: Path, out: Path, master_url: str, c
             require_java()
     except (MasterError, JavaMissing) as exc:
         raise RunUsageError(str(exc)) from None
+
+
+def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, master_url: str,
+                 cancel: threading.Event) -> int:
     info = RunInfo(model_sha256(model_path), master=master_url, spark_version=None, started=datetime.now(UTC),
                    model_path=str(model_path))
     errors, _ = count(validate(model))
