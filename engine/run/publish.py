@@ -13,7 +13,7 @@ The protocol, for `--out RUNDIR` (say `/p/run`):
    is missing while a saved old copy exists (a kill between the two renames of the fallback), the old
    copy is put back first.
 4. *Stage and swap* (`publish`): the run is written into `/p/.run.mapwright-new`, which is then exchanged
-   with RUNDIR in one step (Linux `renameat2(RENAME_EXCHANGE)`); the staged name now holds the old run,
+   with RUNDIR in one step (`exchange`: Linux renameat2, macOS renamex_np); the staged name now holds the old run,
    which is removed. Where exchange is not supported: RUNDIR is renamed to `/p/.run.mapwright-old`, the
    staged folder to RUNDIR, and step 3 of the next run restores the old copy if a kill fell between.
 5. *Unlock*: the lock file is removed while still locked, then closed.
@@ -265,20 +265,29 @@ def discard(target: Path) -> None:
 
 
 _AT_FDCWD = -100
-_RENAME_EXCHANGE = 2
+_RENAME_EXCHANGE = 2  # Linux renameat2
+_RENAME_SWAP = 2  # macOS renamex_np
 
 
 def exchange(a: Path, b: Path) -> None:
-    """Swap two paths atomically (Linux renameat2 RENAME_EXCHANGE); `ExchangeUnsupported` elsewhere."""
+    """Swap two paths atomically (Linux `renameat2(RENAME_EXCHANGE)`, macOS `renamex_np(RENAME_SWAP)`);
+    `ExchangeUnsupported` where neither exists or the file system refuses."""
     libc = _libc()
-    function = getattr(libc, "renameat2", None) if libc is not None else None
-    if function is None:
-        raise ExchangeUnsupported(errno.ENOSYS, "renameat2 is not available")
-    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    function.restype = ctypes.c_int
-    if function(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) != 0:
+    linux = getattr(libc, "renameat2", None) if libc is not None else None
+    macos = getattr(libc, "renamex_np", None) if libc is not None else None
+    if linux is not None:
+        linux.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+        linux.restype = ctypes.c_int
+        failed = linux(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) != 0
+    elif macos is not None:
+        macos.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
+        macos.restype = ctypes.c_int
+        failed = macos(os.fsencode(a), os.fsencode(b), _RENAME_SWAP) != 0
+    else:
+        raise ExchangeUnsupported(errno.ENOSYS, "no atomic exchange of two paths here")
+    if failed:
         code = ctypes.get_errno()
-        if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP):
             raise ExchangeUnsupported(code, os.strerror(code))
         raise OSError(code, os.strerror(code), str(a), None, str(b))
 
