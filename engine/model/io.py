@@ -12,6 +12,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -211,13 +212,18 @@ def write_atomic(target: Path, text: str) -> None:
         raise
 
 
+LEGACY_TEMPORARY_AGE_S = 3600
+
+
 def remove_stale_temporaries(target: Path) -> list[Path]:
     """Remove the temporary files that killed writers of `target` left; returns those removed.
 
     Only files named as `write_atomic` names them (`.NAME.PID.XXXXXXXX.tmp`, regular files) whose
-    process PID is gone; other files, and the temporaries of writers still running, stay.
+    process PID is gone; other files, and the temporaries of writers still running, stay. Earlier versions
+    named them `.NAME.XXXXXXXX.tmp`, without the pid: those go once they are an hour old (a save takes
+    milliseconds, so their writer is long gone).
     """
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.(\d+)\.[A-Za-z0-9_]{{8}}\.tmp")
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.(?:(\d+)\.)?[a-z0-9_]{{8}}\.tmp")
     try:
         names = os.listdir(target.parent)
     except OSError:
@@ -226,7 +232,10 @@ def remove_stale_temporaries(target: Path) -> list[Path]:
     for name in sorted(names):
         match = pattern.fullmatch(name)
         path = target.parent / name
-        if match is None or _process_alive(int(match.group(1))) or path.is_symlink() or not path.is_file():
+        if match is None or path.is_symlink() or not path.is_file():
+            continue
+        pid = match.group(1)
+        if _process_alive(int(pid)) if pid else time.time() - path.stat().st_mtime < LEGACY_TEMPORARY_AGE_S:
             continue
         try:
             path.unlink()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from engine.model import load_model, save_model
@@ -52,9 +53,13 @@ def test_the_next_save_removes_what_a_killed_save_left_and_only_that(examples: P
             tmp_path / "model.json.tmp"]
     for path in mine:
         path.write_text("the user's")
+    old_kind, recent_old_kind = tmp_path / ".model.json.k3j_x9a2.tmp", tmp_path / ".model.json.p0q1r2s3.tmp"
+    old_kind.write_text("{")  # left by a version that did not name the pid: an hour old, so gone
+    recent_old_kind.write_text("{")
+    os.utime(old_kind, (time.time() - 7200, time.time() - 7200))
     try:
         save_model(load_model(target), target)
-        assert not leftover.exists()
+        assert not leftover.exists() and not old_kind.exists() and recent_old_kind.exists()
         assert len(temporaries(tmp_path, running.pid)) == 1
         assert len(temporaries(tmp_path, other.pid)) == 1
         assert all(path.read_text() == "the user's" for path in mine)
