@@ -142,7 +142,7 @@ def claim(out: Path) -> Iterator[Path]:
     except RunDirError:
         raise
     except OSError as exc:
-        raise RunDirError(f"{out}: cannot create the run directory here ({exc.strerror})") from None
+        raise RunDirError(f"{out}: cannot write here ({exc.strerror}: {exc.filename})") from None
     _held.add(out)
     try:
         try:
