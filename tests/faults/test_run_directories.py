@@ -248,12 +248,20 @@ def test_a_full_disk_keeps_the_good_run(examples: Path, small_disk: Path) -> Non
 
 
 CHILD = """
-import importlib.util, json, sys
+import importlib.util, json, os, sys, time
 from pathlib import Path
 spec = importlib.util.spec_from_file_location("publish", sys.argv[1])
 publish = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(publish)
 out, how = Path(sys.argv[2]), sys.argv[3]
+rename, swap = os.rename, publish.exchange
+def slow_rename(a, b):  # stretch the time between steps, so that kills land between them often
+    rename(a, b)
+    time.sleep(0.002)
+def slow_exchange(a, b):
+    swap(a, b)
+    time.sleep(0.002)
+os.rename, publish.exchange = slow_rename, slow_exchange
 if how == "renames":
     def unsupported(*_):
         raise publish.ExchangeUnsupported(22, "exchange switched off")
@@ -289,7 +297,7 @@ def test_sigkill_while_publishing_never_leaves_neither(tmp_path: Path, how: str,
         (out / f"part{i}").write_text("0" * 2000)
     (out / "manifest.json").write_text(json.dumps({"engine": "mapwright test", "status": "succeeded", "n": 0}))
     rng = random.Random(7)
-    generations, interrupted = [0], 0
+    generations, interrupted, missing = [0], 0, 0
     for _ in range(times):
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(PUBLISH_PY), str(out), how],
                                  stdout=subprocess.PIPE, text=True)
@@ -299,6 +307,7 @@ def test_sigkill_while_publishing_never_leaves_neither(tmp_path: Path, how: str,
         child.wait(timeout=30)
         if how == "exchange":
             check_whole(out)
+        missing += not out.exists()
         interrupted += any(p.name != ".run.mapwright-lock" for p in tmp_path.iterdir() if p.name.startswith("."))
         with publish.claim(out):  # what the next run on RUNDIR does first
             pass
@@ -306,3 +315,4 @@ def test_sigkill_while_publishing_never_leaves_neither(tmp_path: Path, how: str,
         assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
     assert generations == sorted(generations) and generations[-1] > times  # it did publish, and never went back
     assert interrupted > 0  # some kills fell inside a publish, not only between two
+    assert missing == 0 if how == "exchange" else missing > 0  # the renames' window was hit, and recovered
