@@ -142,21 +142,24 @@ def claim(out: Path) -> Iterator[Path]:
     except RunDirError:
         raise
     except OSError as exc:
-        raise RunDirError(f"{out}: cannot write here ({exc.strerror}: {exc.filename})") from None
+        raise RunDirError(f"{out}: cannot write here ({_why(exc)})") from None
     _held.add(out)
     try:
         try:
             for target in (out, attempt_dir(out)):
                 recover(target)
         except OSError as exc:
-            raise RunDirError(f"{out}: cannot clean up what an earlier killed run left ({exc.strerror}: "
-                              f"{exc.filename})") from None
+            raise RunDirError(f"{out}: cannot clean up what an earlier killed run left ({_why(exc)})") from None
         yield out
     finally:
         _held.discard(out)
         with contextlib.suppress(OSError):
             os.unlink(lock_file(out))
         os.close(fd)
+
+
+def _why(exc: OSError) -> str:
+    return f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc.strerror or exc)
 
 
 def _lock(out: Path) -> int:
@@ -175,8 +178,9 @@ def _lock(out: Path) -> int:
         except FileNotFoundError:
             same = False
         if same:  # else the previous owner removed the file between our open and our lock: try again
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
+            with contextlib.suppress(OSError):  # the pid is for the message of a second run; a full disk
+                os.ftruncate(fd, 0)             # must not stop this one (it will say so when it writes)
+                os.write(fd, f"{os.getpid()}\n".encode())
             return fd
         os.close(fd)
 
