@@ -51,7 +51,7 @@ def emit(event: str, **fields: Any) -> None:
 
 def _in_worker(work: Callable[[], T], cancel: threading.Event, spark: Any, grace_s: float = 30.0) -> T:
     """Run Spark's start or the pipeline in a thread, so a signal never lands inside a py4j call; when
-    `cancel` is set, ask Spark to stop its jobs and wait for the work to notice (at most `grace_s`)."""
+    `cancel` is set, keep asking Spark to stop its jobs and wait for the work to notice (at most `grace_s`)."""
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -62,11 +62,12 @@ def _in_worker(work: Callable[[], T], cancel: threading.Event, spark: Any, grace
 
     thread = threading.Thread(target=target, name=WORKER, daemon=True)
     thread.start()
-    asked = 0.0
+    asked = last_ask = 0.0
     while thread.is_alive():
         thread.join(0.05)
-        if cancel.is_set() and not asked:
-            asked = time.monotonic()
+        now = time.monotonic()
+        if cancel.is_set() and now - last_ask >= 0.25:  # again and again: a job the pipeline starts after
+            asked, last_ask = asked or now, now          # the first ask is cancelled as soon as it starts
             _cancel_jobs(spark)
         if asked and time.monotonic() - asked > grace_s:
             raise RunCancelled("cancelled (Spark did not stop in time)")
