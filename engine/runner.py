@@ -1,33 +1,43 @@
 """`mapwright run`: one run as its own process, so a GUI can start, watch and cancel it.
 
 Progress goes to stdout as JSON lines (`{"event": "stage", "stage": ..., "done": N, "total": N}`,
-then one `{"event": "finished", ...}`). SIGTERM or Ctrl-C cancels: the run
-directory then holds only a manifest saying `cancelled`. A run that fails
-says `failed` and why; a half-written run never looks finished.
+then one `{"event": "finished", "status": ..., "out": RUNDIR, "manifest": path or null, ...}`).
+
+The run directory is checked before anything else and locked once the input has been read
+(`engine.run.publish`): a folder that is not a run directory, or one that another run holds, is exit 2
+and left untouched. SIGTERM or Ctrl-C cancels
+at any moment, within a fraction of a second while Spark starts (the start runs in a worker thread that
+the main thread stops waiting for; the JVM dies with this process). A failed or cancelled run writes a
+manifest with its status and reason to RUNDIR, or to `RUNDIR.attempt` when RUNDIR holds a succeeded run,
+which is kept; stderr's last line says which file holds the reason. A half-written run never looks
+finished.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from engine.java import JavaMissing, require_java
-from engine.model import load_model
+from engine.model import Model, load_model
 from engine.rules import count, validate
+from engine.run.publish import RunDirError, check_out_dir, claim
 from engine.run.reference import RunCancelled
-from engine.run.rundir import RUN_INPUT_ERRORS, RunDirError, RunInfo, model_sha256, write_failed_run, write_run
+from engine.run.rundir import RUN_INPUT_ERRORS, RunInfo, model_sha256, write_failed_run, write_run
 from engine.spark.session import MasterError, check_reachable, parse_master
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+WORKER = "mapwright-run"
 T = TypeVar("T")
 
 
@@ -40,8 +50,8 @@ def emit(event: str, **fields: Any) -> None:
 
 
 def _in_worker(work: Callable[[], T], cancel: threading.Event, spark: Any, grace_s: float = 30.0) -> T:
-    """Run the pipeline in a thread, so a signal never lands inside a py4j call; when `cancel` is set,
-    ask Spark to stop its jobs and wait for the pipeline to notice (at most `grace_s`)."""
+    """Run Spark's start or the pipeline in a thread, so a signal never lands inside a py4j call; when
+    `cancel` is set, keep asking Spark to stop its jobs and wait for the work to notice (at most `grace_s`)."""
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -50,13 +60,14 @@ def _in_worker(work: Callable[[], T], cancel: threading.Event, spark: Any, grace
         except BaseException as exc:  # handed to the main thread as it is
             box["error"] = exc
 
-    thread = threading.Thread(target=target, name="mapwright-run", daemon=True)
+    thread = threading.Thread(target=target, name=WORKER, daemon=True)
     thread.start()
-    asked = 0.0
+    asked = last_ask = 0.0
     while thread.is_alive():
-        thread.join(0.2)
-        if cancel.is_set() and not asked:
-            asked = time.monotonic()
+        thread.join(0.05)
+        now = time.monotonic()
+        if cancel.is_set() and now - last_ask >= 0.25:  # again and again: a job the pipeline starts after
+            asked, last_ask = asked or now, now          # the first ask is cancelled as soon as it starts
             _cancel_jobs(spark)
         if asked and time.monotonic() - asked > grace_s:
             raise RunCancelled("cancelled (Spark did not stop in time)")
@@ -66,6 +77,8 @@ def _in_worker(work: Callable[[], T], cancel: threading.Event, spark: Any, grace
 
 
 def _cancel_jobs(spark: Any) -> None:
+    if spark is None:
+        return
     with contextlib.suppress(Exception):
         if hasattr(spark, "sparkContext") and not type(spark).__module__.startswith("pyspark.sql.connect"):
             spark.sparkContext.cancelAllJobs()
@@ -75,7 +88,32 @@ def _cancel_jobs(spark: Any) -> None:
 
 def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]") -> int:
     """Run and write `out`; returns the exit code. Raises `RunUsageError` before anything starts."""
-    model = load_model(model_path)
+    cancel = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: cancel.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        check_out_dir(out)  # first of all; then the input, read only; then the lock, and the run
+        model = load_model(model_path)
+        _check_usable(data_dir, master_url)
+        with claim(out) as target:
+            code = _run_claimed(model_path, model, data_dir, target, master_url, cancel)
+    except RunDirError as exc:
+        raise RunUsageError(str(exc)) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if any(t.name == WORKER and t.is_alive() for t in threading.enumerate()):
+        # Cancelled while Spark started: the worker is still inside pyspark, and tearing the interpreter
+        # down around it takes a second or more. Everything is written, the lock released: leave now.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+CANCELLED = "cancelled by the user (SIGTERM or Ctrl-C)"
+
+
+def _check_usable(data_dir: Path, master_url: str) -> None:
     if not data_dir.is_dir():
         raise RunUsageError(f"{data_dir}: no such folder (the sample data, --data)")
     try:
@@ -85,21 +123,24 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
             require_java()
     except (MasterError, JavaMissing) as exc:
         raise RunUsageError(str(exc)) from None
+
+
+def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, master_url: str,
+                 cancel: threading.Event) -> int:
     info = RunInfo(model_sha256(model_path), master=master_url, spark_version=None, started=datetime.now(UTC),
                    model_path=str(model_path))
     errors, _ = count(validate(model))
     if errors:
         reason = f"the model has {errors} validation error(s); see `mapwright validate {model_path}`"
         return _finish_failed(out, "failed", reason, info)
-    cancel = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: cancel.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     spark = None
     try:
+        if cancel.is_set():
+            raise RunCancelled("cancelled")
         emit("stage", stage="start", done=0, total=1)
+        spark = _in_worker(lambda: _start_spark(master_url), cancel, None, grace_s=0.0)
         from engine.spark.pipeline import STAGES, run_spark
-        from engine.spark.session import spark_session
 
-        spark = spark_session(master_url)
         info = replace(info, spark_version=spark.version)
         emit("stage", stage="spark", done=1, total=1, spark_version=spark.version)
 
@@ -112,33 +153,76 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
         if cancel.is_set():
             raise RunCancelled("cancelled")
         emit("stage", stage="write", done=len(STAGES), total=len(STAGES))
-        write_run(result, model, out, replace(info, finished=datetime.now(UTC)))
     except (RunCancelled, KeyboardInterrupt):
-        return _finish_failed(out, "cancelled", "cancelled by the user (SIGTERM or Ctrl-C)", info)
+        if spark is None:  # cancelled while Spark starts: do not wait for it, stop the JVM being launched
+            _kill_children()
+        return _finish_failed(out, "cancelled", CANCELLED, info, spark)
     except RUN_INPUT_ERRORS as exc:
-        write_failed_run(out, "failed", str(exc), replace(info, finished=datetime.now(UTC)))
-        emit("finished", status="failed", out=str(out), reason=str(exc))
-        raise RunUsageError(str(exc)) from None
-    except RunDirError as exc:
-        raise RunUsageError(str(exc)) from None
+        _stop_quietly(spark)
+        where = _write_failed(out, "failed", str(exc), info)
+        emit("finished", status="failed", out=str(out), manifest=where.manifest, reason=str(exc))
+        raise RunUsageError(f"{exc} ({where.note})") from None
     except Exception as exc:  # a Spark job that failed: say why, in one line
         if cancel.is_set():
-            return _finish_failed(out, "cancelled", "cancelled by the user (SIGTERM or Ctrl-C)", info)
-        return _finish_failed(out, "failed", spark_failure(exc), info)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if spark is not None:
-            _stop_quietly(spark)
-    emit("finished", status="succeeded", out=str(out), counts=result.counts.as_dict(),
-         diverged=sum(1 for m in result.convergence if m["diverged"]))
+            return _finish_failed(out, "cancelled", CANCELLED, info, spark)
+        return _finish_failed(out, "failed", spark_failure(exc), info, spark)
+    _stop_quietly(spark)
+    try:
+        write_run(result, model, out, replace(info, finished=datetime.now(UTC)))
+    except RunDirError:
+        raise
+    except OSError as exc:  # a full disk, a folder gone read-only: the earlier run is still in place
+        return _finish_failed(out, "failed", f"cannot write the run directory: {exc.strerror or exc}", info)
+    emit("finished", status="succeeded", out=str(out), manifest=str(out / "manifest.json"),
+         counts=result.counts.as_dict(), diverged=sum(1 for m in result.convergence if m["diverged"]))
     return EXIT_OK
 
 
-def _finish_failed(out: Path, status: str, reason: str, info: RunInfo) -> int:
-    write_failed_run(out, status, reason, replace(info, finished=datetime.now(UTC)))
-    emit("finished", status=status, out=str(out), reason=reason)
-    print(f"mapwright: run {status}: {reason}", file=sys.stderr)
+def _start_spark(master_url: str) -> Any:
+    """Import pyspark and start a session: seconds of work a cancel must not wait for."""
+    import engine.spark.pipeline  # noqa: F401  (pyspark's import is a good part of the start)
+    from engine.spark.session import spark_session
+
+    return spark_session(master_url)
+
+
+def _kill_children() -> None:
+    """Kill this process's children (during start-up: the JVM that pyspark is launching), so it neither
+    outlives the run nor prints after the last line. Linux only; elsewhere pyspark's atexit kills it."""
+    with contextlib.suppress(OSError):
+        for task in Path("/proc/self/task").iterdir():
+            for pid in (task / "children").read_text().split():
+                with contextlib.suppress(OSError):
+                    os.kill(int(pid), signal.SIGKILL)
+
+
+@dataclass(frozen=True)
+class _Written:
+    """Where a failed run's manifest went (None when it could not be written), and a note saying so."""
+
+    manifest: str | None
+    note: str
+
+
+def _write_failed(out: Path, status: str, reason: str, info: RunInfo) -> _Written:
+    try:
+        folder = write_failed_run(out, status, reason, replace(info, finished=datetime.now(UTC)))
+    except RunDirError:
+        raise
+    except OSError as exc:
+        return _Written(None, f"its manifest could not be written: {exc.strerror or exc}")
+    manifest = folder / "manifest.json"
+    if folder != out:
+        return _Written(str(manifest), f"the reason is in {manifest}; the succeeded run in {out} is unchanged")
+    return _Written(str(manifest), f"the reason is in {manifest}")
+
+
+def _finish_failed(out: Path, status: str, reason: str, info: RunInfo, spark: Any = None) -> int:
+    """Stop Spark, write the manifest and say where it is: the JSON line, then stderr's last line."""
+    _stop_quietly(spark)
+    where = _write_failed(out, status, reason, info)
+    emit("finished", status=status, out=str(out), manifest=where.manifest, reason=reason)
+    print(f"mapwright: run {status}: {reason} ({where.note})", file=sys.stderr)
     return EXIT_FAILED
 
 
@@ -153,5 +237,7 @@ def spark_failure(exc: BaseException) -> str:
 
 
 def _stop_quietly(spark: Any) -> None:
-    with contextlib.suppress(Exception):  # the run's outcome is already written
-        spark.stop()
+    """Stop Spark (before the last line, so its shutdown logs come first); a failure to stop is ignored."""
+    if spark is not None:
+        with contextlib.suppress(Exception):
+            spark.stop()

@@ -23,11 +23,14 @@ class StageEvent:
 
 @dataclass(frozen=True)
 class FinishedEvent:
-    """`{"event": "finished", ...}`: the run's outcome, its run directory and (unless it succeeded) why."""
+    """`{"event": "finished", ...}`: the run's outcome, its run directory, (unless it succeeded) why, and
+    the manifest that holds the outcome: in `out`, or in `out.attempt` when a failed or cancelled run
+    left an earlier succeeded run in `out` as it was ("" when it could not be written)."""
 
     status: str
     out: str
     reason: str = ""
+    manifest: str = ""
 
 
 def parse_event(line: str) -> StageEvent | FinishedEvent | None:
@@ -46,7 +49,8 @@ def parse_event(line: str) -> StageEvent | FinishedEvent | None:
         if kind == "stage":
             return StageEvent(str(doc["stage"]), int(doc.get("done", 0)), int(doc.get("total", 0)))
         if kind == "finished":
-            return FinishedEvent(str(doc["status"]), str(doc.get("out", "")), str(doc.get("reason") or ""))
+            return FinishedEvent(str(doc["status"]), str(doc.get("out", "")), str(doc.get("reason") or ""),
+                                 str(doc.get("manifest") or ""))
     except (KeyError, TypeError, ValueError):
         return None
     return None

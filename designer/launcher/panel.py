@@ -32,6 +32,7 @@ from designer.launcher.settings import (
     default_out_dir,
     is_bundled_sample_data,
 )
+from engine.run.publish import is_run_directory, out_dir_problem, run_status
 from engine.spark.session import MasterError, parse_master
 
 MASTER_PRESETS = ("local[2]", "local[*]", "spark://127.0.0.1:7077", "sc://127.0.0.1:15002")
@@ -64,6 +65,7 @@ class RunLauncher(QWidget):
         self._loading = False
         self._running = False
         self._runner_cancellable = False  # until Cancel is pressed
+        self._request: RunRequest | None = None
         self._build()
         self._runner = runner_factory(self)
         self._runner.sig_stage.connect(self._on_stage)
@@ -83,6 +85,7 @@ class RunLauncher(QWidget):
         self.data_browse = _named(QPushButton("Browse…"), "dataBrowse")
         self.out_edit = _named(QLineEdit(placeholderText="the run directory to write"), "outEdit")
         self.out_browse = _named(QPushButton("Browse…"), "outBrowse")
+        self.out_error = _error_label("outError")
         self.run_button = _named(QPushButton("Run"), "runButton")
         self.cancel_button = _named(QPushButton("Cancel"), "cancelButton")
         self.cancel_button.setEnabled(False)
@@ -98,7 +101,7 @@ class RunLauncher(QWidget):
         form.addRow("Spark master", _stacked(self.master_combo, self.master_error))
         form.addRow("Sample data", _stacked(_row(self.data_edit, self.data_browse), self.data_error,
                                             self.sample_note))
-        form.addRow("Output", _row(self.out_edit, self.out_browse))
+        form.addRow("Output", _stacked(_row(self.out_edit, self.out_browse), self.out_error))
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addLayout(_row(self.run_button, self.cancel_button, self.blocker_label, stretch_first=False))
@@ -160,12 +163,18 @@ class RunLauncher(QWidget):
             return "choose the sample data folder"
         return None if Path(text).expanduser().is_dir() else f"{text}: no such folder"
 
+    def _out_problem(self) -> str | None:
+        text = self.out_edit.text().strip()
+        if not text:
+            return "choose the output folder"
+        return out_dir_problem(Path(text).expanduser().absolute())
+
     def _update_enabled(self) -> None:
-        master, data = self._master_problem(), self._data_problem()
+        master, data, out = self._master_problem(), self._data_problem(), self._out_problem()
         _show_error(self.master_error, master)
         _show_error(self.data_error, data if self.data_edit.text().strip() else None)
-        blocker = (("open or save a model to run it" if self._model is None else None) or master or data
-                   or ("choose the output folder" if not self.out_edit.text().strip() else None))
+        _show_error(self.out_error, out if self.out_edit.text().strip() else None)
+        blocker = ("open or save a model to run it" if self._model is None else None) or master or data or out
         idle = not self._running
         self.run_button.setEnabled(idle and blocker is None)
         self.run_button.setToolTip(blocker or "run the model on the sample data (mapwright run)")
@@ -202,6 +211,7 @@ class RunLauncher(QWidget):
         request = RunRequest(self._model, Path(self.data_edit.text().strip()).expanduser(),
                              Path(self.out_edit.text().strip()).expanduser(), self._master())
         self._settings.save(self._model, RunChoices(request.master, self.data_edit.text().strip()))
+        self._request = request
         self._running, self._runner_cancellable = True, True
         self.log_view.clear()
         self.progress.setValue(0)
@@ -234,16 +244,27 @@ class RunLauncher(QWidget):
         if status == "succeeded":
             self.progress.setValue(self.progress.maximum())
             self._set_status(f"Succeeded: {out_dir}")
+            self.append_log(f"run {status}")
         else:
-            self._set_status(f"{status.capitalize()}: {reason}" if reason else status.capitalize(),
-                             error=status == "failed")
+            where = self._where_the_reason_is(out_dir, status)
+            text = (f"{status.capitalize()}: {reason}" if reason else status.capitalize()) + where
+            self._set_status(text, error=status == "failed")
+            self.append_log(f"run {status}" + (f": {reason}" if reason else "") + where)
         self.progress.setFormat(f"{status} — %p%")
-        self.append_log(f"run {status}" + (f": {reason}" if reason else ""))
         if self._model is not None and self.out_edit.text() == self._auto_out:
             self._auto_out = str(default_out_dir(self._model, datetime.now()))
             self.out_edit.setText(self._auto_out)
         self._update_enabled()
         self.sig_run_finished.emit(status, out_dir)
+
+    def _where_the_reason_is(self, folder: str, status: str) -> str:
+        """`(details in …/manifest.json; the earlier run in … is kept)`, as far as it applies."""
+        if not folder or run_status(Path(folder)) != status:
+            return ""  # no manifest of this run (it ended before writing one): do not point at another
+        manifest = Path(folder) / "manifest.json"
+        requested = self._request.out_dir.absolute() if self._request else None
+        kept = requested is not None and Path(folder).absolute() != requested and is_run_directory(requested)
+        return f" (details in {manifest}" + (f"; the earlier run in {requested} is kept)" if kept else ")")
 
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status_label.setText(text)
@@ -263,7 +284,7 @@ class RunLauncher(QWidget):
             return
         folder = Path(chosen)
         # A run may only replace an empty folder or an earlier run: put it inside anything else.
-        if self._model is not None and any(folder.iterdir()) and not (folder / "manifest.json").is_file():
+        if self._model is not None and out_dir_problem(folder) is not None:
             folder = folder / default_out_dir(self._model).name
         self.out_edit.setText(str(folder))
 

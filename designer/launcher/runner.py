@@ -54,7 +54,7 @@ class Runner(Protocol):
     @property
     def sig_log(self) -> SignalInstance: ...  # (line)
     @property
-    def sig_finished(self) -> SignalInstance: ...  # (status, out_dir, reason), exactly once per start()
+    def sig_finished(self) -> SignalInstance: ...  # (status, folder, reason), exactly once per start()
 
     def start(self, request: RunRequest) -> None: ...
     def cancel(self) -> None: ...
@@ -62,7 +62,11 @@ class Runner(Protocol):
 
 
 class RunProcess(QObject):
-    """One `mapwright run` at a time in a child process; `cancel()` signals it, then kills it after a grace."""
+    """One `mapwright run` at a time in a child process; `cancel()` signals it, then kills it after a grace.
+
+    `sig_finished(status, folder, reason)`: `folder` is the one holding the run's manifest, the requested
+    run directory or, for a failed or cancelled run over a succeeded one, `RUNDIR.attempt` beside it.
+    """
 
     sig_stage = Signal(str, int, int)
     sig_log = Signal(str)
@@ -186,7 +190,8 @@ class RunProcess(QObject):
         if process is None:  # finished and errorOccurred may both arrive
             return
         process.deleteLater()
-        self.sig_finished.emit(outcome.status, outcome.out or self._out_dir(), outcome.reason)
+        folder = str(Path(outcome.manifest).parent) if outcome.manifest else outcome.out or self._out_dir()
+        self.sig_finished.emit(outcome.status, folder, outcome.reason)
 
 
 def _environment() -> QProcessEnvironment:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -237,12 +239,18 @@ def save_model(model: Model, path: str | os.PathLike[str]) -> None:
 
 
 def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
-    """Replace `target` with `text` all at once; a symlink is followed, so the file it points to is replaced.
-    `mode`: the permissions to give it (default: keep the replaced file's, or the umask's for a new file)."""
+    """Write `text` to `target` so that a reader sees the old file or the new one, never a part.
+
+    A symlink is followed, so the file it points to is replaced. `mode`: the permissions to give it
+    (default: keep the replaced file's, or the umask's for a new file). The text goes to
+    `.NAME.PID.XXXXXXXX.tmp` beside the target, then is renamed over it. A writer that is killed leaves its
+    temporary file behind: the next write of the same target removes such leftovers.
+    """
     target = Path(target)
     if target.is_symlink():
         target = target.resolve()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    remove_stale_temporaries(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -264,3 +272,49 @@ def _mode_for(target: Path) -> int:
         umask = os.umask(0o022)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+LEGACY_TEMPORARY_AGE_S = 3600
+
+
+def remove_stale_temporaries(target: Path) -> list[Path]:
+    """Remove the temporary files that killed writers of `target` left; returns those removed.
+
+    Only files named as `write_atomic` names them (`.NAME.PID.XXXXXXXX.tmp`, regular files) whose
+    process PID is gone; other files, and the temporaries of writers still running, stay. Earlier versions
+    named them `.NAME.XXXXXXXX.tmp`, without the pid: those go once they are an hour old (a save takes
+    milliseconds, so their writer is long gone).
+    """
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.(?:(\d+)\.)?[a-z0-9_]{{8}}\.tmp")
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return []
+    removed = []
+    for name in sorted(names):
+        match = pattern.fullmatch(name)
+        path = target.parent / name
+        if match is None or path.is_symlink() or not path.is_file():
+            continue
+        pid = match.group(1)
+        if _process_alive(int(pid)) if pid else time.time() - path.stat().st_mtime < LEGACY_TEMPORARY_AGE_S:
+            continue
+        try:
+            path.unlink()
+        except OSError:  # another save removed it first, or the folder is read-only: not this save's concern
+            continue
+        removed.append(path)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    """True unless no process `pid` exists (one we may not signal exists)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

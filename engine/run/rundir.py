@@ -9,20 +9,23 @@ RUNDIR/rejects.jsonl                   malformed input with the reason
 RUNDIR/convergence.json                per mapping: compared, diverged, examples
 ```
 
-Everything is written into a temporary sibling folder that is renamed into
-place at the end, so a half-written run never looks finished. A failed or
-cancelled run leaves a folder holding only `manifest.json` with that status
-and the reason.
+Run directories are precious (`engine.run.publish` holds the protocol): a
+run writes only a folder that is absent, empty or an earlier Mapwright run,
+holds a lock on it while it runs, stages everything in a hidden sibling and
+swaps it into place in one step, so a half-written run never looks finished
+and a kill at any instant leaves the old run or the new one.
+
+A failed or cancelled run writes a folder holding only `manifest.json` with
+that status and the reason: in RUNDIR, except over a run that succeeded,
+which stays byte for byte while the manifest goes to `RUNDIR.attempt`
+beside it. A run that succeeds removes a stale `RUNDIR.attempt`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -37,6 +40,7 @@ from engine.model.io import ModelLoadError, load_model
 from engine.model.schema import Model, Table
 from engine.model.types import SqlType, TypeFamily
 from engine.run.context import RunModelError
+from engine.run.publish import RunDirError, attempt_dir, claim, discard, is_run_directory, publish, run_status
 from engine.run.records import InputError
 from engine.run.reference import Progress, RunCancelled, RunResult, run_reference
 from engine.run.schedule import ScheduleError
@@ -46,8 +50,7 @@ from engine.run.values import INTEGER_TYPES, is_binary, to_json_value
 CONFLICT_ROW_FIELDS = ("dkey", "local", "remote_old", "remote_new", "result")
 
 
-class RunDirError(OSError):
-    """RUNDIR cannot be written (it is a file, or a folder that is not a run directory)."""
+__all__ = ["RunDirError", "RunInfo", "is_run_directory", "run_reference_to_dir", "write_failed_run", "write_run"]
 
 
 @dataclass(frozen=True)
@@ -109,8 +112,10 @@ def _arrow_value(value: Any, t: pa.DataType) -> Any:
 
 
 def write_run(result: RunResult, model: Model, out: Path, info: RunInfo) -> Path:
-    """Write a succeeded run to `out`; returns `out`."""
+    """Write a succeeded run to `out` (replacing an earlier run there, and removing a stale
+    `out.attempt`); returns `out`. Raises `RunDirError` if `out` may not be written."""
     def fill(tmp: Path) -> None:
+        (tmp / "tables").mkdir()
         for table in model.tables:
             folder = tmp / "tables" / table.server
             folder.mkdir(parents=True, exist_ok=True)
@@ -121,8 +126,13 @@ def write_run(result: RunResult, model: Model, out: Path, info: RunInfo) -> Path
         _jsonl(tmp / "error_queue.jsonl", queue)
         _jsonl(tmp / "rejects.jsonl", (r.as_dict() for r in result.rejects))
         _json(tmp / "convergence.json", {"mappings": result.convergence})
-        _json(tmp / "manifest.json", manifest("succeeded", info, result))
-    return _publish(out, fill)
+        _json(tmp / "manifest.json", {**manifest("succeeded", info, result),
+                                      "tables": [table.key for table in model.tables]})
+    with claim(out) as target:
+        publish(target, fill)
+        if is_run_directory(attempt_dir(target)):
+            discard(attempt_dir(target))
+        return target
 
 
 def in_time_order(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -135,10 +145,17 @@ def in_time_order(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def write_failed_run(out: Path, status: str, reason: str, info: RunInfo) -> Path:
-    """Write a run that failed or was cancelled: only `manifest.json`, with the status and the reason."""
+    """Write a run that failed or was cancelled: only `manifest.json`, with the status and the reason.
+
+    Returns the folder that holds it: `out`, or `out.attempt` when `out` holds a run that succeeded
+    (which is then left as it is).
+    """
     def fill(tmp: Path) -> None:
         _json(tmp / "manifest.json", {**manifest(status, info, None), "reason": reason})
-    return _publish(out, fill)
+    with claim(out) as target:
+        if run_status(target) == "succeeded":
+            target = attempt_dir(target)
+        return publish(target, fill)
 
 
 def manifest(status: str, info: RunInfo, result: RunResult | None) -> dict[str, Any]:
@@ -183,67 +200,38 @@ def _json(path: Path, doc: Any) -> None:
     path.write_text(json.dumps(doc, indent=1, default=to_json_value) + "\n", encoding="utf-8")
 
 
-def _publish(out: Path, fill: Callable[[Path], None]) -> Path:
-    """Fill a temporary sibling of `out`, then swap it into place."""
-    out = out.absolute()
-    _check_replaceable(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
-    try:
-        fill(tmp)
-        old = None
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-            os.replace(out, old / out.name)
-        os.replace(tmp, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
-
-
-def _check_replaceable(out: Path) -> None:
-    """A run may replace an empty folder or an earlier run directory, nothing else."""
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise RunDirError(f"{out}: exists and is not a folder")
-    if any(out.iterdir()) and not (out / "manifest.json").is_file():
-        raise RunDirError(f"{out}: exists, is not empty and is not a run directory (no manifest.json)")
-
-
 RUN_INPUT_ERRORS = (ModelLoadError, InputError, ScheduleError, RunModelError, UnsupportedSql)
 
 
 def run_reference_to_dir(model_path: Path, data_dir: Path, out: Path,
                          progress: Progress | None = None) -> tuple[str, Path]:
-    """Run the pure-Python reference and write its run directory; returns (status, out).
+    """Run the pure-Python reference and write its run directory; returns (status, the folder written).
 
-    Input the run cannot use ends in a `failed` manifest naming the reason; a progress callback that
-    raises `RunCancelled` (or Ctrl-C) ends in a `cancelled` one. Anything else is a bug: the manifest
-    says `failed` and the exception propagates.
+    `out` is checked and locked before anything runs (`RunDirError`, `RunDirBusy`). Input the run cannot
+    use ends in a `failed` manifest naming the reason; a progress callback that raises `RunCancelled` (or
+    Ctrl-C) ends in a `cancelled` one. Anything else is a bug: the manifest says `failed` and the
+    exception propagates. A failed or cancelled run over a succeeded one writes to `out.attempt`.
     """
-    info = RunInfo(model_sha256(model_path), master=None, spark_version="reference",
-                   started=datetime.now(UTC), model_path=str(model_path))
-    try:
-        model = load_model(model_path)
-        result = run_reference(model, data_dir, progress)
-    except RunCancelled as exc:
-        return "cancelled", write_failed_run(out, "cancelled", str(exc) or "cancelled", info)
-    except KeyboardInterrupt:
-        write_failed_run(out, "cancelled", "interrupted", info)
-        raise
-    except RUN_INPUT_ERRORS as exc:
-        return "failed", write_failed_run(out, "failed", str(exc), info)
-    except Exception as exc:
-        write_failed_run(out, "failed", f"internal error: {type(exc).__name__}: {exc}", info)
-        raise
-    try:
-        return "succeeded", write_run(result, model, out, replace(info, finished=datetime.now(UTC)))
-    except RunDirError:
-        raise
-    except Exception as exc:
-        write_failed_run(out, "failed", f"cannot write the run directory: {type(exc).__name__}: {exc}", info)
-        raise
+    with claim(out) as out:
+        info = RunInfo(model_sha256(model_path), master=None, spark_version="reference",
+                       started=datetime.now(UTC), model_path=str(model_path))
+        try:
+            model = load_model(model_path)
+            result = run_reference(model, data_dir, progress)
+        except RunCancelled as exc:
+            return "cancelled", write_failed_run(out, "cancelled", str(exc) or "cancelled", info)
+        except KeyboardInterrupt:
+            write_failed_run(out, "cancelled", "interrupted", info)
+            raise
+        except RUN_INPUT_ERRORS as exc:
+            return "failed", write_failed_run(out, "failed", str(exc), info)
+        except Exception as exc:
+            write_failed_run(out, "failed", f"internal error: {type(exc).__name__}: {exc}", info)
+            raise
+        try:
+            return "succeeded", write_run(result, model, out, replace(info, finished=datetime.now(UTC)))
+        except RunDirError:
+            raise
+        except Exception as exc:
+            write_failed_run(out, "failed", f"cannot write the run directory: {type(exc).__name__}: {exc}", info)
+            raise

@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from engine.model.io import MAX_MODEL_BYTES
 from engine.model.jsonpos import line_of
+from engine.run.publish import is_run_directory  # noqa: F401  (one check, re-exported for readers)
 
 MANIFEST = "manifest.json"
 STATUSES = ("succeeded", "failed", "cancelled")
@@ -98,16 +99,6 @@ def read_run_files(rundir: Path) -> RunFiles:
     if attempt is not None and not _is_older(attempt, files.manifest):
         files.last_attempt = attempt
     return files
-
-
-def is_run_directory(path: Path) -> bool:
-    """True when `path` holds a `manifest.json` that is a JSON object naming the engine `mapwright`."""
-    manifest = Path(path) / MANIFEST
-    try:
-        doc = json.loads(manifest.read_bytes()) if manifest.is_file() else None
-    except (OSError, ValueError, RecursionError):
-        return False
-    return isinstance(doc, dict) and _names_mapwright(doc.get("engine"))
 
 
 def last_attempt(rundir: Path) -> LastAttempt | None:
@@ -276,6 +267,10 @@ def check_manifest(path: Path, text: str, doc: Any) -> None:
                                                 f"resolved {counts['resolved']} + queued {counts['queued']}")
         if counts["records"] < counts["rejects"]:
             raise bad(["counts", "records"], f"{counts['records']} is fewer than the {counts['rejects']} rejects")
+    tables = doc.get("tables")
+    if tables is not None and not (isinstance(tables, list) and all(isinstance(t, str) and "." in t
+                                                                    for t in tables)):
+        raise bad(["tables"], f"expected a list of 'server.TABLE' names, got {_shown(tables)}")
     stages = doc.get("stages")
     if stages is not None:
         if not isinstance(stages, dict):
@@ -345,7 +340,8 @@ def check_tables(rundir: Path, conflicts: list[Doc], queue: list[Doc], manifest:
         raise RunDirDamaged(folder, "missing (a succeeded run writes its final tables there)" if not folder.exists()
                             else "not a folder")
     files = sorted(folder.glob("*/*.parquet"))
-    if not files:
+    listed = manifest.get("tables")  # the tables the run wrote (manifests since 0.2 list them)
+    if not files and not isinstance(listed, list):
         raise RunDirDamaged(folder, "holds no final table (no <server>/<table>.parquet)")
     for file in files:
         check_parquet(file)
@@ -356,6 +352,11 @@ def check_tables(rundir: Path, conflicts: list[Doc], queue: list[Doc], manifest:
         if not (folder / server / f"{table}.parquet").is_file():
             raise RunDirDamaged(folder / server / f"{table}.parquet",
                                 f"missing, yet {source} line {number} names the table {key}")
+    for key in listed if isinstance(listed, list) else []:
+        server, _, table = str(key).partition(".")
+        if not (folder / server / f"{table}.parquet").is_file():
+            raise RunDirDamaged(folder / server / f"{table}.parquet",
+                                f"missing, yet {MANIFEST} lists the table {key}")
     for server, table in model_tables(manifest):
         if not (folder / server / f"{table}.parquet").is_file():
             raise RunDirDamaged(folder / server / f"{table}.parquet",

@@ -365,3 +365,42 @@ def test_a_real_run_cancels_promptly(qtbot: QtBot, real_launcher: RunLauncher, t
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["status"] == "cancelled"
     assert "Cancelled" in real_launcher.status_label.text() and real_launcher.run_button.isEnabled()
+
+
+def test_a_failed_run_over_a_good_run_says_where_the_reason_is(qtbot: QtBot, isolated_settings: QSettings,
+                                                               tmp_path: Path) -> None:
+    """The real `mapwright run` (a model that fails validation: no Spark) over a succeeded run: the run is
+    kept, and the status and the log name RUNDIR.attempt/manifest.json."""
+    from engine.run.rundir import run_reference_to_dir
+
+    status, good = run_reference_to_dir(ROW_IMAGES / "model.json", ROW_IMAGES / "data", tmp_path / "run")
+    assert status == "succeeded"
+    before = (good / "manifest.json").read_bytes()
+    launcher = RunLauncher(lambda: EXAMPLES / "dkey_rules.json", settings=isolated_settings)
+    qtbot.addWidget(launcher)
+    launcher.data_edit.setText(str(ROW_IMAGES / "data"))
+    launcher.master_combo.setEditText("local[1]")
+    launcher.out_edit.setText(str(good))
+    with qtbot.waitSignal(launcher.sig_run_finished, timeout=60_000) as finished:
+        launcher.run_button.click()
+    attempt = tmp_path / "run.attempt"
+    assert finished.args == ["failed", str(attempt)], launcher.log_view.toPlainText()
+    assert (good / "manifest.json").read_bytes() == before
+    status_text = launcher.status_label.text()
+    assert "validation error" in status_text and str(attempt / "manifest.json") in status_text
+    assert f"the earlier run in {good} is kept" in status_text
+    assert str(attempt / "manifest.json") in launcher.log_view.toPlainText().splitlines()[-1]
+
+
+def test_an_output_folder_that_is_not_a_run_directory_disables_run(fake_launcher: Factory, tmp_path: Path) -> None:
+    launcher, fake = fake_launcher()
+    folder = tmp_path / "thesis"
+    folder.mkdir()
+    (folder / "manifest.json").write_text("{}")
+    launcher.out_edit.setText(str(folder))
+    assert not launcher.run_button.isEnabled() and not launcher.out_error.isHidden()
+    assert "not a Mapwright run directory" in launcher.out_error.text()
+    launcher.start_run()
+    assert fake.requests == []
+    launcher.out_edit.setText(str(tmp_path / "new-run"))
+    assert launcher.run_button.isEnabled() and launcher.out_error.isHidden()

@@ -541,3 +541,27 @@ def test_a_manifest_naming_a_device_as_its_model_is_not_read(intact: Path, tmp_p
     edit_json(rundir, "manifest.json", set_in(("model",), {"path": "/dev/zero", "sha256": "0" * 64}))
     code, out, err = conflicts(rundir, "json", capsys)
     assert code == 0 and err == "" and json.loads(out)["conflicts"]["total"] == 2
+
+
+def test_a_run_of_a_model_without_tables_is_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The manifest lists the tables the run wrote, so an empty `tables/` is whole when it lists none."""
+    model = tmp_path / "empty.json"
+    model.write_text(json.dumps({"format": "mapwright/1", "name": "empty", "servers": [{"id": "s", "dbms": "oracle"}],
+                                 "tables": [], "mappings": []}))
+    (tmp_path / "data").mkdir()
+    status, out = run_reference_to_dir(model, tmp_path / "data", tmp_path / "run")
+    assert status == "succeeded" and (out / "tables").is_dir()
+    assert json.loads((out / "manifest.json").read_text())["tables"] == []
+    code, text, err = conflicts(out, "text", capsys)
+    assert code == 0, err
+
+
+def test_a_table_the_manifest_lists_must_be_there(intact: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    rundir = copy_of(intact, tmp_path)
+    listed = json.loads((rundir / "manifest.json").read_text())["tables"]
+    assert "A.T" in listed
+    (rundir / "tables" / "A" / "T.parquet").unlink()
+    assert "lists the table A.T" in assert_refused(rundir, capsys, str(rundir / "tables" / "A" / "T.parquet"))
+    edit_json(rundir, "manifest.json", set_in(("tables",), "A.T"))
+    assert "expected a list of 'server.TABLE' names" in assert_refused(rundir, capsys, str(rundir / "manifest.json"))

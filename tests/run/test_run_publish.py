@@ -1,0 +1,259 @@
+"""Run directories are precious (CONTRACT section 6): what a run may write, the swap, the lock, recovery.
+
+In-process and fast, on the pure-Python reference; tests/faults/ kills real `mapwright run` processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_run_rundir import LINES, write_inputs
+
+import engine.run.publish as publish
+from engine.run.publish import (
+    RunDirBusy,
+    RunDirError,
+    attempt_dir,
+    claim,
+    is_run_directory,
+    lock_file,
+    out_dir_problem,
+)
+from engine.run.reference import RunCancelled
+from engine.run.rundir import run_reference_to_dir
+
+
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Every path under `folder` with its bytes (None for a folder): equal snapshots, byte for byte."""
+    return {p.relative_to(folder).as_posix(): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(folder.rglob("*"))}
+
+
+def cancel_at_resolve(stage: str) -> None:
+    if stage == "resolve":
+        raise RunCancelled("stopped by the user")
+
+
+@pytest.fixture
+def good_run(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(model, data, RUNDIR) with a succeeded run in RUNDIR."""
+    model_path, data = write_inputs(tmp_path, LINES)
+    status, out = run_reference_to_dir(model_path, data, tmp_path / "run")
+    assert status == "succeeded"
+    return model_path, data, out
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    ({"manifest.json": "{}", "important.txt": "keep me"}, "does not name the engine mapwright"),
+    ({"manifest.json": '{"engine": "otherwright 1.0", "status": "succeeded"}'}, "does not name the engine"),
+    ({"manifest.json": '["mapwright"]'}, "does not name the engine"),
+    ({"notes.txt": "mine"}, "no manifest.json"),
+])
+def test_a_folder_that_is_not_a_run_directory_is_refused_and_left_as_it_is(
+        tmp_path: Path, content: dict[str, str], says: str) -> None:
+    model_path, data = write_inputs(tmp_path, LINES)
+    folder = tmp_path / "v"
+    folder.mkdir()
+    for name, text in content.items():
+        (folder / name).write_text(text)
+    before = snapshot(tmp_path)
+    with pytest.raises(RunDirError, match=says):
+        run_reference_to_dir(model_path, data, folder)
+    assert snapshot(tmp_path) == before  # nothing written beside it either: not even a lock file
+    assert not is_run_directory(folder)
+
+
+def test_a_file_a_symlink_and_a_foreign_attempt_folder_are_refused(tmp_path: Path, good_run: Any) -> None:
+    model_path, data, out = good_run
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "link").symlink_to(out)
+    assert "is a file" in str(out_dir_problem(tmp_path / "file"))
+    assert "symbolic link" in str(out_dir_problem(tmp_path / "link"))
+    attempt_dir(out).mkdir()
+    (attempt_dir(out) / "mine.txt").write_text("mine")
+    before = snapshot(tmp_path)
+    with pytest.raises(RunDirError, match=r"run\.attempt: is not empty"):
+        run_reference_to_dir(model_path, data, out)
+    assert snapshot(tmp_path) == before
+
+
+def test_what_counts_as_a_run_directory(tmp_path: Path, good_run: Any) -> None:
+    _, _, out = good_run
+    assert is_run_directory(out)
+    assert json.loads((out / "manifest.json").read_text())["engine"].startswith("mapwright ")
+    assert not is_run_directory(tmp_path / "absent") and not is_run_directory(out / "manifest.json")
+    (tmp_path / "empty").mkdir()
+    assert out_dir_problem(tmp_path / "empty") is None and out_dir_problem(tmp_path / "absent") is None
+    assert out_dir_problem(out) is None
+
+
+def test_a_failed_run_over_a_succeeded_one_keeps_it_and_writes_beside_it(tmp_path: Path, good_run: Any) -> None:
+    model_path, data, out = good_run
+    before = snapshot(out)
+    (data / "schedule.json").write_text("not json")
+    status, folder = run_reference_to_dir(model_path, data, out)
+    assert (status, folder) == ("failed", attempt_dir(out)) and folder.name == "run.attempt"
+    assert snapshot(out) == before
+    assert json.loads((folder / "manifest.json").read_text())["status"] == "failed"
+    (data / "schedule.json").unlink()
+    status, folder = run_reference_to_dir(model_path, data, out, cancel_at_resolve)
+    assert (status, folder) == ("cancelled", attempt_dir(out)) and snapshot(out) == before
+    assert json.loads((folder / "manifest.json").read_text())["reason"] == "stopped by the user"
+    # a run that succeeds replaces the old run and removes the attempt, which no longer says anything true
+    status, folder = run_reference_to_dir(model_path, data, out)
+    assert (status, folder) == ("succeeded", out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run"]
+
+
+def test_a_failed_run_over_a_failed_one_replaces_it(tmp_path: Path) -> None:
+    model_path, data = write_inputs(tmp_path, LINES)
+    run_reference_to_dir(model_path, data, tmp_path / "run", cancel_at_resolve)
+    (data / "schedule.json").write_text("not json")
+    status, folder = run_reference_to_dir(model_path, data, tmp_path / "run")
+    assert (status, folder) == ("failed", tmp_path / "run")
+    assert json.loads((folder / "manifest.json").read_text())["status"] == "failed"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run"]
+
+
+def test_a_full_disk_while_writing_keeps_the_succeeded_run(tmp_path: Path, good_run: Any, monkeypatch: Any) -> None:
+    import engine.run.rundir as rundir
+
+    model_path, data, out = good_run
+    before = snapshot(out)
+
+    def full(*_args: Any, **_kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(rundir, "conflicts_arrow", full)
+    with pytest.raises(OSError):
+        run_reference_to_dir(model_path, data, out)
+    assert snapshot(out) == before
+    assert "No space left" in json.loads((attempt_dir(out) / "manifest.json").read_text())["reason"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run", "run.attempt"]
+
+
+def test_leftovers_of_a_killed_run_are_removed_and_only_those(tmp_path: Path, good_run: Any) -> None:
+    _, _, out = good_run
+    before = snapshot(out)
+    leftovers = [".run.mapwright-new", ".run.mapwright-old", ".run.abcd_123.partial", ".run.x1y2z3w4.old",
+                 ".run.attempt.mapwright-new"]
+    others = [".run.mapwright-newer", ".runs.mapwright-new", ".other.mapwright-old", ".run.toolong99.partial",
+              "run.mapwright-new"]
+    for name in leftovers + others:
+        (tmp_path / name / "tables").mkdir(parents=True)
+    (tmp_path / ".run.mapwright-lock").write_text("12345\n")
+    with claim(out):
+        assert (tmp_path / ".run.mapwright-lock").read_text() == f"{os.getpid()}\n"
+    names = {p.name for p in tmp_path.iterdir()}
+    assert names == {"data", "model.json", "run", *others}
+    assert snapshot(out) == before
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_a_run_killed_between_the_two_renames_is_put_back(tmp_path: Path, good_run: Any, legacy: bool) -> None:
+    """Where exchange is not supported, RUNDIR is missing for an instant; the next run restores it."""
+    _, _, out = good_run
+    before = snapshot(out)
+    saved = tmp_path / ".run.k2j4h1g9.old" / "run" if legacy else tmp_path / ".run.mapwright-old"
+    saved.parent.mkdir(exist_ok=True)
+    out.rename(saved)
+    (tmp_path / ".run.mapwright-new").mkdir()  # the new run, complete but never reported
+    with claim(out):
+        assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run"]
+
+
+def test_without_exchange_two_renames_publish_the_same(tmp_path: Path, good_run: Any, monkeypatch: Any) -> None:
+    model_path, data, out = good_run
+
+    def unsupported(*_args: Any) -> None:
+        raise publish.ExchangeUnsupported(22, "not here")
+
+    monkeypatch.setattr(publish, "exchange", unsupported)
+    (out / "marker").write_text("old run")
+    status, folder = run_reference_to_dir(model_path, data, out)
+    assert (status, folder) == ("succeeded", out) and not (out / "marker").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run"]
+
+
+def test_exchange_swaps_two_folders(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x").write_text("a")
+    (tmp_path / "b").mkdir()
+    publish.exchange(tmp_path / "a", tmp_path / "b")
+    assert (tmp_path / "b" / "x").read_text() == "a" and not any((tmp_path / "a").iterdir())
+
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from engine.run.publish import claim
+with claim(Path(sys.argv[1])):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_second_run_on_one_rundir_is_refused_naming_the_first(tmp_path: Path, good_run: Any) -> None:
+    model_path, data, out = good_run
+    before = snapshot(out)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(out)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with pytest.raises(RunDirBusy, match=rf"another run is writing it \(process {holder.pid}\)"):
+            run_reference_to_dir(model_path, data, out)
+        assert snapshot(out) == before
+    finally:
+        holder.communicate("", timeout=30)
+    assert not lock_file(out).exists()  # the holder removed it on its way out
+    assert run_reference_to_dir(model_path, data, out)[0] == "succeeded"
+
+
+def test_a_lock_left_by_a_killed_run_does_not_block(tmp_path: Path, good_run: Any) -> None:
+    model_path, data, out = good_run
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(out)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=env)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    holder.kill()
+    holder.wait(timeout=30)
+    assert lock_file(out).read_text() == f"{holder.pid}\n"
+    assert run_reference_to_dir(model_path, data, out)[0] == "succeeded"
+    assert not lock_file(out).exists()
+
+
+def test_a_folder_that_became_foreign_during_the_run_is_not_swapped_out(tmp_path: Path, good_run: Any) -> None:
+    model_path, data, out = good_run
+
+    def replaced_meanwhile(stage: str) -> None:
+        if stage == "resolve":
+            (out / "manifest.json").write_text("{}")  # the user put something else there
+            (out / "theirs.txt").write_text("theirs")
+
+    with pytest.raises(RunDirError, match="not a Mapwright run directory"):
+        run_reference_to_dir(model_path, data, out, replaced_meanwhile)
+    assert (out / "theirs.txt").read_text() == "theirs" and (out / "manifest.json").read_text() == "{}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run"]
+
+
+def test_leftovers_that_cannot_be_removed_are_one_clear_error(tmp_path: Path, good_run: Any,
+                                                               monkeypatch: Any) -> None:
+    _, _, out = good_run
+    (tmp_path / ".run.mapwright-new").mkdir()
+
+    def refuse(path: Path) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(publish, "_remove", refuse)
+    with pytest.raises(RunDirError, match=r"cannot clean up what an earlier killed run left \(Permission denied"), \
+            claim(out):
+        pass
+    assert not lock_file(out).exists() and (tmp_path / ".run.mapwright-new").is_dir()
