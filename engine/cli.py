@@ -61,6 +61,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{args.out}: cannot write ({exc.strerror})") from None
     print(f"wrote {args.out}")
+    if args.to == "goldengate":
+        from engine.deploy.goldengate import REPORT_NAME, goldengate_files
+
+        missing = goldengate_files(model).not_expressed
+        if missing:
+            print(f"mapwright: note: {len(missing)} construct(s) of the model have no GoldenGate equivalent; "
+                  f"{Path(args.out) / REPORT_NAME} lists them", file=sys.stderr)
     if args.to == "ddl" and args.server is None and not model.mappings:
         print("mapwright: note: no mapping writes to any table, so the DDL has no tables "
               "(--server ID writes every table of a server)", file=sys.stderr)
@@ -160,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="SQLAlchemy dialect for --to ddl (default: each target server's, from its DBMS)")
     p.add_argument("--server", metavar="ID", help="--to ddl: every table of this server (default: every table a "
                    "mapping writes to)")
-    p.add_argument("--out", required=True, metavar="FILE")
+    p.add_argument("--out", required=True, metavar="FILE", help="the file to write (--to goldengate: a folder)")
     p.add_argument("--force", action="store_true", help="export even when the model has errors")
     p.set_defaults(func=cmd_export)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.ddl import DdlError, model_ddl
+from engine.deploy.goldengate import write_goldengate
 from engine.model.io import dump_model, write_atomic
 from engine.model.schema import FORMAT, Model
 from engine.report import group_title, summary
@@ -70,6 +71,15 @@ tr.error td:first-child{{color:#b00020;font-weight:bold}}tr.warning td:first-chi
     write_atomic(out, page)
 
 
+def export_goldengate(model: Model, out: Path, **_: Any) -> None:
+    """Oracle GoldenGate Replicat parameter files and their REPORT.txt, in the folder `out`."""
+    try:
+        write_goldengate(model, out)
+    except NotADirectoryError as exc:
+        raise ExportError(str(exc)) from None
+
+
 EXPORTERS: dict[str, Callable[..., None]] = {
     "json": export_json, "schema": export_schema, "ddl": export_ddl, "report": export_report,
+    "goldengate": export_goldengate,
 }

@@ -1,0 +1,1 @@
+"""Deployment artefacts generated from a model for replication products (GoldenGate, PostgreSQL...)."""
