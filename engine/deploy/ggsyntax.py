@@ -76,15 +76,13 @@ def resolution_name(name: str, fallback: str) -> str:
 
 
 def comment(text: str) -> str:
-    """Text for a `--` comment line: one line of printable ASCII (anything else escaped)."""
-    escaped = text.encode("unicode_escape").decode("ascii")
-    return "".join(c if " " <= c <= "~" else "?" for c in escaped)
+    """Text for a `--` comment line: one line of printable ASCII, anything else as an escape (`\\n`)."""
+    return "".join(c if " " <= c <= "~" else ascii(c)[1:-1] for c in text)
 
 
 def shown(text: str) -> str:
-    """A string quoted for a message, escaped and cut short."""
-    clipped = text if len(text) <= 40 else f"{text[:37]}..."
-    return comment(repr(clipped))
+    """A string quoted for a message, cut short, in printable ASCII."""
+    return ascii(text if len(text) <= 40 else f"{text[:37]}...")
 
 
 Resolver = Callable[[str], ColumnDef | None]
