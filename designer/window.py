@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from designer import import_dialog
+from designer import goldengate_export, import_dialog
 from designer.authoring.actions import AuthoringActions, install_edit_menu
 from designer.authoring.grid import MappingGrid
 from designer.autosave import Autosaver, recoverable
@@ -428,6 +428,9 @@ class MainWindow(QMainWindow):
         return True
 
     def export(self, kind: str) -> None:
+        if kind == "goldengate":  # a folder of parameter files, after saying what GoldenGate cannot express
+            return goldengate_export.export_goldengate(self, self.document.model, self.ask,
+                                                       self.statusBar().showMessage)
         suffix = {"json": "json", "schema": "json", "ddl": "sql", "report": "html"}[kind]
         path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", "", f"*.{suffix}")
         if not path:

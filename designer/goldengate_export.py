@@ -1,0 +1,56 @@
+"""File ▸ Export ▸ goldengate: say what GoldenGate cannot express before writing the parameter files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from engine.deploy.goldengate import REPORT_NAME, GoldenGateExport, goldengate_files, write_goldengate
+from engine.model.schema import Model
+
+
+def not_expressed_text(export: GoldenGateExport) -> str:
+    """The constructs left out, grouped by mapping, one line each (the dialog's details)."""
+    lines: list[str] = []
+    for mapping_id, items in export.by_mapping().items():
+        lines.append(f"mapping {mapping_id}:")
+        lines.extend(f"  - {item.text()}" for item in items)
+    return "\n".join(lines)
+
+
+def confirm(parent: QWidget, export: GoldenGateExport) -> bool:
+    """Ask before exporting when something is not expressed; the list is in the dialog's details."""
+    if not export.not_expressed:
+        return True
+    count, mappings = len(export.not_expressed), len(export.by_mapping())
+    box = QMessageBox(QMessageBox.Icon.Warning, "Export GoldenGate parameter files",
+                      f"{count} construct(s) in {mappings} mapping(s) have no Oracle GoldenGate equivalent and will "
+                      f"not be in the parameter files. {REPORT_NAME} in the folder lists them too.",
+                      QMessageBox.StandardButton.Cancel, parent)
+    box.setDetailedText(not_expressed_text(export))
+    export_button = box.addButton("Export anyway", QMessageBox.ButtonRole.AcceptRole)
+    box.exec()
+    return box.clickedButton() is export_button
+
+
+def export_goldengate(parent: QWidget, model: Model, ask: bool, status: Callable[[str, int], None]) -> None:
+    """Show what is not expressed, pick a folder, write the files; the outcome goes to `status`."""
+    export = goldengate_files(model)
+    if ask and not confirm(parent, export):
+        return
+    folder = QFileDialog.getExistingDirectory(parent, "Export GoldenGate parameter files to folder")
+    if not folder:
+        return
+    try:
+        write_goldengate(model, Path(folder))
+    except OSError as exc:
+        status(f"Export failed: {folder}: {exc.strerror or exc}", 10000)
+        if ask:
+            QMessageBox.critical(parent, "Cannot export", f"{folder}: {exc.strerror or exc}")
+        return
+    replicats = sum(1 for name in export.files if name.endswith(".prm"))
+    missing = len(export.not_expressed)
+    status(f"Exported {replicats} Replicat parameter file(s) to {folder}"
+           + (f"; {missing} construct(s) not expressed, listed in {REPORT_NAME}" if missing else ""), 8000)
