@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from decimal import Decimal
 
 import sqlglot
 from sqlglot import exp
@@ -62,8 +63,10 @@ def literal(value: str | int | float | bool | None) -> str:
         return "@COLSTAT (NULL)"
     if isinstance(value, bool):
         raise Unsafe("a boolean constant has no GoldenGate literal")
-    if isinstance(value, (int, float)):
-        return repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format(Decimal(repr(value)), "f")  # 1e-07 as 0.0000001: GoldenGate reads plain decimals
     if len(value) > MAX_LITERAL or _LITERAL_FORBIDDEN.search(value):
         raise Unsafe(f"the text {shown(value)} cannot be written safely as a GoldenGate literal (no quotes, "
                      f"backslash, semicolon, `--`, line breaks or non-ASCII characters)")

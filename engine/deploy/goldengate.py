@@ -108,6 +108,7 @@ _WHY_NOT = {
     "discard": "RESOLVECONFLICT resolves by the key only; a unique-index violation is a database error, "
                "handled by REPERROR (written to the discard file, as errors are)",
 }
+NO_GOLDENGATE = {"sqlite": "capture or delivery", "other": "known capture or delivery"}
 Note = Callable[[str, str, str], None]
 _ORDINARY_OPTYPE = "@CASE (@GETENV ('GGHEADER', 'OPTYPE'), 'INSERT', 'I', 'DELETE', 'D', 'U')"
 
@@ -252,7 +253,7 @@ def _map_statement(model: Model, mapping: Mapping) -> tuple[list[str], list[NotE
     if mapping.journal:
         options.append("INSERTALLRECORDS")
     elif key is not None:
-        lost = [c for c in key.columns if c in mapping.columns and c not in expressed]
+        lost = [c for c in key.columns if c not in expressed]
         try:
             options.append("KEYCOLS (" + ", ".join(ident(c) for c in key.columns) + ")")
         except Unsafe as exc:
@@ -268,6 +269,11 @@ def _map_statement(model: Model, mapping: Mapping) -> tuple[list[str], list[NotE
         except (WhereUnsupported, Unsafe) as exc:
             note("where", "where", str(exc))
             inactive.append("its where clause is not expressed")
+    for role, table in (("source", source), ("target", target)):
+        server = model.server(table.server)
+        if server is not None and server.dbms in NO_GOLDENGATE:
+            note("mapping", f"{role} DBMS {server.dbms}", f"Oracle GoldenGate has no {NO_GOLDENGATE[server.dbms]} for "
+                 f"{server.dbms}; the MAP is written for reference")
     if mapping.changed_columns_only:
         note("mapping", "changed_columns_only", "sending only changed columns is set on the Extract "
              "(COMPRESSUPDATES and supplemental logging), not in a Replicat file")

@@ -380,3 +380,15 @@ def test_cli_refuses_a_file_as_the_folder(tmp_path: Path) -> None:
     done = mapwright("export", str(SAMPLE_MODEL), "--to", "goldengate", "--out", str(out))
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "is a file" in done.stderr and out.read_text() == "keep"
+
+
+def test_numeric_constants_are_plain_decimals() -> None:
+    for value, expected in ((1e-07, '"X" = 0.0000001'), (-42, '"X" = -42'), (2.5, '"X" = 2.5')):
+        assert expected in map_statement(goldengate_files(one_mapping({"method": "constant", "value": value})), "m")
+
+
+def test_a_server_goldengate_cannot_serve_is_listed() -> None:
+    m = model([server("s", "sqlite"), server("t", "oracle")],
+              [table("s", "T", SRC, pk=["ID"]), table("t", "T", TGT, pk=["ID"])],
+              [mapping("m", "s.T", "t.T", {"ID": "ID", "X": "A"})])
+    assert any(t.startswith("mapping: source DBMS sqlite:") for t in listed(goldengate_files(m), "m"))
