@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from builders import col, mapping, model, server, table
 
-from engine.deploy.goldengate import COLUMN_METHODS, RESOLUTIONS, GoldenGateExport, goldengate_files
+from engine.deploy.goldengate import COLUMN_METHODS, RESOLUTIONS, GoldenGateExport, goldengate_files, write_goldengate
 from engine.model import load_model
 from engine.model.methods import METHOD_NAMES
 from engine.model.schema import Model, ResolutionMethodName
@@ -392,3 +392,16 @@ def test_a_server_goldengate_cannot_serve_is_listed() -> None:
               [table("s", "T", SRC, pk=["ID"]), table("t", "T", TGT, pk=["ID"])],
               [mapping("m", "s.T", "t.T", {"ID": "ID", "X": "A"})])
     assert any(t.startswith("mapping: source DBMS sqlite:") for t in listed(goldengate_files(m), "m"))
+
+
+def test_a_new_export_removes_only_its_own_stale_replicats(tmp_path: Path) -> None:
+    out = tmp_path / "gg"
+    write_goldengate(sample(), out)
+    mine = out / "rold.prm"
+    mine.write_text((out / "rhqbra.prm").read_text())
+    theirs = out / "custom.prm"
+    theirs.write_text("REPLICAT CUSTOM\n")
+    write_goldengate(one_mapping("A"), out)
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["REPORT.txt", "custom.prm", "rst.prm"]
+    assert theirs.read_text() == "REPLICAT CUSTOM\n"
