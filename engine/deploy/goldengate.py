@@ -78,6 +78,9 @@ DOCS = {
         f"{_ADMIN}/21.3/ggcab/map-statement-conflict-resolution-specifications.html",
     "column-conversion functions (@STRCAT @STREXT @STRUP @STRTRIM @NUMSTR @STRNUM @GETENV @CASE @COLSTAT)":
         f"{_REF}/summary-column-conversion-functions.html",
+    "CDR column types (USEMAX/USEMIN: numbers, timestamps; USEDELTA: numbers)":
+        "https://docs.oracle.com/en/database/goldengate/core/26/coredoc/"
+        "administer-configure-conflict-detection-and-resolution.html",
     "REPERROR (DISCARD, TRANSDISCARD)": f"{_REF}/reperror.html",
     "source definitions from trail metadata (no SOURCEDEFS)": f"{_REF}/sourcedefs.html",
 }
@@ -413,7 +416,7 @@ def _conflict_options(model: Model, target: Table, expressed: set[str], note: No
         note(item, "compare_old", f"{exc}; every column is compared")
         options.append("COMPARECOLS (ON UPDATE ALL, ON DELETE ALL)")
     groups = [g for g in conflicts.column_groups if g.resolution]
-    update = [_group_resolution(i, g, expressed, note, item, inserting=False) for i, g in enumerate(groups)]
+    update = [_group_resolution(i, g, target, expressed, note, item, inserting=False) for i, g in enumerate(groups)]
     update_ok = [u for u in update if u]
     if update_ok:
         options.append(_resolve("UPDATEROWEXISTS", update_ok))
@@ -421,7 +424,7 @@ def _conflict_options(model: Model, target: Table, expressed: set[str], note: No
     if policy in ("discard", "overwrite"):
         options.append(_resolve("INSERTROWEXISTS", [f"(DEFAULT, {policy.upper()})"]))
     elif policy == "as_update":
-        inserts = [_group_resolution(i, g, expressed, note, item, inserting=True) for i, g in enumerate(groups)]
+        inserts = [_group_resolution(i, g, target, expressed, note, item, inserting=True) for i, g in enumerate(groups)]
         inserts_ok = [x for x in inserts if x]
         if inserts_ok:
             options.append(_resolve("INSERTROWEXISTS", inserts_ok))
@@ -439,7 +442,7 @@ def _conflict_options(model: Model, target: Table, expressed: set[str], note: No
     return options
 
 
-def _group_resolution(index: int, group: ColumnGroup, expressed: set[str], note: Note, item: str,
+def _group_resolution(index: int, group: ColumnGroup, target: Table, expressed: set[str], note: Note, item: str,
                       inserting: bool) -> str | None:
     """One `(name, RESOLUTION, COLS (...))` of RESOLVECONFLICT for a group's primary method, or None.
 
@@ -462,25 +465,40 @@ def _group_resolution(index: int, group: ColumnGroup, expressed: set[str], note:
                  "target row)")
     if word is None:
         return None
-    if inserting and word == "USEDELTA":
-        note(item, f"{where}: {method.method}", "an insert carries no old values, so USEDELTA is not valid for "
-             "INSERTROWEXISTS (the contract's additive is undecided there too)")
-        return None
     try:
-        if word in ("USEMAX", "USEMIN"):
-            if method.column is None or method.column not in expressed:
-                if not inserting:
-                    note(item, f"{where}: {method.method}", f"its column {method.column} is not written by this "
-                         "mapping, so GoldenGate has no value to compare")
-                return None
-            word = f"{word} ({ident(method.column)})"
+        problem = _resolution_problem(word, method.column, cols, target, expressed, inserting)
+        if word in ("USEMAX", "USEMIN") and problem is None:
+            word = f"{word} ({ident(str(method.column))})"
         names = ", ".join(ident(c) for c in cols)
     except Unsafe as exc:
-        if not inserting:
-            note(item, f"{where}: {method.method}", str(exc))
+        problem = str(exc)
+    if problem is not None:
+        if not inserting or word == "USEDELTA":
+            note(item, f"{where}: {method.method}", problem)
         return None
     name = resolution_name(group.name, f"cg{index + 1}")
     return f"({name}, {word}, COLS ({names}))"
+
+
+def _resolution_problem(word: str, column: str | None, cols: list[str], target: Table, expressed: set[str],
+                        inserting: bool) -> str | None:
+    """Why GoldenGate cannot take this resolution here, or None: USEMAX and USEMIN compare a NUMBER or a
+    TIMESTAMP column the MAP writes; USEDELTA adds to numeric columns, and needs old values."""
+    if word == "USEDELTA":
+        if inserting:
+            return ("an insert carries no old values, so USEDELTA is not valid for INSERTROWEXISTS (the "
+                    "contract's additive is undecided there too)")
+        not_numeric = [c for c in cols if (d := target.column(c)) is None or not d.sql_type.is_numeric]
+        if not_numeric:
+            return f"USEDELTA adds only to numeric columns, not {', '.join(not_numeric)}"
+    if word in ("USEMAX", "USEMIN"):
+        if column is None or column not in expressed:
+            return f"its column {column} is not written by this mapping, so GoldenGate has no value to compare"
+        definition = target.column(column)
+        if definition is None or not (definition.sql_type.is_numeric
+                                      or definition.sql_type.family is TypeFamily.DATETIME):
+            return f"{word} compares only a number or a timestamp, not the column {column}"
+    return None
 
 
 def _resolve(kind: str, resolutions: list[str]) -> str:

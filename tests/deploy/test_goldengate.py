@@ -227,7 +227,8 @@ def test_every_resolution_method_is_covered_here() -> None:
 @pytest.mark.parametrize("name", sorted(RESOLUTION_CASES))
 def test_resolution_method_is_expressed_or_listed(name: str) -> None:
     params, expected = RESOLUTION_CASES[name]
-    group = {"name": "g", "columns": ["V", "TS", "S"], "resolution": [{"method": name, **params}]}
+    columns = ["V"] if name == "additive" else ["V", "TS", "S"]  # USEDELTA adds to numbers only
+    group = {"name": "g", "columns": columns, "resolution": [{"method": name, **params}]}
     export = goldengate_files(cr_model({"column_groups": [group]}))
     statement = map_statement(export, "m")
     items = listed(export, "m")
@@ -236,7 +237,8 @@ def test_resolution_method_is_expressed_or_listed(name: str) -> None:
         assert "UPDATEROWEXISTS" not in statement
         assert items == [f"conflicts of t.T: column group g: {name}: " + items[0].split(f"{name}: ", 1)[1]]
     else:
-        assert f'RESOLVECONFLICT (UPDATEROWEXISTS, (g, {expected}, COLS ("V", "TS", "S")))' in statement
+        cols = ", ".join(f'"{c}"' for c in columns)
+        assert f"RESOLVECONFLICT (UPDATEROWEXISTS, (g, {expected}, COLS ({cols})))" in statement
         assert items == []
 
 
@@ -405,3 +407,15 @@ def test_a_new_export_removes_only_its_own_stale_replicats(tmp_path: Path) -> No
     names = sorted(p.name for p in out.iterdir())
     assert names == ["REPORT.txt", "custom.prm", "rst.prm"]
     assert theirs.read_text() == "REPLICAT CUSTOM\n"
+
+
+@pytest.mark.parametrize(("method", "why"), [
+    ({"method": "maximum", "column": "S"}, "USEMAX compares only a number or a timestamp, not the column S"),
+    ({"method": "minimum", "column": "E"}, "USEMIN compares only a number or a timestamp, not the column E"),
+    ({"method": "additive"}, "USEDELTA adds only to numeric columns, not S, E"),
+])
+def test_resolutions_goldengate_cannot_apply_to_the_column_types_are_listed(method: dict[str, str], why: str) -> None:
+    group = {"name": "g", "columns": ["V", "S", "E"], "resolution": [method]}
+    export = goldengate_files(cr_model({"column_groups": [group]}))
+    assert "UPDATEROWEXISTS" not in map_statement(export, "m")
+    assert listed(export, "m") == [f"conflicts of t.T: column group g: {method['method']}: {why}"]
