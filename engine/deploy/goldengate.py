@@ -78,6 +78,7 @@ DOCS = {
         f"{_ADMIN}/21.3/ggcab/map-statement-conflict-resolution-specifications.html",
     "column-conversion functions (@STRCAT @STREXT @STRUP @STRTRIM @NUMSTR @STRNUM @GETENV @CASE @COLSTAT)":
         f"{_REF}/summary-column-conversion-functions.html",
+    "@STREXT (string, begin, end), the end included": f"{_REF}/strext.html",
     "CDR column types (USEMAX/USEMIN: numbers, timestamps; USEDELTA: numbers)":
         "https://docs.oracle.com/en/database/goldengate/core/26/coredoc/"
         "administer-configure-conflict-detection-and-resolution.html",
@@ -364,6 +365,10 @@ def _family(method: Method, source: Table) -> TypeFamily | None:
 def _as_text(method: Method, source: Table) -> str:
     """A method's value as text, as `concat` and the string functions read it (numbers through @STRNUM)."""
     family = _family(method, source)
+    if isinstance(method, Column) and (column := source.column(method.input)) is not None \
+            and column.sql_type.name in ("NCHAR", "NVARCHAR"):
+        raise _Missing("column", f"GoldenGate's string functions do not support NCHAR or NVARCHAR ({method.input} "
+                       f"is {column.type})")
     if isinstance(method, Constant) and not isinstance(method.value, (bool, type(None))):
         return literal(str(method.value))
     if family is TypeFamily.CHARACTER:

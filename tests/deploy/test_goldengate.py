@@ -419,3 +419,13 @@ def test_resolutions_goldengate_cannot_apply_to_the_column_types_are_listed(meth
     export = goldengate_files(cr_model({"column_groups": [group]}))
     assert "UPDATEROWEXISTS" not in map_statement(export, "m")
     assert listed(export, "m") == [f"conflicts of t.T: column group g: {method['method']}: {why}"]
+
+
+def test_string_functions_over_national_characters_are_listed() -> None:
+    cols = [col("ID", nullable=False), col("NA", "NVARCHAR(20)")]
+    m = model([server("s", "mssql"), server("t", "oracle")],
+              [table("s", "T", cols, pk=["ID"]), table("t", "T", TGT, pk=["ID"])],
+              [mapping("m", "s.T", "t.T", {"ID": "ID", "X": {"method": "upper", "input": "NA"}})])
+    export = goldengate_files(m)
+    assert '"X" =' not in map_statement(export, "m")
+    assert listed(export, "m")[0].startswith("column X: column: GoldenGate's string functions do not support NCHAR")
