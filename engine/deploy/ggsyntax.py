@@ -121,6 +121,15 @@ def _condition(node: exp.Expr, resolve: Resolver, top: bool = False) -> str:
         return f"{_column(node.this, resolve)[0]} = @NULL"
     if isinstance(node, exp.Not) and isinstance(node.this, exp.Is) and isinstance(node.this.expression, exp.Null):
         return f"{_column(node.this.this, resolve)[0]} <> @NULL"
+    if isinstance(node, exp.Between):  # x BETWEEN a AND b is x >= a AND x <= b
+        low = exp.GTE(this=node.this.copy(), expression=node.args["low"].copy())
+        high = exp.LTE(this=node.this.copy(), expression=node.args["high"].copy())
+        return _condition(exp.And(this=low, expression=high), resolve, top)
+    if isinstance(node, exp.In) and node.expressions and not node.args.get("query"):  # x IN (a, b): x = a OR x = b
+        tree: exp.Expr = exp.EQ(this=node.this.copy(), expression=node.expressions[0].copy())
+        for value in node.expressions[1:]:
+            tree = exp.Or(this=tree, expression=exp.EQ(this=node.this.copy(), expression=value.copy()))
+        return _condition(exp.Paren(this=tree), resolve, top)
     operator = _COMPARISONS.get(type(node))
     if operator is None:
         raise WhereUnsupported(f"GoldenGate's WHERE has no equivalent of {_clip(node.sql(dialect='spark'))}")

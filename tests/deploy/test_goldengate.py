@@ -179,6 +179,9 @@ def test_default_distribution_key_becomes_keycols() -> None:
      'WHERE ("ID" >= -3 AND ("A" = @NULL OR ("N" <> @NULL AND "N" < 10)))'),
     ("a IS NOT NULL", 'WHERE ("A" <> @NULL)'),
     ("ID <> N", 'WHERE ("N" <> @NULL AND "ID" <> "N")'),
+    ("ID BETWEEN 1 AND 5", 'WHERE ("ID" >= 1 AND "ID" <= 5)'),
+    ("ID IN (1, 2, 3)", 'WHERE (("ID" = 1 OR "ID" = 2) OR "ID" = 3)'),
+    ("A IN ('x') AND N = 1", "WHERE ((\"A\" <> @NULL AND \"A\" = 'x') AND (\"N\" <> @NULL AND \"N\" = 1))"),
 ])
 def test_where_becomes_a_where_option(where: str, expected: str) -> None:
     export = goldengate_files(one_mapping("A", where=where))
@@ -187,7 +190,7 @@ def test_where_becomes_a_where_option(where: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize("where", ["NOT (A = 'x')", "N + 1 > 3", "A LIKE 'x%'", "upper(A) = 'X'",
-                                   "A IN ('x', 'y')", "A = 'it''s'"])
+                                   "A NOT IN ('x', 'y')", "A = 'it''s'", "ID IN (SELECT 1)"])
 def test_where_without_equivalent_is_listed_and_the_map_is_not_active(where: str) -> None:
     export = goldengate_files(one_mapping("A", where=where))
     statement = map_statement(export, "m")
