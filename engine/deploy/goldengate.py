@@ -532,6 +532,9 @@ def _report(model: Model, out: GoldenGateExport, replicats: list[tuple[str, str,
         "",
         "Table names are written as the model has them (a dotted name as schema.table).",
         "A conflict no resolution settles is written to the Replicat's discard file (REPERROR DISCARD).",
+        "The Extract side must give these MAPs what they read: every column a COLMAP or WHERE reads in each",
+        "record, and the before images COMPARECOLS and RESOLVECONFLICT compare (supplemental logging of those",
+        "columns, and LOGALLSUPCOLS or GETBEFORECOLS in the Extract). This export writes no Extract file.",
         "",
     ]
     grouped = out.by_mapping()
