@@ -432,3 +432,13 @@ def test_string_functions_over_national_characters_are_listed() -> None:
     export = goldengate_files(m)
     assert '"X" =' not in map_statement(export, "m")
     assert listed(export, "m")[0].startswith("column X: column: GoldenGate's string functions do not support NCHAR")
+
+
+def test_replicat_names_are_unique_and_at_most_eight_characters() -> None:
+    cols = [col("ID", nullable=False)]
+    m = model([server("north-1"), server("north-2"), server("hq")],
+              [table("north-1", "T", cols, pk=["ID"]), table("north-2", "T", cols, pk=["ID"]),
+               table("hq", "T", cols, pk=["ID"])],
+              [mapping("a", "north-1.T", "hq.T", {"ID": "ID"}), mapping("b", "north-2.T", "hq.T", {"ID": "ID"})])
+    names = sorted(n for n in goldengate_files(m).files if n.endswith(".prm"))
+    assert names == ["rnorhq.prm", "rnorhq2.prm"]
