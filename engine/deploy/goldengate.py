@@ -537,6 +537,10 @@ def _report(model: Model, out: GoldenGateExport, replicats: list[tuple[str, str,
         "columns, and LOGALLSUPCOLS or GETBEFORECOLS in the Extract). This export writes no Extract file.",
         "",
     ]
+    if any(m.reverse for m in model.mappings):
+        lines += ["Some mappings carry data back (reverse): keep the Extract of each server from capturing what its",
+                  "Replicat applied, or changes loop (for example TRANLOGOPTIONS EXCLUDETAG in the Extract and the",
+                  "Replicat's tag), as Oracle's active-active configuration describes.", ""]
     grouped = out.by_mapping()
     total = len(out.not_expressed)
     lines.append(f"Not expressed: {total} item(s) in {len(grouped)} mapping(s)." if total
