@@ -1,0 +1,1 @@
+"""Deployments of a model to real replication products (PostgreSQL logical replication, GoldenGate)."""
