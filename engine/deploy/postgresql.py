@@ -16,13 +16,13 @@ How a mapping becomes logical replication:
 PostgreSQL matches a published table to the subscriber's table by name and columns by name, and it resolves
 conflicts one fixed way per type. What corresponds (PostgreSQL 18's conflict types):
 
-| PostgreSQL does                                   | Mapwright setting it equals                    |
-|---------------------------------------------------|------------------------------------------------|
-| insert_exists: error, apply stops until fixed     | on_insert_exists: error (Mapwright queues only the change) |
-| update_missing: skipped                           | on_update_missing: discard (error: also not applied, but queued) |
-| delete_missing: skipped                           | on_delete_missing: discard (error: ditto)      |
-| update_origin_differs: remote row applied         | one column group of every mapped column, chain starting `overwrite` |
-| delete_origin_differs: row deleted                | none: Mapwright queues a delete whose old values differ |
+- insert_exists (error; the subscription stops until fixed) ~ on_insert_exists: error (Mapwright queues
+  only that change);
+- update_missing (skipped) ~ on_update_missing: discard (error: not applied either, but queued);
+- delete_missing (skipped) ~ on_delete_missing: discard (error: ditto);
+- update_origin_differs (the remote row is applied) ~ one column group of every mapped column whose chain
+  starts with `overwrite`;
+- delete_origin_differs (the row is deleted) ~ nothing: Mapwright queues a delete whose old values differ.
 
 Everything else is a finding. Nothing from the model is pasted into SQL: identifiers are quoted by
 SQLAlchemy's PostgreSQL identifier preparer, literals are quoted here, the row filter is sqlglot's rendering
@@ -51,7 +51,7 @@ from engine.model.methods import Column
 from engine.model.schema import Mapping, Model, Table, TableConflicts
 
 PG_MAX_NAME = 63  # NAMEDATALEN - 1: longer identifiers are cut by the server, so names are kept within it
-_PREPARER = pg_dialect.dialect().identifier_preparer
+_PREPARER = pg_dialect.dialect().identifier_preparer  # type: ignore[no-untyped-call]
 
 
 class DeployError(Exception):
@@ -231,7 +231,8 @@ def _plan_mapping(model: Model, mapping: Mapping, plan: PgPlan) -> Publication |
         else:
             finding("not_deployed", f"method {method.method}: PostgreSQL only copies columns; left out", target_col)
     identity = list(source.primary_key)
-    row_filter, filter_columns, problem = (None, (), None)
+    row_filter: str | None = None
+    filter_columns: tuple[str, ...] = ()
     if mapping.where:
         row_filter, filter_columns, problem = row_filter_sql(mapping.where)
         if problem:

@@ -151,11 +151,13 @@ def replay_record(conn: psycopg.Connection[Any], table: Table, record: ChangeRec
     if record.op == "I":
         assert record.after is not None
         cols = [c for c in table.column_names() if c in record.after]
-        upsert = sql.SQL("")
+        upsert: sql.Composable = sql.SQL("")
         if table.primary_key:
             rest = [c for c in cols if c not in table.primary_key]
-            action = sql.SQL("DO UPDATE SET {}").format(sql.SQL(", ").join(
-                sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c)) for c in rest)) if rest else sql.SQL("DO NOTHING")
+            action: sql.Composable = sql.SQL("DO NOTHING")
+            if rest:
+                action = sql.SQL("DO UPDATE SET {}").format(sql.SQL(", ").join(
+                    sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c)) for c in rest))
             upsert = sql.SQL(" ON CONFLICT ({}) {}").format(
                 sql.SQL(", ").join(map(sql.Identifier, table.primary_key)), action)
         conn.execute(sql.SQL("INSERT INTO {} ({}) VALUES ({}){}").format(
@@ -372,6 +374,7 @@ def verify(model: Model, data_dir: Path) -> VerifyReport:
         comparisons = []
         for site in plan.servers:
             for table in plan.tables[site]:
-                comparisons.append(compare_table(table, result.tables.get(table.key, []), read_table(servers[site], table)))
+                mapwright = result.tables.get(table.key, [])
+                comparisons.append(compare_table(table, mapwright, read_table(servers[site], table)))
         pg_conflicts = postgresql_conflicts(servers)
     return VerifyReport(comparisons, pg_conflicts, mapwright_conflict_counts(result.conflicts), findings)

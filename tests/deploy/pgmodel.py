@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-COLUMNS = [{"name": "REGION", "type": "CHAR(2)", "nullable": False}, {"name": "ID", "type": "INTEGER", "nullable": False},
+COLUMNS = [{"name": "REGION", "type": "CHAR(2)", "nullable": False},
+           {"name": "ID", "type": "INTEGER", "nullable": False},
            {"name": "NAME", "type": "VARCHAR(40)"}, {"name": "QTY", "type": "INTEGER"}]
 NOTE = {"name": "NOTE", "type": "VARCHAR(40)"}
 
