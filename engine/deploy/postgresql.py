@@ -341,16 +341,20 @@ def publications_sql(plan: PgPlan, server: str) -> list[str]:
     return out
 
 
-def subscriptions_sql(plan: PgPlan, server: str, conninfo: Callable[[str], str]) -> list[str]:
+def subscriptions_sql(plan: PgPlan, server: str, conninfo: Callable[[str], str],
+                      disable_on_error: bool = False) -> list[str]:
     """CREATE SUBSCRIPTION on `server` for each publisher; `conninfo(publisher)` gives the SQL of the
-    connection string (a psql variable in the export, a literal in verification)."""
+    connection string (a psql variable in the export, a literal in verification). `disable_on_error` stops
+    a subscription at its first apply error (insert_exists) instead of PostgreSQL's default of retrying."""
+    options = "origin = none, copy_data = false, streaming = off" + (
+        ", disable_on_error = true" if disable_on_error else "")
     out = []
     for s in plan.subscriptions:
         if s.server != server:
             continue
         pubs = ", ".join(ident(p) for p in s.publications)
         out.append(f"CREATE SUBSCRIPTION {ident(s.name)} CONNECTION {conninfo(s.publisher)} PUBLICATION {pubs} "
-                   "WITH (origin = none, copy_data = false, streaming = off)")
+                   f"WITH ({options})")
     return out
 
 

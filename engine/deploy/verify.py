@@ -13,6 +13,7 @@ A schedule delay other than 0 cannot be replayed (PostgreSQL delivers as soon as
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from engine.deploy.pgcluster import PgInstance, restart, running_servers
 from engine.deploy.postgresql import (
     DeployFinding,
     PgPlan,
+    Subscription,
     literal,
     plan_deployment,
     publications_sql,
@@ -74,6 +76,7 @@ class VerifyReport:
     postgresql_conflicts: dict[str, dict[str, int]]
     mapwright_conflicts: dict[str, dict[str, int]]
     findings: list[DeployFinding] = field(default_factory=list)
+    stopped: list[str] = field(default_factory=list)
 
     @property
     def equal(self) -> bool:
@@ -82,7 +85,7 @@ class VerifyReport:
     def as_dict(self) -> dict[str, Any]:
         return {"equal": self.equal, "tables": [t.as_dict() for t in self.tables],
                 "conflicts": {"postgresql": self.postgresql_conflicts, "mapwright": self.mapwright_conflicts},
-                "findings": [f.as_dict() for f in self.findings]}
+                "findings": [f.as_dict() for f in self.findings], "stopped_subscriptions": self.stopped}
 
     def render(self) -> str:
         lines = []
@@ -94,6 +97,7 @@ class VerifyReport:
             pg = ", ".join(f"{k} {v}" for k, v in self.postgresql_conflicts.get(site, {}).items() if v) or "none"
             mw = ", ".join(f"{k} {v}" for k, v in self.mapwright_conflicts.get(site, {}).items() if v) or "none"
             lines.append(f"conflicts at {site}: PostgreSQL {pg}; Mapwright {mw}")
+        lines += [f"stopped: {s}" for s in self.stopped]
         lines += [f"finding: {f.line()}" for f in self.findings]
         return "\n".join(lines)
 
@@ -183,6 +187,7 @@ class Replayer:
         self.model, self.plan, self.servers = model, plan, servers
         self.conns = {site: server.connect(autocommit=False) for site, server in servers.items()}
         self.disabled: set[str] = set()
+        self.stopped: dict[str, str] = {}  # subscription -> why PostgreSQL stopped it (an apply error)
 
     def close(self) -> None:
         for conn in self.conns.values():
@@ -203,29 +208,44 @@ class Replayer:
 
     def catch_up(self, publisher: str, only: str | None = None) -> None:
         """Wait until every enabled subscription to `publisher` has applied its WAL up to now."""
-        names = [s.name for s in self.plan.subscriptions if s.publisher == publisher
-                 and s.name not in self.disabled and (only is None or s.name == only)]
-        if not names:
+        subs = [s for s in self.plan.subscriptions if s.publisher == publisher
+                and s.name not in self.disabled | set(self.stopped) and (only is None or s.name == only)]
+        if not subs:
             return
         with self.servers[publisher].connect() as conn:
             target = conn.execute("SELECT pg_current_wal_lsn()").fetchone()
             assert target is not None
             deadline = time.monotonic() + SETTLE_TIMEOUT_S
-            while True:
+            for attempt in itertools.count():
+                names = [s.name for s in subs if s.name not in self.stopped]
                 row = conn.execute(
                     "SELECT count(*) FROM pg_stat_replication WHERE application_name = ANY(%s) "
                     "AND state = 'streaming' AND replay_lsn >= %s", [names, target[0]]).fetchone()
                 if row is not None and row[0] == len(names):
                     return
+                if attempt % 10 == 9:
+                    self._note_stopped(subs)
                 if time.monotonic() > deadline:
                     raise VerifyError(f"replication from {publisher} did not settle in {SETTLE_TIMEOUT_S:.0f} s "
                                       f"({', '.join(names)}); see pg_stat_subscription_stats and the server log")
                 time.sleep(0.02)
 
+    def _note_stopped(self, subs: list[Subscription]) -> None:
+        """A subscription PostgreSQL disabled at an apply error (disable_on_error): noted, no longer waited for."""
+        for s in subs:
+            if s.name in self.stopped:
+                continue
+            with self.servers[s.server].connect() as conn:
+                row = conn.execute("SELECT subenabled FROM pg_subscription WHERE subname = %s", [s.name]).fetchone()
+            if row is not None and not row[0]:
+                self.stopped[s.name] = (f"{s.name} ({s.publisher} -> {s.server}) stopped at an apply error; the "
+                                        "changes after it were not applied (see the server log of "
+                                        f"{s.server})")
+
     def set_link(self, publisher: str, subscriber: str, enabled: bool) -> None:
         """An outage: the link's subscription disabled (after it caught up) or enabled (then caught up)."""
         sub = self.plan.subscription(publisher, subscriber)
-        if sub is None:
+        if sub is None or sub.name in self.stopped:
             return
         with self.servers[subscriber].connect() as conn:
             if not enabled:
@@ -343,7 +363,8 @@ def deploy(plan: PgPlan, servers: dict[str, PgInstance], snapshots: dict[str, li
     for site, server in servers.items():
         _execute_all(server, publications_sql(plan, site))
     for site, server in servers.items():
-        _execute_all(server, subscriptions_sql(plan, site, lambda pub: literal(servers[pub].conninfo())))
+        _execute_all(server, subscriptions_sql(plan, site, lambda pub: literal(servers[pub].conninfo()),
+                                               disable_on_error=True))
 
 
 def verify(model: Model, data_dir: Path) -> VerifyReport:
@@ -361,7 +382,11 @@ def verify(model: Model, data_dir: Path) -> VerifyReport:
         if link.delay_s and origin in sites and destination in sites:
             findings.append(DeployFinding("differs", f"the link {origin} -> {destination} has a delay of "
                                           f"{link.delay_s:g} s, which replay cannot reproduce (delivered at once)"))
-    transactions = [t for t in group_transactions(records) if t.site in sites]
+    transactions = group_transactions(records)
+    for other in sorted({t.site for t in transactions} - sites):
+        findings.append(DeployFinding("differs", f"the changes committed at {other}, which is not a PostgreSQL "
+                                      "server, are not replayed (Mapwright's run has them)"))
+    transactions = [t for t in transactions if t.site in sites]
     with running_servers(plan.servers) as servers:
         deploy(plan, servers, snapshots)
         replayer = Replayer(model, plan, servers)
@@ -371,10 +396,11 @@ def verify(model: Model, data_dir: Path) -> VerifyReport:
                 replayer.catch_up(site)
         finally:
             replayer.close()
+        stopped = list(replayer.stopped.values())
         comparisons = []
         for site in plan.servers:
             for table in plan.tables[site]:
                 mapwright = result.tables.get(table.key, [])
                 comparisons.append(compare_table(table, mapwright, read_table(servers[site], table)))
         pg_conflicts = postgresql_conflicts(servers)
-    return VerifyReport(comparisons, pg_conflicts, mapwright_conflict_counts(result.conflicts), findings)
+    return VerifyReport(comparisons, pg_conflicts, mapwright_conflict_counts(result.conflicts), findings, stopped)

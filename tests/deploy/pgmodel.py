@@ -108,6 +108,8 @@ def conflicting_stream() -> list[dict[str, Any]]:
         change("hq", "h2", 1, "10:04", "D", ("US", 4, "cog", 40, None), None),
         change("east", "e3", 1, "10:05", "D", ("US", 4, "cog", 40, None), None),
         change("hq", "h3", 1, "10:06", "U", ("US", 5, "pin", 50, None), ("US", 5, "pin", 55, None)),
+        change("hq", "h4", 1, "10:07", "I", None, ("EU", 20, "clip", 1, "hq")),
+        change("east", "e4", 1, "10:08", "I", None, ("EU", 20, "clip", 2, "east")),
     ]
 
 
