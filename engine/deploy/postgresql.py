@@ -156,6 +156,9 @@ def safe_token(text: str, taken: set[str]) -> str:
     return token
 
 
+_NOT_IMMUTABLE = (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentTime, exp.Rand, exp.Anonymous)
+
+
 def row_filter_sql(where: str) -> tuple[str | None, tuple[str, ...], str | None]:
     """(PostgreSQL text of the filter, columns it reads, problem). The Spark SQL is parsed and re-rendered
     for PostgreSQL with every identifier quoted: the model's text never reaches the SQL."""
@@ -166,6 +169,9 @@ def row_filter_sql(where: str) -> tuple[str | None, tuple[str, ...], str | None]
         return None, (), f"the where clause cannot be written for PostgreSQL: {str(exc).splitlines()[0]}"
     if any(isinstance(node, (exp.Query, exp.Subquery)) for node in tree.walk()):
         return None, (), "the where clause holds a query, which a row filter cannot"
+    if any(isinstance(node, _NOT_IMMUTABLE) for node in tree.walk()):
+        return None, (), ("the where clause calls a function PostgreSQL does not allow in a row filter (only "
+                          "immutable built-in functions: no current time, random or user functions)")
     return text, tuple(dict.fromkeys(c.name for c in tree.find_all(exp.Column))), None
 
 
@@ -188,7 +194,10 @@ def plan_deployment(model: Model) -> PgPlan:
         names = tuple(p.name for p in plan.publications if (p.server, p.subscriber) == (publisher, subscriber))
         plan.subscriptions.append(Subscription(object_name("mw", f"{publisher}_to_{subscriber}"), subscriber,
                                                publisher, names))
-    if plan.publications:
+    if not plan.publications:
+        plan.findings.append(DeployFinding("not_deployed", "no mapping of the model is between two PostgreSQL "
+                                           "servers and expressible as logical replication: nothing deploys"))
+    else:
         plan.findings.append(DeployFinding(
             "differs", "a DELETE whose old values differ from the subscriber's row: PostgreSQL deletes the row "
             "(delete_origin_differs) where Mapwright sends the delete to the error queue"))
@@ -248,6 +257,10 @@ def _plan_mapping(model: Model, mapping: Mapping, plan: PgPlan) -> Publication |
     if not set(identity) <= set(copied):
         finding("not_deployed", "PostgreSQL must publish the source's primary key columns "
                 f"({', '.join(identity)}); the mapping does not copy them all")
+        return None
+    if target.primary_key and not set(target.primary_key) <= set(copied):
+        finding("not_deployed", f"the target's primary key ({', '.join(target.primary_key)}) is how PostgreSQL "
+                "finds the row to change; the mapping does not copy all of it")
         return None
     if needs_full and source not in plan.replica_full:
         plan.replica_full.append(source)

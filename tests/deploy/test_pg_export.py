@@ -86,3 +86,23 @@ def test_names_and_filters_from_the_model_are_quoted(tmp_path: Path) -> None:
     plan = plan_deployment(parse_model(json.dumps(doc), "m.json"))
     assert any(f.mapping == "hq_to_west" and f.kind == "not_deployed" for f in plan.findings)
     assert len(publications_sql(plan, "hq")) == 1
+
+
+def test_filters_and_keys_postgresql_cannot_use_are_not_deployed() -> None:
+    doc = three_site_model()
+    doc["mappings"][2]["where"] = "REGION = 'EU' AND ID < rand() * 10"
+    doc["mappings"][0]["columns"].pop("ID")  # hq_to_east no longer copies part of east's primary key
+    plan = plan_deployment(parse_model(json.dumps(doc), "m.json"))
+    reasons = {f.mapping: f.message for f in plan.findings if f.kind == "not_deployed"}
+    assert "immutable" in reasons["hq_to_west"]
+    assert "primary key" in reasons["hq_to_east"]
+    assert publications_sql(plan, "hq") == []
+
+
+def test_a_model_without_postgresql_servers_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    doc = three_site_model()
+    for s in doc["servers"]:
+        s["dbms"] = "oracle"
+    rc, out, err = _export(tmp_path, doc, capsys)
+    assert rc == 2 and err.strip() == "mapwright: the model has no PostgreSQL server to deploy to"
+    assert not out.exists()
