@@ -52,6 +52,15 @@ class PgInstance:
     def connect(self, autocommit: bool = True) -> psycopg.Connection[Any]:
         return psycopg.connect(self.conninfo(), autocommit=autocommit)
 
+    def psql_file(self, path: Path, variables: dict[str, str]) -> None:
+        """Run an SQL file with psql (stop at the first error), with psql variables set (`-v NAME=VALUE`)."""
+        cmd = [str(self.bindir / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", self.conninfo()]
+        for name, value in variables.items():
+            cmd += ["-v", f"{name}={value}"]
+        out = subprocess.run([*cmd, "-f", str(path)], capture_output=True, text=True, timeout=120, check=False)
+        if out.returncode != 0:
+            raise ClusterError(f"{path.parent.name}/{path.name} on {self.site}: {out.stderr.strip()[-400:]}")
+
     def pg_ctl(self, *args: str) -> None:
         _run(self.run_as, [str(self.bindir / "pg_ctl"), "-D", str(self.datadir), *args])
 

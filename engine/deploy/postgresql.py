@@ -381,13 +381,18 @@ def script(title: str, statements: list[str]) -> str:
 STEPS = ("settings", "tables", "publications", "subscriptions")
 
 
+def server_tokens(plan: PgPlan) -> dict[str, str]:
+    """Each server's folder name in the export and its psql variable's suffix (`conninfo_<token>`)."""
+    taken: set[str] = set()
+    return {server: safe_token(server, taken) for server in plan.servers}
+
+
 def export_postgresql(model: Model, out: Path, **_: Any) -> list[DeployFinding]:
     """Write DIR/<server>/<n>-<step>.sql for each PostgreSQL server, README.txt and report.{txt,json}."""
     plan = plan_deployment(model)
     if not plan.servers:
         raise DeployError("the model has no PostgreSQL server to deploy to")
-    taken: set[str] = set()
-    tokens = {server: safe_token(server, taken) for server in plan.servers}
+    tokens = server_tokens(plan)
     files: dict[str, str] = {}
     for server in plan.servers:
         steps = {"settings": settings_sql(plan), "tables": tables_sql(plan, server),

@@ -14,6 +14,7 @@ A schedule delay other than 0 cannot be replayed (PostgreSQL delivers as soon as
 from __future__ import annotations
 
 import itertools
+import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,12 +31,10 @@ from engine.deploy.postgresql import (
     DeployFinding,
     PgPlan,
     Subscription,
-    literal,
+    export_postgresql,
+    ident,
     plan_deployment,
-    publications_sql,
-    settings_sql,
-    subscriptions_sql,
-    tables_sql,
+    server_tokens,
 )
 from engine.model.schema import Model, Table
 from engine.run.records import ChangeRecord, read_changes, read_snapshots
@@ -349,22 +348,34 @@ def read_table(server: PgInstance, table: Table) -> list[Row]:
 # --- the whole verification ------------------------------------------------------------------------
 
 
-def deploy(plan: PgPlan, servers: dict[str, PgInstance], snapshots: dict[str, list[Row]]) -> None:
-    """The export's steps on every server in order; the snapshots are loaded before the subscriptions."""
-    for server in servers.values():
-        _execute_all(server, settings_sql(plan))
+def deploy(model: Model, plan: PgPlan, servers: dict[str, PgInstance], snapshots: dict[str, list[Row]],
+           folder: Path) -> None:
+    """The export's own files run with psql on every server, step by step as its README.txt says (the
+    settings, a restart, the tables, the snapshots loaded, the publications, the subscriptions given each
+    publisher's connection string as its psql variable). Then each subscription is told to stop at an apply
+    error rather than retry it forever, so an insert_exists is reported instead of hanging the replay."""
+    export_postgresql(model, folder)
+    tokens = server_tokens(plan)
+    conninfo = {f"conninfo_{tokens[site]}": server.conninfo() for site, server in servers.items()}
+
+    def step(site: str, n: int, name: str) -> None:
+        servers[site].psql_file(folder / tokens[site] / f"{n}-{name}.sql", conninfo)
+
+    for site, server in servers.items():
+        step(site, 1, "settings")
         restart(server)
     for site, server in servers.items():
-        _execute_all(server, tables_sql(plan, site))
+        step(site, 2, "tables")
         with server.connect(autocommit=False) as conn:
             for table in plan.tables.get(site, []):
                 _load_rows(conn, table, snapshots.get(table.key, []))
             conn.commit()
-    for site, server in servers.items():
-        _execute_all(server, publications_sql(plan, site))
-    for site, server in servers.items():
-        _execute_all(server, subscriptions_sql(plan, site, lambda pub: literal(servers[pub].conninfo()),
-                                               disable_on_error=True))
+    for site in servers:
+        step(site, 3, "publications")
+    for site in servers:
+        step(site, 4, "subscriptions")
+    for s in plan.subscriptions:
+        _execute_all(servers[s.server], [f"ALTER SUBSCRIPTION {ident(s.name)} SET (disable_on_error = true)"])
 
 
 def verify(model: Model, data_dir: Path) -> VerifyReport:
@@ -387,8 +398,8 @@ def verify(model: Model, data_dir: Path) -> VerifyReport:
         findings.append(DeployFinding("differs", f"the changes committed at {other}, which is not a PostgreSQL "
                                       "server, are not replayed (Mapwright's run has them)"))
     transactions = [t for t in transactions if t.site in sites]
-    with running_servers(plan.servers) as servers:
-        deploy(plan, servers, snapshots)
+    with running_servers(plan.servers) as servers, tempfile.TemporaryDirectory(prefix="mapwright-deploy-") as tmp:
+        deploy(model, plan, servers, snapshots, Path(tmp))
         replayer = Replayer(model, plan, servers)
         try:
             replay(replayer, transactions, outage_events(schedule, sites))
