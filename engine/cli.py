@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
@@ -103,6 +104,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     if not Path(args.data).is_dir():
         raise UsageError(f"{args.data}: no such folder (the --data to verify with)")
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # the servers are stopped on the way out, as for Ctrl-C
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         report = verify(model, Path(args.data))
     except (VerifyError, ClusterError, InputError, ScheduleError) as exc:

@@ -26,6 +26,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from engine.ddl import load_dialect, table_ddl
 from engine.deploy.pgcluster import PgInstance, restart, running_servers
 from engine.deploy.postgresql import (
     DeployFinding,
@@ -348,6 +349,13 @@ def read_table(server: PgInstance, table: Table) -> list[Row]:
 # --- the whole verification ------------------------------------------------------------------------
 
 
+def site_tables(model: Model, plan: PgPlan, site: str) -> list[Table]:
+    """The site's deployed tables, then its other tables (made for the replay: changes and snapshots may
+    touch them, and Mapwright's run has them too)."""
+    deployed = plan.tables.get(site, [])
+    return deployed + [t for t in model.tables if t.server == site and t not in deployed]
+
+
 def deploy(model: Model, plan: PgPlan, servers: dict[str, PgInstance], snapshots: dict[str, list[Row]],
            folder: Path) -> None:
     """The export's own files run with psql on every server, step by step as its README.txt says (the
@@ -366,8 +374,10 @@ def deploy(model: Model, plan: PgPlan, servers: dict[str, PgInstance], snapshots
         restart(server)
     for site, server in servers.items():
         step(site, 2, "tables")
+        local = [t for t in site_tables(model, plan, site) if t not in plan.tables.get(site, [])]
+        _execute_all(server, [table_ddl(t, load_dialect("postgresql"), "postgresql") for t in local])
         with server.connect(autocommit=False) as conn:
-            for table in plan.tables.get(site, []):
+            for table in site_tables(model, plan, site):
                 _load_rows(conn, table, snapshots.get(table.key, []))
             conn.commit()
     for site in servers:
@@ -410,7 +420,7 @@ def verify(model: Model, data_dir: Path) -> VerifyReport:
         stopped = list(replayer.stopped.values())
         comparisons = []
         for site in plan.servers:
-            for table in plan.tables[site]:
+            for table in site_tables(model, plan, site):
                 mapwright = result.tables.get(table.key, [])
                 comparisons.append(compare_table(table, mapwright, read_table(servers[site], table)))
         pg_conflicts = postgresql_conflicts(servers)

@@ -29,7 +29,10 @@ def three_site_model() -> dict[str, Any]:
     return {
         "format": "mapwright/1", "name": "three sites",
         "servers": [{"id": s, "dbms": "postgresql"} for s in ("hq", "east", "west")],
-        "tables": [table("hq", True), table("east", True), table("west", False)],
+        "tables": [table("hq", True), table("east", True), table("west", False),
+                   {"server": "hq", "name": "AUDIT", "primary_key": ["ID"],  # replicated nowhere
+                    "columns": [{"name": "ID", "type": "INTEGER", "nullable": False},
+                                {"name": "AT", "type": "TIMESTAMP"}, {"name": "AMOUNT", "type": "DECIMAL(8,2)"}]}],
         "mappings": [
             {"id": "hq_to_east", "source": "hq.ITEM", "target": "east.ITEM", "columns": copy(True),
              "reverse": "east_to_hq"},
@@ -88,6 +91,8 @@ def agreeing_stream() -> list[dict[str, Any]]:
         change("east", "b1", 1, "09:01", "U", ("EU", 10, "washer", 5, "a"), ("EU", 10, "washer", 6, "a")),
         change("hq", "a2", 1, "09:02", "I", None, ("US", 11, "nail", 1, None)),
         change("hq", "a2", 2, "09:02", "U", ("EU", 1, "bolt", 10, "n1"), ("US", 1, "bolt", 10, "n1")),
+        {"site": "hq", "txn": "a2", "seq": 3, "commit_ts": "2026-01-05T09:02:00Z", "table": "AUDIT", "op": "I",
+         "after": {"ID": 1, "AT": "2026-01-05T09:02:00Z", "AMOUNT": "12.50"}},
         change("west", "c1", 1, "09:03", "U", ("EU", 2, "nut", 20), ("EU", 2, "nut2", 20)),
         change("east", "b2", 1, "09:04", "D", ("US", 3, "gear", 30, "n3"), None),
         change("west", "c2", 1, "09:05", "I", None, ("EU", 12, "rivet", 7)),
