@@ -185,7 +185,13 @@ def plan_deployment(model: Model) -> PgPlan:
     plan = PgPlan(pg_servers, {s: [] for s in pg_servers}, [], [])
     for mapping in model.mappings:
         publication = _plan_mapping(model, mapping, plan)
-        if publication is not None:
+        twin = next((p for p in plan.publications if publication is not None and p.table == publication.table
+                     and p.subscriber == publication.subscriber), None)
+        if publication is not None and twin is not None:
+            plan.findings.append(DeployFinding(
+                "not_deployed", f"mapping {twin.mapping} already replicates {twin.table.key} to server "
+                f"{twin.subscriber}, and one subscription cannot take a table twice", mapping.id))
+        elif publication is not None:
             plan.publications.append(publication)
             for table in (publication.table, model.table(mapping.target)):
                 if table is not None and table not in plan.tables[table.server]:

@@ -107,3 +107,11 @@ def test_a_model_without_postgresql_servers_is_one_line_and_exit_2(tmp_path: Pat
     rc, out, err = _export(tmp_path, doc, capsys)
     assert rc == 2 and err.strip() == "mapwright: the model has no PostgreSQL server to deploy to"
     assert not out.exists()
+
+
+def test_a_second_mapping_between_the_same_tables_is_not_deployed() -> None:
+    doc = three_site_model()
+    doc["mappings"].append({**doc["mappings"][0], "id": "hq_to_east_again", "reverse": None})
+    plan = plan_deployment(parse_model(json.dumps(doc), "m.json"))
+    assert [p.mapping for p in plan.publications if p.subscriber == "east"] == ["hq_to_east"]
+    assert any(f.mapping == "hq_to_east_again" and "already replicates hq.ITEM" in f.message for f in plan.findings)
