@@ -436,21 +436,25 @@ One folder per PostgreSQL server:
 
 Run the steps in this order, each step on every server before the next step:
 
-1. n=1 settings: psql "$CONNINFO" -f <server>/1-settings.sql, then restart that server
-   (wal_level = logical and track_commit_timestamp need a restart).
-2. n=2 tables: psql -f <server>/2-tables.sql creates the tables it publishes or subscribes to
-   (skip the ones that already exist).
-3. n=3 publications: psql -f <server>/3-publications.sql.
-4. n=4 subscriptions: on each server, psql -f <server>/4-subscriptions.sql with one variable per
+1. psql "$CONNINFO" -f <server>/1-settings.sql as a superuser, then restart that server
+   (wal_level = logical and track_commit_timestamp only take effect after a restart).
+2. psql "$CONNINFO" -f <server>/2-tables.sql creates the tables the server publishes or subscribes
+   to (leave out the ones that already exist).
+3. psql "$CONNINFO" -f <server>/3-publications.sql.
+4. psql "$CONNINFO" -f <server>/4-subscriptions.sql on each server, with one variable per
    server it subscribes to, the libpq connection string the subscriber uses to reach that publisher:
      psql "$CONNINFO" -v conninfo_hq="host=hq.example.com dbname=app user=replicator" -f <server>/4-subscriptions.sql
-   No password is written in these files: give one through the publisher's pg_hba.conf and the
-   subscriber server's ~/.pgpass (or the connection string you pass, which stays on your command line).
+   No password is written in these files. Prefer a password file of the subscriber's server account
+   (the subscription connects from inside the server: ~/.pgpass of the OS user PostgreSQL runs as, or
+   passfile= in the connection string) or certificate authentication in the publisher's pg_hba.conf;
+   a password put in the connection string is kept in the subscriber's catalog (pg_subscription).
    The replication user needs the REPLICATION attribute, or to own the published tables.
 
 Subscriptions are made with origin = none (a change applied from another server is not passed on, as in
 Mapwright's runs; it also stops bidirectional pairs looping) and copy_data = false (each server keeps its
-own initial rows). Load initial data before step 4.
+own initial rows). Load initial data before step 4. PostgreSQL retries a change that fails to apply (an
+insert_exists) until it is dealt with; ALTER SUBSCRIPTION name SET (disable_on_error = true) stops the
+subscription instead.
 
 How conflicts are handled: PostgreSQL applies a remote update or delete to the row it finds by primary key
 (update_origin_differs / delete_origin_differs: the remote change wins), skips an update or delete of a
