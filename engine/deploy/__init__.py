@@ -1,1 +1,1 @@
-"""Deployment artefacts generated from a model for replication products (GoldenGate, PostgreSQL...)."""
+"""Deployments of a model to real replication products (PostgreSQL logical replication, GoldenGate)."""
