@@ -30,7 +30,7 @@ from typing import Any
 from engine.model.types import SqlType, TypeFamily
 from engine.sampledata.timetable import SCHEDULE, SNAPSHOT_AT, SPLIT
 from engine.sampledata.transactions import Row, Txn
-from engine.sampledata.writer import Writer
+from engine.sampledata.writer import Writer, remove_stale
 
 CONNECTORS = {"oracle": "oracle", "db2": "db2", "postgresql": "postgresql", "mssql": "sqlserver", "mysql": "mysql"}
 UNWRAPPED = ("postgresql",)
@@ -44,9 +44,7 @@ class DebeziumWriter(Writer):
     """Lays a generated day out as Debezium events, one folder per server."""
 
     def write(self, out: Path, snapshot: Mapping[str, list[Row]], txns: Sequence[Txn]) -> None:
-        for stale in out.glob("changes/debezium/*/*"):
-            if stale.is_file() and stale.suffix in (".json", ".jsonl"):
-                stale.unlink()
+        remove_stale(out)
         for table, rows in sorted(snapshot.items()):
             server = table.split(".", 1)[0]
             plan = self.ctx.tables[table]
