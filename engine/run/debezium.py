@@ -226,13 +226,15 @@ def renamed(image: dict[str, Any], fields: dict[str, dict[str, Any]], table: Tab
     for c in table.columns:
         folded.setdefault(c.name.casefold(), []).append(c.name)
     out: Row = {}
+    given: dict[str, str] = {}
     for name, value in image.items():
         matches = [name] if name in exact else folded.get(name.casefold(), [])
         if len(matches) > 1:
             raise _Unusable(f"column {_cut(name)!r} matches several columns of {table.key}: {', '.join(matches)}")
         target = matches[0] if matches else name
-        if target in out:
-            raise _Unusable(f"columns {_cut(name)!r} and another name {target!r} of {table.key}")
+        if target in given:
+            raise _Unusable(f"columns {_cut(given[target])!r} and {_cut(name)!r} both name {table.key}.{target}")
+        given[target] = name
         column = table.column(target)
         try:
             out[target] = read_value(value, fields.get(name), column.sql_type if column else None, dbms)
@@ -412,7 +414,8 @@ def _integer(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+    digits = value.strip().removeprefix("-").removeprefix("+") if isinstance(value, str) else ""
+    if digits.isascii() and digits.isdigit() and len(digits) <= 40:
         return int(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
@@ -463,6 +466,7 @@ class DebeziumInput:
     rejects: list[Reject] = field(default_factory=list)
     snapshot_rows: list[SnapshotRow] = field(default_factory=list)
     skipped: int = 0
+    files: int = 0
 
 
 def debezium_files(changes_dir: Path, model: Model) -> dict[str, str]:
@@ -477,6 +481,9 @@ def debezium_files(changes_dir: Path, model: Model) -> dict[str, str]:
     out: dict[str, str] = {}
     for folder in sorted(root.iterdir()):
         if not folder.is_dir():
+            if folder.suffix.lower() in SUFFIXES:
+                raise InputError(f"{folder}: Debezium events go in a folder named after their server "
+                                 f"(changes/debezium/<server>/{folder.name})")
             continue
         if folder.name not in servers:
             raise InputError(f"{folder}: no server {folder.name!r} in the model "
@@ -510,8 +517,9 @@ def event_lines(changes_dir: Path, model: Model) -> Iterator[tuple[str, str, int
 
 def read_debezium(data_dir: Path, model: Model) -> DebeziumInput:
     """Every event of `DIR/changes/debezium/`, decoded, in file order."""
-    out = DebeziumInput()
-    for server, file, number, data in event_lines(data_dir / "changes", model):
+    changes = data_dir / "changes"
+    out = DebeziumInput(files=len(debezium_files(changes, model)))
+    for server, file, number, data in event_lines(changes, model):
         event = decode_event(data, server, file, number, model)
         if isinstance(event, ChangeRecord):
             out.records.append(event)

@@ -49,11 +49,12 @@ class RunCounts:
     resolved: int = 0
     queued: int = 0
     conflicts: int = 0
-    skipped: int = 0
-    """Debezium events with no row change (tombstones, heartbeats, transaction boundaries), not records."""
+    skipped: int | None = None
+    """Debezium events with no row change (tombstones, heartbeats, transaction boundaries), not records;
+    None (and left out of the manifest, as the contract has it) when the run read no Debezium files."""
 
     def as_dict(self) -> dict[str, int]:
-        return dict(vars(self))
+        return {key: value for key, value in vars(self).items() if value is not None}
 
 
 @dataclass
@@ -95,7 +96,7 @@ def run_reference(model: Model, data_dir: Path, progress: Progress | None = None
         add_snapshot_rows(snapshots, events.snapshot_rows, model)
         schedule = load_schedule(data_dir / "schedule.json")
     return run_inputs(ctx, records + events.records, rejects + events.rejects, snapshots, schedule, timer,
-                      skipped=events.skipped)
+                      skipped=events.skipped if events.files else None)
 
 
 def run_model(model: Model, records: Sequence[ChangeRecord], rejects: Sequence[Reject] = (),
@@ -105,7 +106,8 @@ def run_model(model: Model, records: Sequence[ChangeRecord], rejects: Sequence[R
 
 
 def run_inputs(ctx: RunContext, records: Sequence[ChangeRecord], rejects: Sequence[Reject],
-               snapshots: dict[str, list[Row]], schedule: Schedule, timer: _Timer, skipped: int = 0) -> RunResult:
+               snapshots: dict[str, list[Row]], schedule: Schedule, timer: _Timer,
+               skipped: int | None = None) -> RunResult:
     """The stages after decoding, timed by `timer`."""
     counts = RunCounts(records=len(records) + len(rejects), rejects=len(rejects), skipped=skipped)
     with timer.stage("net_effect"):

@@ -57,7 +57,7 @@ def run_spark(spark: SparkSession, model: Model, data_dir: Path, progress: Progr
                           model)
     skipped, snapshot_rows = kinds.get("skip", 0), kinds.get("snapshot", 0)
     counts = RunCounts(records=sum(kinds.values()) - skipped - snapshot_rows, rejects=kinds.get("reject", 0),
-                       skipped=skipped)
+                       skipped=skipped if debezium else None)
 
     with stage("net_effect"):
         schedule_file = data_dir / "schedule.json"

@@ -316,3 +316,22 @@ def test_a_folder_of_an_unknown_server_is_an_input_error(tmp_path: Path) -> None
     write_lines(tmp_path / "changes" / "debezium" / "nosuch" / "e.jsonl", ["null"])
     with pytest.raises(InputError, match="no server 'nosuch' in the model"):
         read_debezium(tmp_path, MODEL)
+
+
+def test_events_outside_a_server_folder_are_an_input_error(tmp_path: Path) -> None:
+    write_lines(tmp_path / "changes" / "debezium" / "e.jsonl", ["null"])
+    with pytest.raises(InputError, match=r"go in a folder named after their server \(changes/debezium/<server>/e"):
+        read_debezium(tmp_path, MODEL)
+
+
+def test_two_spellings_of_one_column_are_a_reject() -> None:
+    result = decode(event("pg", after=dict(AFTER, ID=1004)))
+    assert isinstance(result, Reject) and "columns 'id' and 'ID' both name pg.CUSTOMERS.ID" in result.reason
+
+
+@pytest.mark.parametrize("order", ["x", "１２", True, 1.5])
+def test_a_total_order_that_is_no_integer_is_a_reject(order: Any) -> None:
+    doc = event("db2")
+    doc["transaction"] = {"id": "t", "total_order": order}
+    result = decode(doc, "db2")
+    assert isinstance(result, Reject) and "total_order must be an integer" in result.reason

@@ -33,7 +33,7 @@ def test_the_debezium_sample_gives_the_same_run_directory(spark: Any, tmp_path: 
 
     got, want = rundir_doc(tmp_path / "from-debezium"), rundir_doc(tmp_path / "from-mapwright")
     assert tombstones > 0 and got["manifest"]["counts"].pop("skipped") == tombstones
-    assert want["manifest"]["counts"].pop("skipped") == 0
+    assert "skipped" not in want["manifest"]["counts"]  # a run without Debezium input: the contract's counts
     assert want["manifest"]["counts"]["rejects"] > 0 and want["manifest"]["counts"]["conflicts"] > 0
     rejects = [json.loads(line) for line in got.pop("rejects.jsonl").splitlines()]
     expected = [json.loads(line) for line in want.pop("rejects.jsonl").splitlines()]
