@@ -198,23 +198,41 @@ def find_table(model: Model, server: str, source: dict[str, Any]) -> Table:
     name = source.get("table")
     if not isinstance(name, str) or not name:
         raise _Unusable("source.table is missing")
-    tables = [t for t in model.tables if t.server == server]
-    exact = [t for t in tables if t.name == name]
-    if len(exact) == 1:
-        return exact[0]
+    exact = model.table(f"{server}.{name}")
+    if exact is not None:
+        return exact
     qualifiers = [q for q in (source.get("schema"), source.get("db")) if isinstance(q, str) and q]
-    folded = name.casefold()
-    candidates = [t for t in tables if t.name.casefold() == folded
-                  or t.name.casefold().rsplit(".", 1)[-1] == folded]
+    candidates = folded_tables(model).get((server, name.casefold()), [])
     if len(candidates) > 1:
         qualified = [t for t in candidates if any(t.name.casefold() == f"{q}.{name}".casefold() for q in qualifiers)]
-        candidates = qualified or [t for t in candidates if t.name == name] or candidates
+        candidates = qualified or candidates
     if not candidates:
         raise _Unusable(f"unknown table {server}.{_cut(name)}")
     if len(candidates) > 1:
         shown = ", ".join(t.name for t in candidates)
         raise _Unusable(f"table {_cut(name)!r} is ambiguous on {server} ({shown}); source.schema/db do not decide")
     return candidates[0]
+
+
+_FOLDED: dict[int, tuple[object, dict[tuple[str, str], list[Table]]]] = {}
+"""Tables by (server, name case-folded), also by the last part of a `SCHEMA.TABLE` name, per model index
+(kept with it, so that an index's id is never reused while its entry lives); a few models at a time."""
+
+
+def folded_tables(model: Model) -> dict[tuple[str, str], list[Table]]:
+    """The model's tables by (server, case-folded name or last part of it), built once per model index."""
+    index = model.index()
+    entry = _FOLDED.get(id(index))
+    if entry is None or entry[0] is not index:
+        folded: dict[tuple[str, str], list[Table]] = {}
+        for t in model.tables:
+            name = t.name.casefold()
+            for spelling in dict.fromkeys((name, name.rsplit(".", 1)[-1])):
+                folded.setdefault((t.server, spelling), []).append(t)
+        while len(_FOLDED) >= 8:
+            _FOLDED.pop(next(iter(_FOLDED)))
+        entry = _FOLDED[id(index)] = (index, folded)
+    return entry[1]
 
 
 def renamed(image: dict[str, Any], fields: dict[str, dict[str, Any]], table: Table, dbms: str) -> Row:
