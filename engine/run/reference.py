@@ -95,7 +95,8 @@ def run_reference(model: Model, data_dir: Path, progress: Progress | None = None
         snapshots = read_snapshots(data_dir, model)
         add_snapshot_rows(snapshots, events.snapshot_rows, model)
         schedule = load_schedule(data_dir / "schedule.json")
-    return run_inputs(ctx, records + events.records, rejects + events.rejects, snapshots, schedule, timer,
+    rejects = sorted(rejects + events.rejects, key=lambda r: (r.file, r.line))  # by file as Spark has them
+    return run_inputs(ctx, records + events.records, rejects, snapshots, schedule, timer,
                       skipped=events.skipped if events.files else None)
 
 

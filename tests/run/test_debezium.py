@@ -302,6 +302,15 @@ def test_a_run_reads_snapshot_rows_records_skips_and_rejects(tmp_path: Path) -> 
     assert [r.line for r in result.rejects] == [6]
 
 
+def test_rejects_of_both_formats_are_in_file_order(tmp_path: Path) -> None:
+    write_lines(tmp_path / "changes" / "a.jsonl", ["{torn"])
+    write_lines(tmp_path / "changes" / "z.jsonl", ["[]"])
+    write_lines(tmp_path / "changes" / "debezium" / "pg" / "e.jsonl", [event("pg", op="x")])
+    result = run_reference(MODEL, tmp_path)
+    assert [Path(r.file).name for r in result.rejects] == ["a.jsonl", "e.jsonl", "z.jsonl"]
+    assert result.counts.as_dict()["skipped"] == 0 and result.counts.records == 3
+
+
 def test_a_duplicate_snapshot_key_names_the_event(tmp_path: Path) -> None:
     src = {**SOURCES["pg"]}
     write_lines(tmp_path / "changes" / "debezium" / "pg" / "snap.json", [
