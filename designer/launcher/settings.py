@@ -15,6 +15,7 @@ from resources import SAMPLE_MODEL
 ORGANIZATION = APPLICATION = "Mapwright"
 DEFAULT_MASTER = "local[*]"
 SAMPLE_DATA = SAMPLE_MODEL.parent / "orders-data"
+SAMPLE_DEBEZIUM_DATA = SAMPLE_MODEL.parent / "orders-debezium"  # the same day as Debezium events
 SAMPLE_DATA_NOTE = ("The bundled sample data is faulty on purpose: its malformed change records and its schema "
                     "change at noon (web.ORDERS version 2) are there to show what rejects look like.")
 _GROUP = "runLauncher"
@@ -65,11 +66,11 @@ def is_sample_model(model: Path) -> bool:
 
 
 def is_bundled_sample_data(folder: str | Path | None) -> bool:
-    """True when `folder` is the bundled (deliberately faulty) sample data."""
+    """True when `folder` is the bundled (deliberately faulty) sample data, in either format."""
     if not folder:
         return False
     try:
-        return Path(folder).expanduser().resolve() == SAMPLE_DATA.resolve()
+        return Path(folder).expanduser().resolve() in (SAMPLE_DATA.resolve(), SAMPLE_DEBEZIUM_DATA.resolve())
     except OSError:
         return False
 

@@ -122,6 +122,15 @@ def decode_record(data: str | bytes, file: str, line: int, model: Model) -> Chan
         return reject(problem)
     if not isinstance(doc, dict):
         return reject("not a JSON object")
+    return decode_doc(doc, raw, file, line, model)
+
+
+def decode_doc(doc: dict[str, Any], raw: str, file: str, line: int, model: Model) -> ChangeRecord | Reject:
+    """A change record already parsed from `raw` (an object of `RECORD_FIELDS`), decoded; a `Reject`
+    when it does not match its table and version. Debezium events are read through it too."""
+
+    def reject(reason: str) -> Reject:
+        return shown_reject(file, line, reason, raw)
     site, table_name, op = doc.get("site"), doc.get("table"), doc.get("op")
     if not isinstance(site, str) or model.server(site) is None:
         return reject(f"unknown site {_shown(site)}")

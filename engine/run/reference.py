@@ -19,6 +19,7 @@ from typing import Any
 from engine.model.schema import Model
 from engine.run.context import MappingPlan, RunContext, TablePlan, build_context
 from engine.run.converge import converge
+from engine.run.debezium import add_snapshot_rows, read_debezium
 from engine.run.fold import fold_events, identity_values
 from engine.run.methods import SystemValues, evaluate_method, map_image, replication_key, where_holds
 from engine.run.net_effect import Chain, NetChange, RowOp, chain_operations, net_effect
@@ -48,9 +49,12 @@ class RunCounts:
     resolved: int = 0
     queued: int = 0
     conflicts: int = 0
+    skipped: int | None = None
+    """Debezium events with no row change (tombstones, heartbeats, transaction boundaries), not records;
+    None (and left out of the manifest, as the contract has it) when the run read no Debezium files."""
 
     def as_dict(self) -> dict[str, int]:
-        return dict(vars(self))
+        return {key: value for key, value in vars(self).items() if value is not None}
 
 
 @dataclass
@@ -87,9 +91,13 @@ def run_reference(model: Model, data_dir: Path, progress: Progress | None = None
     with timer.stage("decode"):
         ctx = build_context(model)
         records, rejects = read_changes(data_dir, model)
+        events = read_debezium(data_dir, model)
         snapshots = read_snapshots(data_dir, model)
+        add_snapshot_rows(snapshots, events.snapshot_rows, model)
         schedule = load_schedule(data_dir / "schedule.json")
-    return run_inputs(ctx, records, rejects, snapshots, schedule, timer)
+    rejects = sorted(rejects + events.rejects, key=lambda r: (r.file, r.line))  # by file as Spark has them
+    return run_inputs(ctx, records + events.records, rejects, snapshots, schedule, timer,
+                      skipped=events.skipped if events.files else None)
 
 
 def run_model(model: Model, records: Sequence[ChangeRecord], rejects: Sequence[Reject] = (),
@@ -99,9 +107,10 @@ def run_model(model: Model, records: Sequence[ChangeRecord], rejects: Sequence[R
 
 
 def run_inputs(ctx: RunContext, records: Sequence[ChangeRecord], rejects: Sequence[Reject],
-               snapshots: dict[str, list[Row]], schedule: Schedule, timer: _Timer) -> RunResult:
+               snapshots: dict[str, list[Row]], schedule: Schedule, timer: _Timer,
+               skipped: int | None = None) -> RunResult:
     """The stages after decoding, timed by `timer`."""
-    counts = RunCounts(records=len(records) + len(rejects), rejects=len(rejects))
+    counts = RunCounts(records=len(records) + len(rejects), rejects=len(rejects), skipped=skipped)
     with timer.stage("net_effect"):
         events, deliveries, counts.filtered = build_events(ctx, records, snapshots, schedule)
         counts.deliveries = len(deliveries)

@@ -6,6 +6,10 @@
     out/changes/<site>-am.jsonl, <site>-pm.jsonl  the day's change records, split at 13:00
     out/schedule.json                             propagation delays and two outage windows
 
+or, with `debezium=True`, the same day as Debezium change events (`debezium.DebeziumWriter`):
+
+    out/changes/debezium/<server>/00-snapshot.jsonl, <site>-am.jsonl, <site>-pm.jsonl
+
 The day holds three kinds of traffic:
 
 - Ordinary work (`day`): orders placed, paid, shipped and billed; price lists, stock counts; customers
@@ -28,7 +32,7 @@ in a fixed order (`writer`); the same model and seed give byte-identical files.
 
 Modules: `timetable` (the day's hours, the links' schedule), `transactions` (`Op`, `Txn`),
 `catalogue` (made-up people and goods), `replica`, `shop` (the shared state), `snapshot`, `day`,
-`scenarios`, `malformed`, `writer`, `generator` (`generate`) and `cli` (`main`).
+`scenarios`, `malformed`, `writer`, `debezium`, `generator` (`generate`) and `cli` (`main`).
 """
 
 from engine.sampledata.cli import main

@@ -20,12 +20,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--rows", type=int, default=10_000, help="snapshot rows, about")
     parser.add_argument("--changes", type=int, default=3_000, help="change records, about")
+    parser.add_argument("--debezium", action="store_true",
+                        help="write the day as Debezium change events (changes/debezium/<server>/*.jsonl)")
     args = parser.parse_args(argv)
     try:
         model = load_model(args.model)
     except ModelLoadError as exc:
         print(f"python -m engine.sampledata: {exc}", file=sys.stderr)
         return 2
-    generate(model, args.out, seed=args.seed, rows=args.rows, changes=args.changes)
+    generate(model, args.out, seed=args.seed, rows=args.rows, changes=args.changes,
+             debezium=args.debezium)
     print(f"wrote {args.out}")
     return 0

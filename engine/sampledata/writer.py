@@ -46,6 +46,13 @@ def render_cell(value: Any, t: SqlType | None) -> str:
     return format(value, "f") if isinstance(value, Decimal) else str(render(value, t))
 
 
+def remove_stale(out: Path) -> None:
+    """Remove the files a run of `out` would read besides the ones about to be written (either format's)."""
+    for stale in [*out.glob("changes/*.jsonl"), *out.glob("snapshots/*/*"), *out.glob("changes/debezium/*/*")]:
+        if stale.is_file() and stale.suffix in (".csv", ".json", ".jsonl", ".parquet"):
+            stale.unlink()
+
+
 class Writer:
     """Lays a generated day out as the files a run reads."""
 
@@ -54,9 +61,7 @@ class Writer:
 
     def write(self, out: Path, snapshot: Mapping[str, list[Row]], txns: Sequence[Txn]) -> None:
         """Write the snapshot's rows and the transactions (numbered here, in commit order) into `out`."""
-        for stale in [*out.glob("changes/*.jsonl"), *out.glob("snapshots/*/*")]:
-            if stale.is_file() and stale.suffix in (".csv", ".jsonl", ".parquet"):
-                stale.unlink()  # a run would read it with the new files
+        remove_stale(out)
         for table, rows in snapshot.items():
             server, name = table.split(".", 1)
             suffix = ".jsonl" if table in JSONL_SNAPSHOTS else ".csv"

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 from engine.model.io import dump_model
 from engine.model.schema import Model
 from engine.run.context import build_context
+from engine.run.debezium import SnapshotRow, add_snapshot_rows, debezium_files
 from engine.run.fold import row_sort_key
 from engine.run.records import InputError, Reject, read_snapshots
 from engine.run.reference import RunCounts, RunResult, snapshot_events
@@ -44,12 +45,19 @@ def run_spark(spark: SparkSession, model: Model, data_dir: Path, progress: Progr
         load_schedule(data_dir / "schedule.json")  # fails here, on the driver, with the reference's reason
         snapshots = read_snapshots(data_dir, model)
         model_text = dump_model(model)
-        lines = stages.read_change_lines(spark, stages.file_names(data_dir / "changes"))
-        decoded = lines.transform(stages.decode_records(model_text)).persist()
+        debezium = debezium_files(data_dir / "changes", model)
+        files = {**stages.file_names(data_dir / "changes"), **{str(Path(f).resolve()): f for f in debezium}}
+        lines = stages.read_change_lines(spark, files)
+        decoded = lines.transform(stages.decode_records(model_text, debezium)).persist()
         kinds = _count_by(decoded, "kind")
-        rejects = sorted((Reject(**decode(r["payload"])) for r in decoded.where(F.col("kind") == "reject")
-                          .select("payload").collect()), key=lambda r: (r.file, r.line))
-    counts = RunCounts(records=sum(kinds.values()), rejects=kinds.get("reject", 0))
+        apart = decoded.where(F.col("kind").isin("reject", "snapshot")).select("kind", "payload").collect()
+        rejects = sorted((Reject(**decode(r["payload"])) for r in apart if r["kind"] == "reject"),
+                         key=lambda r: (r.file, r.line))
+        add_snapshot_rows(snapshots, [SnapshotRow(**decode(r["payload"])) for r in apart if r["kind"] == "snapshot"],
+                          model)
+    skipped, snapshot_rows = kinds.get("skip", 0), kinds.get("snapshot", 0)
+    counts = RunCounts(records=sum(kinds.values()) - skipped - snapshot_rows, rejects=kinds.get("reject", 0),
+                       skipped=skipped if debezium else None)
 
     with stage("net_effect"):
         schedule_file = data_dir / "schedule.json"

@@ -27,8 +27,9 @@ from engine.model.io import parse_model
 from engine.model.schema import Model
 from engine.run.context import RunContext, build_context
 from engine.run.converge import compare_mapping
+from engine.run.debezium import Skip, SnapshotRow, decode_event
 from engine.run.fold import fold_events, fold_grouping, group_key
-from engine.run.records import ChangeRecord, change_files, decode_record, split_lines
+from engine.run.records import ChangeRecord, Reject, change_files, decode_record, split_lines
 from engine.run.reference import Transaction, local_events, transaction_deliveries
 from engine.run.schedule import Schedule, parse_schedule
 from engine.spark.batches import grouped, rows_of, to_batches
@@ -105,25 +106,33 @@ def file_name(location: str, files: dict[str, str]) -> str:
     return files.get(unescaped, path)
 
 
-def decode_records(model_text: str) -> Stage:
-    """Lines -> accepted records and rejects, each decoded by its replication-definition version."""
+def decode_records(model_text: str, debezium: dict[str, str] | None = None) -> Stage:
+    """Lines -> accepted records and rejects, each decoded by its replication-definition version; the lines
+    of Debezium files (`debezium`: file -> server) by `decode_event`, which adds skips and snapshot rows."""
+    servers = encode(debezium or {})
+
     def decode_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        model = _model(model_text)
+        model, known = _model(model_text), decode(servers)
         out: list[dict[str, Any]] = []
         for row in rows_of(batches):
-            result = decode_record(row["data"], row["file"], row["line"], model)
-            if isinstance(result, ChangeRecord):
-                out.append({"kind": "record", "site": result.site, "txn": result.txn, "seq": result.seq,
-                            "file": result.file, "line": result.line,
-                            "payload": encode(dataclasses.asdict(result))})
-            else:
-                out.append({"kind": "reject", "site": None, "txn": None, "seq": None, "file": result.file,
-                            "line": result.line, "payload": encode(result.as_dict())})
+            server = known.get(row["file"])
+            out.append(decoded_row(decode_record(row["data"], row["file"], row["line"], model) if server is None
+                                   else decode_event(row["data"], server, row["file"], row["line"], model)))
         yield from to_batches(out, DECODED)
 
     def stage(lines: DataFrame) -> DataFrame:
         return lines.mapInArrow(decode_batches, ddl(DECODED))
     return stage
+
+
+def decoded_row(result: ChangeRecord | SnapshotRow | Skip | Reject) -> dict[str, Any]:
+    """A decoded line as a DECODED row: kind record, snapshot, skip or reject."""
+    if isinstance(result, ChangeRecord):
+        return {"kind": "record", "site": result.site, "txn": result.txn, "seq": result.seq, "file": result.file,
+                "line": result.line, "payload": encode(dataclasses.asdict(result))}
+    kind = "snapshot" if isinstance(result, SnapshotRow) else "skip" if isinstance(result, Skip) else "reject"
+    return {"kind": kind, "site": None, "txn": None, "seq": None, "file": result.file, "line": result.line,
+            "payload": encode(dataclasses.asdict(result))}
 
 
 def group_of(event: dict[str, Any], ctx: RunContext) -> str:

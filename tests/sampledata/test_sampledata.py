@@ -17,6 +17,7 @@ from engine.sampledata import generate, main
 from resources import SAMPLE_MODEL
 
 COMMITTED = SAMPLE_MODEL.parent / "orders-data"
+DEBEZIUM = SAMPLE_MODEL.parent / "orders-debezium"
 GROUP_METHODS = {"latest_timestamp", "earliest_timestamp", "minimum", "maximum", "additive", "average",
                  "overwrite", "discard", "priority_group", "site_priority"}
 UNIQUE_METHODS = {"append_site_name", "append_sequence", "discard"}
@@ -68,6 +69,30 @@ def test_generation_is_deterministic_and_the_committed_data_is_current(model: Mo
     first = tree(tmp_path / "a")
     assert first == tree(tmp_path / "b")
     assert first == tree(COMMITTED), "regenerate: python -m engine.sampledata --out resources/samples/orders-data"
+
+
+def test_the_committed_debezium_data_is_current(model: Model, tmp_path: Path) -> None:
+    generate(model, tmp_path / "a", debezium=True)
+    assert tree(tmp_path / "a") == tree(DEBEZIUM), \
+        "regenerate: python -m engine.sampledata --out resources/samples/orders-debezium --debezium"
+
+
+def test_a_run_of_the_debezium_data_is_the_run_of_the_sample(model: Model, run: RunResult) -> None:
+    replayed = run_reference(model, DEBEZIUM)
+    assert replayed.tables == run.tables and replayed.conflicts == run.conflicts
+    assert replayed.error_queue == run.error_queue and replayed.convergence == run.convergence
+    assert replayed.counts.as_dict() == run.counts.as_dict() | {"skipped": replayed.counts.skipped}
+    assert replayed.counts.skipped > 0  # the tombstones after deletes
+    assert [(Path(r.file).name, r.line) for r in replayed.rejects] != [] and len(replayed.rejects) == len(run.rejects)
+
+
+def test_either_format_replaces_the_others_files(tmp_path: Path) -> None:
+    assert main(["--out", str(tmp_path), "--rows", "300", "--changes", "100", "--debezium"]) == 0
+    assert not (tmp_path / "snapshots").exists() and (tmp_path / "changes" / "debezium" / "web").is_dir()
+    assert main(["--out", str(tmp_path), "--rows", "300", "--changes", "100"]) == 0
+    assert not list(tmp_path.glob("changes/debezium/*/*")) and (tmp_path / "snapshots" / "hq").is_dir()
+    assert main(["--out", str(tmp_path), "--rows", "300", "--changes", "100", "--debezium"]) == 0
+    assert not list(tmp_path.glob("snapshots/*/*")) and not list(tmp_path.glob("changes/*.jsonl"))
 
 
 def test_the_seed_changes_the_data(model: Model, tmp_path: Path) -> None:

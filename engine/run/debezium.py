@@ -1,0 +1,565 @@
+"""Debezium change events as run input: `DIR/changes/debezium/<server>/*.json[l]` (CONTRACT section 4).
+
+One event a line, as Debezium's PostgreSQL, MySQL, SQL Server, Oracle and Db2 connectors emit them
+through Kafka Connect's JSON converter, with the `schema`/`payload` wrapper or without it
+(`schemas.enable=false`). `decode_event` turns one line into what the run reads:
+
+- `c`, `u`, `d` -> a `ChangeRecord` (op I, U, D) of `<server>`, decoded by the same code as a
+  Mapwright record (`records.decode_doc`), so values are typed and checked alike;
+- `r` (a snapshot read) -> a `SnapshotRow`, an initial row of that server's table;
+- a tombstone, a heartbeat or a transaction-boundary event -> a `Skip` (counted, not a record);
+- anything else -> a `Reject` with its reason.
+
+Names: the table from `source.table`, tables and columns matched to the model's case-insensitively
+(an exact match first; PostgreSQL folds unquoted names to lower case); `source.schema`, `source.db` are
+read only to choose between tables whose names differ in case alone or that the model names
+`SCHEMA.TABLE`. The transaction is `transaction.id`, else `source.txId`, else one per event; `seq` is
+`transaction.total_order` (else file order); `commit_ts` is `source.ts_ns`, `ts_us` or `ts_ms`.
+
+Values are read by the wrapper's logical type where there is one (`DEBEZIUM_TYPES`) and, without a
+wrapper, by the model column's type (`by_column_type`): see the README's "Replay your captured changes".
+The replication-definition version of a record is the one whose columns are the image's (else the
+latest that holds them all), as a Debezium event carries its table's columns at the time of the change.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from engine.model.schema import Model, Table
+from engine.model.types import SqlType, TypeFamily
+from engine.run.records import (
+    BLANK_BYTES,
+    ChangeRecord,
+    InputError,
+    Reject,
+    Row,
+    Version,
+    check_keys,
+    decode_doc,
+    decode_image,
+    line_text,
+    parse_json,
+    shown_reject,
+    split_lines,
+    versions_of,
+)
+from engine.run.values import is_binary
+
+OPS = {"c": "I", "u": "U", "d": "D"}
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+SUFFIXES = (".json", ".jsonl")
+TIMESTAMP_UNITS = {"org.apache.kafka.connect.data.Timestamp": 1_000, "io.debezium.time.Timestamp": 1_000,
+                   "io.debezium.time.MicroTimestamp": 1_000_000, "io.debezium.time.NanoTimestamp": 1_000_000_000}
+"""Logical timestamp types: a count of this many units a second since 1970-01-01T00:00:00 UTC."""
+DATE_TYPES = ("org.apache.kafka.connect.data.Date", "io.debezium.time.Date")
+"""Logical date types: days since 1970-01-01."""
+TIME_UNITS = {"org.apache.kafka.connect.data.Time": 1_000, "io.debezium.time.Time": 1_000,
+              "io.debezium.time.MicroTime": 1_000_000, "io.debezium.time.NanoTime": 1_000_000_000}
+"""Logical time-of-day types: units since midnight."""
+DECIMAL = "org.apache.kafka.connect.data.Decimal"
+VARIABLE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
+ZONED = ("io.debezium.time.ZonedTimestamp", "io.debezium.time.ZonedTime")
+DEBEZIUM_TYPES = (*TIMESTAMP_UNITS, *DATE_TYPES, *TIME_UNITS, DECIMAL, VARIABLE_DECIMAL, *ZONED)
+
+
+@dataclass(frozen=True)
+class SnapshotRow:
+    """An `r` event: an initial row of `table` (a table key), typed by the table's columns."""
+
+    file: str
+    line: int
+    table: str
+    row: Row
+
+
+@dataclass(frozen=True)
+class Skip:
+    """An event that carries no row change (tombstone, heartbeat, transaction boundary): counted apart."""
+
+    file: str
+    line: int
+    reason: str
+
+
+Event = ChangeRecord | SnapshotRow | Skip | Reject
+
+
+class _Unusable(ValueError):
+    """An event that cannot be read; the message is the reject's reason."""
+
+
+def decode_event(data: str | bytes, server: str, file: str, line: int, model: Model) -> Event:
+    """One line of a Debezium file of `server`, decoded (see the module's docstring)."""
+    raw = line_text(data)
+    if isinstance(raw, Reject):
+        return shown_reject(file, line, raw.reason, raw.raw)
+    doc, problem = parse_json(raw)
+    if problem is not None:
+        return shown_reject(file, line, problem, raw)
+    try:
+        return _decode(doc, raw, server, file, line, model)
+    except _Unusable as exc:
+        return shown_reject(file, line, str(exc), raw)
+
+
+def _decode(doc: Any, raw: str, server: str, file: str, line: int, model: Model) -> Event:
+    schema, payload = unwrap(doc)
+    skipped = skip_reason(payload, schema)
+    if skipped is not None:
+        return Skip(file, line, skipped)
+    if not isinstance(payload, dict):
+        raise _Unusable("not a Debezium change event (expected a JSON object)")
+    if "ddl" in payload or "tableChanges" in payload:
+        raise _Unusable("a schema change event: Mapwright reads row changes (the model holds the schema)")
+    op = payload.get("op")
+    if op not in (*OPS, "r"):
+        known = "c, u, d or r"
+        if op == "t":
+            raise _Unusable(f"a truncate (op 't') is not replayed (expected op {known})")
+        raise _Unusable(f"unknown op {_shown(op)} (expected {known})")
+    source = payload.get("source")
+    if not isinstance(source, dict):
+        raise _Unusable("no source block")
+    table = find_table(model, server, source)
+    images = {side: payload.get(side) for side in ("before", "after")}
+    for side, image in images.items():
+        if image is not None and not isinstance(image, dict):
+            raise _Unusable(f"{side} is not an object")
+    fields = field_schemas(schema)
+    found = model.server(server)
+    dbms = found.dbms if found is not None else ""
+    if op == "r":
+        return snapshot_row(images["after"], fields.get("after", {}), table, dbms, file, line)
+    named = {side: (None if image is None else renamed(image, fields.get(side, {}), table, dbms))
+             for side, image in images.items()}
+    if op == "u" and named["before"] is None:
+        raise _Unusable("an update without its before image (capture the whole row: PostgreSQL REPLICA "
+                        "IDENTITY FULL, Oracle supplemental logging of all columns)")
+    version = choose_version(table, [image for image in named.values() if image is not None])
+    record: dict[str, Any] = {"site": server, "table": table.name, "op": OPS[op],
+                              "txn": transaction_id(payload, source, file, line),
+                              "seq": transaction_order(payload), "commit_ts": commit_time(source),
+                              "schema_version": version.number if version.number is not None else 1}
+    for side, image in named.items():
+        if image is not None:
+            record[side] = image
+    if op == "d":
+        record.pop("after", None)
+    if op == "c":
+        record.pop("before", None)
+    return decode_doc(record, raw, file, line, model)
+
+
+# --- the envelope ------------------------------------------------------------
+
+def unwrap(doc: Any) -> tuple[dict[str, Any] | None, Any]:
+    """(the value schema or None, the payload) of an event with or without the `schema`/`payload` wrapper."""
+    if isinstance(doc, dict) and "payload" in doc and set(doc) <= {"schema", "payload"}:
+        schema = doc.get("schema")
+        return (schema if isinstance(schema, dict) else None), doc["payload"]
+    return None, doc
+
+
+def skip_reason(payload: Any, schema: dict[str, Any] | None) -> str | None:
+    """Why an event carries no row change and is skipped, or None."""
+    if payload is None:
+        return "tombstone"
+    if not isinstance(payload, dict):
+        return None
+    name = (schema or {}).get("name")
+    if name == "io.debezium.connector.common.Heartbeat" or (set(payload) <= {"ts_ms", "ts_us", "ts_ns"} and payload):
+        return "heartbeat"
+    if payload.get("status") in ("BEGIN", "END") and "id" in payload and "op" not in payload:
+        return f"transaction boundary ({payload['status']})"
+    return None
+
+
+def field_schemas(schema: dict[str, Any] | None) -> dict[str, dict[str, dict[str, Any]]]:
+    """{"before"/"after": {column: its field schema}} from the wrapper's schema; empty without one."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for envelope_field in (schema or {}).get("fields") or ():
+        if isinstance(envelope_field, dict) and envelope_field.get("field") in ("before", "after"):
+            out[envelope_field["field"]] = {f["field"]: f for f in envelope_field.get("fields") or ()
+                                            if isinstance(f, dict) and isinstance(f.get("field"), str)}
+    return out
+
+
+def find_table(model: Model, server: str, source: dict[str, Any]) -> Table:
+    """The model table `source.table` names on `server`: exact, else case-insensitive; `source.schema` and
+    `source.db` choose between several (`SCHEMA.TABLE` names, or names that differ in case alone)."""
+    name = source.get("table")
+    if not isinstance(name, str) or not name:
+        raise _Unusable("source.table is missing")
+    exact = model.table(f"{server}.{name}")
+    if exact is not None:
+        return exact
+    qualifiers = [q for q in (source.get("schema"), source.get("db")) if isinstance(q, str) and q]
+    candidates = folded_tables(model).get((server, name.casefold()), [])
+    if len(candidates) > 1:
+        qualified = [t for t in candidates if any(t.name.casefold() == f"{q}.{name}".casefold() for q in qualifiers)]
+        candidates = qualified or candidates
+    if not candidates:
+        raise _Unusable(f"unknown table {server}.{_cut(name)}")
+    if len(candidates) > 1:
+        shown = ", ".join(t.name for t in candidates)
+        raise _Unusable(f"table {_cut(name)!r} is ambiguous on {server} ({shown}); source.schema/db do not decide")
+    return candidates[0]
+
+
+_FOLDED: dict[int, tuple[object, dict[tuple[str, str], list[Table]]]] = {}
+"""Tables by (server, name case-folded), also by the last part of a `SCHEMA.TABLE` name, per model index
+(kept with it, so that an index's id is never reused while its entry lives); a few models at a time."""
+
+
+def folded_tables(model: Model) -> dict[tuple[str, str], list[Table]]:
+    """The model's tables by (server, case-folded name or last part of it), built once per model index."""
+    index = model.index()
+    entry = _FOLDED.get(id(index))
+    if entry is None or entry[0] is not index:
+        folded: dict[tuple[str, str], list[Table]] = {}
+        for t in model.tables:
+            name = t.name.casefold()
+            for spelling in dict.fromkeys((name, name.rsplit(".", 1)[-1])):
+                folded.setdefault((t.server, spelling), []).append(t)
+        while len(_FOLDED) >= 8:
+            _FOLDED.pop(next(iter(_FOLDED)))
+        entry = _FOLDED[id(index)] = (index, folded)
+    return entry[1]
+
+
+def renamed(image: dict[str, Any], fields: dict[str, dict[str, Any]], table: Table, dbms: str) -> Row:
+    """An image's columns under the model's names (exact, else case-insensitive), values read by their
+    logical type (`fields`) or the model column's type; a column the table lacks keeps its name, so
+    that the version check names it."""
+    exact = {c.name: c for c in table.columns}
+    folded: dict[str, list[str]] = {}
+    for c in table.columns:
+        folded.setdefault(c.name.casefold(), []).append(c.name)
+    out: Row = {}
+    given: dict[str, str] = {}
+    for name, value in image.items():
+        matches = [name] if name in exact else folded.get(name.casefold(), [])
+        if len(matches) > 1:
+            raise _Unusable(f"column {_cut(name)!r} matches several columns of {table.key}: {', '.join(matches)}")
+        target = matches[0] if matches else name
+        if target in given:
+            raise _Unusable(f"columns {_cut(given[target])!r} and {_cut(name)!r} both name {table.key}.{target}")
+        given[target] = name
+        column = table.column(target)
+        try:
+            out[target] = read_value(value, fields.get(name), column.sql_type if column else None, dbms)
+        except _Unusable as exc:
+            raise _Unusable(f"column {target!r}: {exc}") from None
+    return out
+
+
+def choose_version(table: Table, images: list[Row]) -> Version:
+    """The replication definition an event's images are of: the one with exactly their columns, else the
+    latest holding all of them (the images then leave the others NULL), else the latest (which rejects)."""
+    versions = versions_of(table)
+    columns: set[str] = set().union(*(set(image) for image in images)) if images else set()
+    ordered = sorted(versions.values(), key=lambda v: -1 if v.number is None else v.number, reverse=True)
+    for version in ordered:
+        if set(version.types) == columns:
+            return version
+    for version in ordered:
+        if columns <= set(version.types):
+            return version
+    return ordered[0]
+
+
+def transaction_id(payload: dict[str, Any], source: dict[str, Any], file: str, line: int) -> str:
+    """`transaction.id`, else `source.txId`, else one transaction for this event alone."""
+    transaction = payload.get("transaction")
+    if isinstance(transaction, dict) and _is_id(transaction.get("id")):
+        return str(transaction["id"])
+    if _is_id(source.get("txId")):
+        return str(source["txId"])
+    return f"{Path(file).name}:{line}"
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool) and value != ""
+
+
+def transaction_order(payload: dict[str, Any]) -> int:
+    """`transaction.total_order` (a number or numeric text); 0 without one, so that file order decides."""
+    transaction = payload.get("transaction")
+    order = transaction.get("total_order") if isinstance(transaction, dict) else None
+    if order is None:
+        return 0
+    number = _integer(order)
+    if number is None:
+        raise _Unusable(f"transaction.total_order must be an integer, got {_shown(order)}")
+    return number
+
+
+def commit_time(source: dict[str, Any]) -> str:
+    """The commit instant as ISO text, from `source.ts_ns`, `ts_us` or `ts_ms` (the finest present)."""
+    for key, per_second in (("ts_ns", 1_000_000_000), ("ts_us", 1_000_000), ("ts_ms", 1_000)):
+        if source.get(key) is None:
+            continue
+        count = _integer(source[key])
+        if count is None:
+            raise _Unusable(f"bad timestamp: source.{key} {_shown(source[key])} is not a whole number")
+        return _iso(_instant(count, per_second, f"source.{key}"))
+    raise _Unusable("missing commit time (source.ts_ms)")
+
+
+def snapshot_row(image: Any, fields: dict[str, dict[str, Any]], table: Table, dbms: str, file: str,
+                 line: int) -> SnapshotRow:
+    """An `r` event's after image as an initial row of `table`, typed by the table's current columns."""
+    if image is None:
+        raise _Unusable("a snapshot read (op 'r') has no after image")
+    named = renamed(image, fields, table, dbms)
+    current = Version(None, {c.name: c.sql_type for c in table.columns})
+    for name in named:
+        if name not in current.types:
+            raise _Unusable(f"column {_shown(name)} is not in {table.key}")
+    row = decode_image(named, current, table)
+    if isinstance(row, str):
+        raise _Unusable(f"after: {row}")
+    return SnapshotRow(file, line, table.key, row)
+
+
+# --- values --------------------------------------------------------------------
+
+def read_value(value: Any, schema: dict[str, Any] | None, t: SqlType | None, dbms: str = "") -> Any:
+    """A value as the record decoder takes it: by its logical type when the wrapper gives one, else by
+    the column's type (`by_column_type`); `_Unusable` when it cannot be read so."""
+    if value is None:
+        return None
+    name = (schema or {}).get("name")
+    if name in DEBEZIUM_TYPES:
+        return by_logical_type(value, name, schema or {})
+    if schema is not None and schema.get("type") == "bytes" and isinstance(value, str):
+        return _base64(value) if t is None or is_binary(t) else value
+    return by_column_type(value, t, dbms)
+
+
+def by_logical_type(value: Any, name: str, schema: dict[str, Any]) -> Any:
+    """A value of a Debezium or Kafka Connect logical type as a Python value."""
+    if name == DECIMAL:
+        if isinstance(value, str):
+            scale = _integer((schema.get("parameters") or {}).get("scale", 0))
+            if scale is None:
+                raise _Unusable(f"Decimal without a whole-number scale: {_shown(schema.get('parameters'))}")
+            return scaled(_base64(value), scale)
+        return value  # the JSON converter's decimal.format=NUMERIC
+    if name == VARIABLE_DECIMAL:
+        if not (isinstance(value, dict) and _integer(value.get("scale")) is not None
+                and isinstance(value.get("value"), str)):
+            raise _Unusable(f"VariableScaleDecimal must be {{scale, value}}, got {_shown(value)}")
+        return scaled(_base64(value["value"]), _integer(value["scale"]) or 0)
+    if name in TIMESTAMP_UNITS:
+        return _instant(_count(value, name), TIMESTAMP_UNITS[name], name)
+    if name in DATE_TYPES:
+        return _instant(_count(value, name) * 86_400, 1, name)
+    if name in TIME_UNITS:
+        return _time_of_day(_count(value, name), TIME_UNITS[name])
+    return value  # ZonedTimestamp / ZonedTime: ISO 8601 text the column type reads
+
+
+def by_column_type(value: Any, t: SqlType | None, dbms: str = "") -> Any:
+    """A value with no logical type, read by the column's type as Debezium's defaults write it:
+    a DATE as days since 1970 (Oracle's DATE, which holds a time, in milliseconds); a TIMESTAMP as
+    milliseconds, microseconds or nanoseconds since 1970 by its fractional precision (`fraction_digits`);
+    text as ISO 8601; a DECIMAL from a number or numeric text, else from base64
+    bytes (decimal.handling.mode=precise) with the column's scale; binary from base64."""
+    if t is None or isinstance(value, bool):
+        return value
+    if t.family is TypeFamily.DATETIME and isinstance(value, int):
+        if t.name == "DATE" and dbms != "oracle":
+            return _instant(value * 86_400, 1, "a DATE")
+        digits = fraction_digits(t, dbms)
+        per_second = 1_000 if digits <= 3 else 1_000_000 if digits <= 6 else 1_000_000_000
+        return _instant(value, per_second, f"a {t.name}")
+    if t.family is TypeFamily.EXACT_NUMERIC and isinstance(value, str) and not _numeric(value):
+        try:
+            return scaled(_base64(value), t.scale or 0)
+        except _Unusable:
+            return value  # the decoder names what is wrong with it
+    if is_binary(t) and isinstance(value, str):
+        return _base64(value)
+    return value
+
+
+def fraction_digits(t: SqlType, dbms: str) -> int:
+    """Fractional-second digits a DATE/TIMESTAMP/DATETIME column's values carry, by Debezium's adaptive
+    time precision: its precision when the type has one, else the DBMS's default for it (SQL Server's
+    datetime2 7, its and MySQL's DATETIME 3, Oracle's DATE 3, any other TIMESTAMP 6)."""
+    if t.precision is not None:
+        return t.precision
+    if t.name == "DATE" or (t.name == "DATETIME" and dbms in ("mssql", "mysql")):
+        return 3
+    if t.name == "TIMESTAMP" and dbms == "mssql":
+        return 7
+    return 6
+
+
+def scaled(unscaled: bytes, scale: int) -> Decimal:
+    """A Kafka Connect Decimal: big-endian two's-complement unscaled integer bytes and a scale."""
+    if not unscaled:
+        raise _Unusable("empty Decimal bytes")
+    return Decimal(int.from_bytes(unscaled, "big", signed=True)).scaleb(-scale)
+
+
+def _base64(text: str) -> bytes:
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise _Unusable(f"not base64: {_shown(text)}") from None
+
+
+def _numeric(text: str) -> bool:
+    try:
+        Decimal(text.strip())
+    except InvalidOperation:
+        return False
+    return bool(text.strip())
+
+
+def _integer(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    digits = value.strip().removeprefix("-").removeprefix("+") if isinstance(value, str) else ""
+    if digits.isascii() and digits.isdigit() and len(digits) <= 40:
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _count(value: Any, name: str) -> int:
+    count = _integer(value)
+    if count is None:
+        raise _Unusable(f"{name.rsplit('.', 1)[-1]} must be a whole number, got {_shown(value)}")
+    return count
+
+
+def _instant(count: int, per_second: int, what: str) -> datetime:
+    seconds, rest = divmod(count, per_second)
+    try:
+        return EPOCH + timedelta(seconds=seconds, microseconds=rest * 1_000_000 // per_second)
+    except OverflowError:
+        raise _Unusable(f"{what} {count} is outside the years 1-9999") from None
+
+
+def _time_of_day(count: int, per_second: int) -> str:
+    if not 0 <= count < 86_400 * per_second:
+        raise _Unusable(f"time of day {count} is not within one day")
+    micros = count * 1_000_000 // per_second
+    return (datetime.min + timedelta(microseconds=micros)).time().isoformat()
+
+
+def _iso(value: datetime) -> str:
+    return value.isoformat().replace("+00:00", "Z")
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    return _cut(repr(value), limit)
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+# --- files -------------------------------------------------------------------
+
+@dataclass
+class DebeziumInput:
+    """What the Debezium files of a data folder hold, by kind."""
+
+    records: list[ChangeRecord] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    snapshot_rows: list[SnapshotRow] = field(default_factory=list)
+    skipped: int = 0
+    files: int = 0
+
+
+def debezium_files(changes_dir: Path, model: Model) -> dict[str, str]:
+    """{file: server} for every `changes/debezium/<server>/*.json[l]`, by name; `InputError` for a server
+    folder the model does not have or a file that cannot be read (both engines refuse alike)."""
+    root = changes_dir / "debezium"
+    if not root.exists():
+        return {}
+    if not root.is_dir():
+        raise InputError(f"{root}: not a folder (Debezium events go in changes/debezium/<server>/*.jsonl)")
+    servers = {s.id for s in model.servers}
+    out: dict[str, str] = {}
+    for folder in sorted(root.iterdir()):
+        if not folder.is_dir():
+            if folder.suffix.lower() in SUFFIXES:
+                raise InputError(f"{folder}: Debezium events go in a folder named after their server "
+                                 f"(changes/debezium/<server>/{folder.name})")
+            continue
+        if folder.name not in servers:
+            raise InputError(f"{folder}: no server {folder.name!r} in the model "
+                             f"(servers: {', '.join(sorted(servers))})")
+        for path in sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES):
+            try:
+                with path.open("rb"):
+                    pass
+            except OSError as exc:
+                raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+            out[str(path)] = folder.name
+    return out
+
+
+def server_of(file: str) -> str:
+    """The server a Debezium file belongs to: its folder's name."""
+    return Path(file).parent.name
+
+
+def event_lines(changes_dir: Path, model: Model) -> Iterator[tuple[str, str, int, bytes]]:
+    """(server, file, line number from 1, bytes) for every non-blank line of the Debezium files."""
+    for file, server in debezium_files(changes_dir, model).items():
+        try:
+            data = Path(file).read_bytes()
+        except OSError as exc:
+            raise InputError(f"{file}: cannot read ({exc.strerror or exc})") from None
+        for number, line in split_lines(data):
+            if line.strip(BLANK_BYTES):
+                yield server, file, number, line
+
+
+def read_debezium(data_dir: Path, model: Model) -> DebeziumInput:
+    """Every event of `DIR/changes/debezium/`, decoded, in file order."""
+    changes = data_dir / "changes"
+    out = DebeziumInput(files=len(debezium_files(changes, model)))
+    for server, file, number, data in event_lines(changes, model):
+        event = decode_event(data, server, file, number, model)
+        if isinstance(event, ChangeRecord):
+            out.records.append(event)
+        elif isinstance(event, SnapshotRow):
+            out.snapshot_rows.append(event)
+        elif isinstance(event, Skip):
+            out.skipped += 1
+        else:
+            out.rejects.append(event)
+    return out
+
+
+def add_snapshot_rows(snapshots: dict[str, list[Row]], rows: list[SnapshotRow], model: Model) -> None:
+    """Add the `r` events' rows (in file and line order) to the snapshots read from files; `InputError`
+    naming file:line for a NULL or duplicate key, as for a snapshot file."""
+    by_table: dict[str, list[SnapshotRow]] = {}
+    for row in sorted(rows, key=lambda r: (r.file, r.line)):
+        by_table.setdefault(row.table, []).append(row)
+    for key, added in by_table.items():
+        table = model.table(key)
+        assert table is not None  # decode_event found it
+        existing = snapshots.setdefault(key, [])
+        check_keys([(f"snapshot of {key} row {n}", r) for n, r in enumerate(existing, start=1)]
+                   + [(f"{r.file}:{r.line}", r.row) for r in added], table)
+        existing.extend(r.row for r in added)

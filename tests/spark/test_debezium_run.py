@@ -1,0 +1,41 @@
+"""A run on the Debezium version of the sample gives the run directory the Mapwright-format version gives
+(Spark reading the Debezium events, the reference the Mapwright records)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from sparkkit import result_doc, rundir_doc
+
+from engine.model import load_model
+from engine.run.reference import run_reference
+from engine.run.rundir import RunInfo, write_run
+from engine.sampledata import generate
+from engine.spark.pipeline import run_spark
+from resources import SAMPLE_MODEL
+
+
+def test_the_debezium_sample_gives_the_same_run_directory(spark: Any, tmp_path: Path) -> None:
+    model = load_model(SAMPLE_MODEL)
+    mapwright, debezium = tmp_path / "mapwright", tmp_path / "debezium"
+    generate(model, mapwright, seed=11, rows=240, changes=400)
+    generate(model, debezium, seed=11, rows=240, changes=400, debezium=True)
+    assert not (debezium / "snapshots").exists() and not list(debezium.glob("changes/*.jsonl"))
+    tombstones = sum(p.read_text().count("\nnull\n") for p in debezium.glob("changes/debezium/*/*.jsonl"))
+
+    on_spark = run_spark(spark, model, debezium)
+    assert result_doc(on_spark) == result_doc(run_reference(model, debezium))  # one decoder, both engines
+    write_run(on_spark, model, tmp_path / "from-debezium", RunInfo("local[2]"))
+    write_run(run_reference(model, mapwright), model, tmp_path / "from-mapwright", RunInfo("local[2]"))
+
+    got, want = rundir_doc(tmp_path / "from-debezium"), rundir_doc(tmp_path / "from-mapwright")
+    assert tombstones > 0 and got["manifest"]["counts"].pop("skipped") == tombstones
+    assert "skipped" not in want["manifest"]["counts"]  # a run without Debezium input: the contract's counts
+    assert want["manifest"]["counts"]["rejects"] > 0 and want["manifest"]["counts"]["conflicts"] > 0
+    rejects = [json.loads(line) for line in got.pop("rejects.jsonl").splitlines()]
+    expected = [json.loads(line) for line in want.pop("rejects.jsonl").splitlines()]
+    assert Counter(Path(r["file"]).name for r in rejects) == Counter(Path(r["file"]).name for r in expected)
+    assert got == want  # tables, conflicts, error queue, convergence, the manifest's status and counts
