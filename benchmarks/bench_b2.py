@@ -138,18 +138,35 @@ def report(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _sizes(text: str) -> list[int]:
+    """`--sizes`: comma-separated positive event counts."""
+    sizes = [topology.event_count(part.strip()) for part in text.split(",") if part.strip()]
+    if not sizes:
+        raise argparse.ArgumentTypeError("no size given")
+    return sizes
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_b2", description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10000", help="comma-separated event counts (default 10000)")
+    parser.add_argument("--sizes", type=_sizes, default="10000", help="comma-separated event counts (default 10000)")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--reference-max", type=int, default=100_000,
                         help="time the pure-Python reference up to this size (default 100000)")
     parser.add_argument("--results", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    from engine.java import JavaMissing, require_java
+    from engine.spark.session import MasterError, check_reachable, parse_master
+
+    try:  # before generating anything: one line, exit 2
+        master = parse_master(args.master)
+        check_reachable(master)
+        if master.kind != "connect":
+            require_java()
+    except (MasterError, JavaMissing) as exc:
+        parser.exit(2, f"{parser.prog}: {exc}\n")
     args.results.mkdir(parents=True, exist_ok=True)
-    for size in sizes:
+    for size in args.sizes:
         work = Path(tempfile.mkdtemp(prefix=f"mapwright-b2-{size}-"))
         try:
             result = bench(size, args.seed, args.master, args.reference_max, work)

@@ -181,6 +181,9 @@ def _records(topo: Topology, site: str) -> Iterator[str]:
 def write(topo: Topology, out: Path) -> tuple[Path, Path]:
     """Write `out/model.json` and `out/data/` (snapshots, changes per site, schedule); returns both paths."""
     data = out / "data"
+    for stale in [*data.glob("changes/*.jsonl"), *data.glob("snapshots/*/*")]:
+        if stale.is_file() and stale.suffix in (".csv", ".jsonl", ".parquet"):
+            stale.unlink()  # a run would read it with the new files
     for folder in (data / "changes", *(data / "snapshots" / s for s, _, _ in SITES)):
         folder.mkdir(parents=True, exist_ok=True)
     model = out / "model.json"
@@ -203,9 +206,20 @@ def generate(out: Path, events: int, seed: int = 11) -> Topology:
     return topo
 
 
+def event_count(text: str) -> int:
+    """A positive number of events for argparse (`100000` or `100_000`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least one change event, not {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.topology", description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=10_000)
+    parser.add_argument("--events", type=event_count, default=10_000)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)

@@ -75,3 +75,22 @@ def test_the_reference_run_settles_every_site_on_the_rows_the_generator_predicts
         got = {r["ID"]: (r["NAME"], r["CITY"], r["UPDATED_AT"], r["BALANCE"]) for r in rows}
         want = {k: (r["NAME"], r["CITY"], r["UPDATED_AT"], Decimal(r["BALANCE"]) / 100) for k, r in topo.final.items()}
         assert got == want, table
+
+
+def test_generating_again_into_a_folder_removes_change_files_a_run_would_also_read(tmp_path: Path) -> None:
+    topology.generate(tmp_path, 100, seed=1)
+    stray = tmp_path / "data" / "changes" / "old.jsonl"
+    stray.write_text('{"site": "east"}\n', encoding="utf-8")
+    topology.generate(tmp_path, 100, seed=1)
+    assert not stray.exists()
+    assert sorted(p.name for p in (tmp_path / "data" / "changes").iterdir()) == ["east.jsonl", "south.jsonl",
+                                                                                 "west.jsonl"]
+
+
+def test_the_command_line_refuses_a_count_that_is_not_a_positive_number(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        topology.main(["--events", "0", "--out", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "at least one change event" in capsys.readouterr().err
+    assert not (tmp_path / "model.json").exists()
