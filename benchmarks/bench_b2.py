@@ -79,13 +79,15 @@ def figure(events: int, seconds: float, baseline_s: float, peaks: dict[str, floa
             round(seconds / baseline_s, 2), "peak_memory": peaks}
 
 
-def bench(events: int, seed: int, master: str, reference_max: int, work: Path) -> dict[str, Any]:
-    """Measure one size; returns the JSON document of its results."""
+def bench(events: int, seed: int, master: str, reference_max: int, work: Path, warm: bool = False) -> dict[str, Any]:
+    """Measure one size; returns the JSON document of its results. `warm`: an earlier size ran in this
+    process, so pyspark's JVM is already up and its JIT warm (the baseline, timed first, gains most)."""
     from benchmarks.baseline import run_baseline
     from engine.spark.session import spark_session
 
     result: dict[str, Any] = {"benchmark": "B2", "events": events, "seed": seed, "master": master,
-                              "measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine()}
+                              "jvm_warm": warm, "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                              "machine": machine()}
     topo, result["generate_s"] = timed(lambda: topology.generate(work / "topology", events, seed))
     model_path, data = work / "topology" / "model.json", work / "topology" / "data"
     model, schedule = load_model(model_path), load_schedule(data / "schedule.json")
@@ -166,10 +168,10 @@ def main(argv: list[str] | None = None) -> None:
     except (MasterError, JavaMissing) as exc:
         parser.exit(2, f"{parser.prog}: {exc}\n")
     args.results.mkdir(parents=True, exist_ok=True)
-    for size in args.sizes:
+    for n, size in enumerate(args.sizes):
         work = Path(tempfile.mkdtemp(prefix=f"mapwright-b2-{size}-"))
         try:
-            result = bench(size, args.seed, args.master, args.reference_max, work)
+            result = bench(size, args.seed, args.master, args.reference_max, work, warm=n > 0)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         path = args.results / f"b2-{size}.json"
