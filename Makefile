@@ -1,6 +1,7 @@
 # Mapwright: the README's two quick-start commands.
 #   make run   - create .venv, install Mapwright, open the designer on the bundled sample
 #   make test  - create .venv if needed, install the test extras, run the whole test suite
+#   make bench - run every benchmark (not part of `make test`); SIZES=100000,1000000 for B2's full set
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -11,13 +12,21 @@ QT_SYSTEM_PACKAGES := libegl1 libgl1 libfontconfig1 libxkbcommon0 libxkbcommon-x
 # The tests start a real PostgreSQL server (initdb/pg_ctl from Debian's package).
 TEST_SYSTEM_PACKAGES := postgresql
 
-.PHONY: run test check-python check-java system-deps test-system-deps lint clean
+# B2's sizes (change events); the default finishes in a few minutes on 2 cores.
+SIZES ?= 10000
+
+.PHONY: run test bench check-python check-java system-deps test-system-deps lint clean
 
 run: $(VENV)/.installed system-deps
 	$(BIN)/mapwright designer $(MODEL)
 
 test: $(VENV)/.installed-test check-java system-deps test-system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.installed check-java
+	$(BIN)/python benchmarks/bench_validation.py
+	$(BIN)/python benchmarks/bench_run.py
+	$(BIN)/python -m benchmarks.bench_b2 --sizes $(SIZES)
 
 system-deps:
 	@$(call apt_install,$(QT_SYSTEM_PACKAGES),Qt's system libraries,the designer will name what it lacks (tests run offscreen))

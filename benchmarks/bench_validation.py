@@ -20,7 +20,8 @@ def large_model(tables: int) -> Model:
     """`tables` tables per site on three sites, each copied hq -> br and hq -> web with a concat key."""
     servers = [{"id": "hq", "dbms": "oracle", "priority": 30}, {"id": "br", "dbms": "db2", "priority": 20},
                {"id": "web", "dbms": "postgresql", "priority": 10}]
-    cols = [{"name": "REGION", "type": "CHAR(2)", "nullable": False}, {"name": "NO", "type": "INTEGER", "nullable": False}]
+    cols = [{"name": "REGION", "type": "CHAR(2)", "nullable": False},
+            {"name": "NO", "type": "INTEGER", "nullable": False}]
     cols += [{"name": f"C{i}", "type": "VARCHAR(40)"} for i in range(12)]
     out_tables, mappings, conflicts = [], [], []
     for t in range(tables):
