@@ -2,6 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from engine.edits import evolve
+
+M = TypeVar("M", bound=BaseModel)
+
 
 class AuthoringError(ValueError):
     """A duplicate or empty name, an unknown entity, a bad type string: the reason is the message."""
+
+
+def evolve_checked(obj: M, **changes: Any) -> M:
+    """`evolve`, with what the model refuses (a `where` nested beyond the limits, a bad type...) raised as an
+    `AuthoringError` naming the field, so every front end shows it as a refusal, never a traceback."""
+    try:
+        return evolve(obj, **changes)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        field = ".".join(str(x) for x in err["loc"] if not str(x).startswith("function"))
+        message = str(err["msg"]).removeprefix("Value error, ")
+        raise AuthoringError(f"{field}: {message}" if field else message) from None

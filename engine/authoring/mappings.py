@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import operations as ops
-from engine.authoring.errors import AuthoringError
+from engine.authoring.errors import AuthoringError, evolve_checked
 from engine.authoring.references import MethodJson
 from engine.authoring.schema import Step
 from engine.edits import Edit, chain, evolve, replace
@@ -71,7 +71,7 @@ def auto_map(model: Model, mapping_id: str) -> list[Edit]:
     found = matches_by_name(src, tgt, set(mapping.columns))
     if not found:
         return []
-    return [replace(model, "mapping", mapping, evolve(mapping, columns={**_columns_json(mapping), **found}))]
+    return [replace(model, "mapping", mapping, evolve_checked(mapping, columns={**_columns_json(mapping), **found}))]
 
 
 def rename_mapping(model: Model, old: str, new: str) -> list[Edit]:
@@ -85,8 +85,8 @@ def rename_mapping(model: Model, old: str, new: str) -> list[Edit]:
     if model.mapping(new) is not None:
         raise AuthoringError(f"a mapping {new!r} already exists")
     reverse = new if mapping.reverse == old else mapping.reverse
-    steps: list[Step] = [lambda m: [replace(m, "mapping", mapping, evolve(mapping, id=new, reverse=reverse))]]
-    steps += [lambda m, i=o.id: [replace(m, "mapping", m.mapping(i), evolve(_mapping(m, i), reverse=new))]  # type: ignore[misc]
+    steps: list[Step] = [lambda m: [replace(m, "mapping", mapping, evolve_checked(mapping, id=new, reverse=reverse))]]
+    steps += [lambda m, i=o.id: [replace(m, "mapping", m.mapping(i), evolve_checked(_mapping(m, i), reverse=new))]  # type: ignore[misc]
               for o in model.mappings if o.reverse == old and o.id != old]
     return chain(model, *steps)
 
@@ -112,7 +112,7 @@ def where_problems(model: Model, mapping_id: str, where: str) -> list[str]:
 def set_where(model: Model, mapping_id: str, where: str | None) -> list[Edit]:
     mapping = _mapping(model, mapping_id)
     text = (where or "").strip() or None
-    return [] if text == mapping.where else [replace(model, "mapping", mapping, evolve(mapping, where=text))]
+    return [] if text == mapping.where else [replace(model, "mapping", mapping, evolve_checked(mapping, where=text))]
 
 
 # --- the mapping back ----------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.authoring.errors import AuthoringError
+from engine.authoring.errors import AuthoringError, evolve_checked
 from engine.authoring.references import (
     rename_in_conflicts,
     rename_in_method,
@@ -15,7 +15,7 @@ from engine.authoring.references import (
     renamed,
     without_in_conflicts,
 )
-from engine.edits import Edit, chain, evolve, replace, set_setting
+from engine.edits import Edit, chain, replace, set_setting
 from engine.model.schema import Model, Server, Table
 from engine.model.types import TypeError_, parse_type
 from engine.operations import delete_table
@@ -35,7 +35,7 @@ def _built(cls: Any, data: dict[str, Any]) -> Any:
 
 def _evolved(entity: Any, **changes: Any) -> Any:
     try:
-        return evolve(entity, **changes)
+        return evolve_checked(entity, **changes)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         where = ".".join(str(x) for x in err["loc"])
@@ -107,8 +107,8 @@ def rename_server(model: Model, old: str, new: str) -> list[Edit]:
     if model.server(new) is not None:
         raise AuthoringError(f"a server {new!r} already exists")
     keys = {t.key: f"{new}.{t.name}" for t in model.tables if t.server == old}
-    steps: list[Step] = [lambda m: [replace(m, "server", m.server(old), evolve(server, id=new))]]
-    steps += [lambda m, k=k: [replace(m, "table", _table(m, k), evolve(_table(m, k), server=new))]  # type: ignore[misc]
+    steps: list[Step] = [lambda m: [replace(m, "server", m.server(old), evolve_checked(server, id=new))]]
+    steps += [lambda m, k=k: [replace(m, "table", _table(m, k), evolve_checked(_table(m, k), server=new))]  # type: ignore[misc]
               for k in keys]
     steps.append(lambda m: _retarget(m, keys))
     return chain(model, *steps)
@@ -149,8 +149,8 @@ def rename_table(model: Model, key: str, new_name: str) -> list[Edit]:
         raise AuthoringError(f"a table {new_key} already exists")
     children = [t.key for t in model.tables if t.server == table.server and t.parent == table.name and t.key != key]
     parent = new_name if table.parent == table.name else table.parent  # a table that is its own parent (TB002)
-    steps: list[Step] = [lambda m: [replace(m, "table", table, evolve(table, name=new_name, parent=parent))]]
-    steps += [lambda m, c=c: [replace(m, "table", _table(m, c), evolve(_table(m, c), parent=new_name))]  # type: ignore[misc]
+    steps: list[Step] = [lambda m: [replace(m, "table", table, evolve_checked(table, name=new_name, parent=parent))]]
+    steps += [lambda m, c=c: [replace(m, "table", _table(m, c), evolve_checked(_table(m, c), parent=new_name))]  # type: ignore[misc]
               for c in children]
     steps.append(lambda m: _retarget(m, {key: new_key}))
     return chain(model, *steps)
@@ -160,10 +160,10 @@ def _retarget(model: Model, keys: dict[str, str]) -> list[Edit]:
     """Mappings, conflicts and layout that name a table key in `keys`, moved to its new key."""
     edits: list[Edit] = []
     for mapping in [m for m in model.mappings if m.source in keys or m.target in keys]:
-        edits.append(replace(model, "mapping", mapping, evolve(
+        edits.append(replace(model, "mapping", mapping, evolve_checked(
             mapping, source=keys.get(mapping.source, mapping.source), target=keys.get(mapping.target, mapping.target))))
     for entry in [c for c in model.conflicts if c.table in keys]:
-        edits.append(replace(model, "conflicts", entry, evolve(entry, table=keys[entry.table])))
+        edits.append(replace(model, "conflicts", entry, evolve_checked(entry, table=keys[entry.table])))
     if any(k in model.layout for k in keys):
         edits.append(set_setting(model, "layout", {keys.get(k, k): v for k, v in model.layout.items()}))
     return edits
@@ -264,7 +264,7 @@ def rename_column(model: Model, key: str, old: str, new: str) -> list[Edit]:
             if mapping.where:
                 changes["where"] = rename_in_sql(mapping.where, old, new)
         if changes:
-            changed = evolve(mapping, **changes)
+            changed = evolve_checked(mapping, **changes)
             if changed != mapping:
                 edits.append(replace(model, "mapping", mapping, changed))
     entry = model.conflicts_for(key)
@@ -288,7 +288,7 @@ def remove_column(model: Model, key: str, name: str) -> list[Edit]:
         unique_indexes=[ux for ux in indexes if ux["columns"]]))]
     for mapping in [m for m in model.mappings if m.target == key]:
         dkey = mapping.distribution_key
-        changed = evolve(mapping, columns={k: v.model_dump(mode="json") for k, v in mapping.columns.items()
+        changed = evolve_checked(mapping, columns={k: v.model_dump(mode="json") for k, v in mapping.columns.items()
                                            if k != name},
                          distribution_key=([c for c in dkey if c != name] or None) if dkey else dkey)
         if changed != mapping:

@@ -289,3 +289,14 @@ def test_renaming_anything_in_the_sample_leaves_nothing_dangling() -> None:
             assert (dict(got - base), dict(base - got)) == (extra, {}), (table.key, column)
             undo(model, edits)
     assert model == original
+
+
+def test_what_the_model_refuses_is_an_authoring_error_naming_the_field() -> None:
+    """A `where` beyond the limits is refused as every other authoring refusal is: one line, no traceback."""
+    from resources import SAMPLE_MODEL
+
+    model = load_model(SAMPLE_MODEL)
+    mapping = model.mappings[0]
+    with pytest.raises(au.AuthoringError, match=r"^where: the where clause is nested too deeply"):
+        au.set_where(model, mapping.id, "(" * 50 + "1 = 1" + ")" * 50)
+    assert model.mapping(mapping.id).where == mapping.where
