@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 from designer.severity import SEVERITY_COLOURS
 
 WIDTH, HEADER, ROW = 270.0, 28.0, 20.0
+OVERVIEW_LOD = 0.45  # below this zoom a table is a box with its name: its rows would be unreadable
+BOX_LOD = 0.08  # below this, a plain box (the name would be a few pixels)
 OK_COLOUR, BAD_COLOUR = QColor("#2e7d32"), QColor("#d32f2f")
 PK_COLOUR, DK_COLOUR = QColor("#8d6e00"), QColor("#1565c0")
 
@@ -69,16 +71,27 @@ class TableItem(QGraphicsObject):
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         self.setAcceptHoverEvents(True)
         self.setZValue(1)
+        # painted once into a device pixmap, then blitted: panning and repaints of other items cost nothing here
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.hover_row: str | None = None
+        self.looks_set = 0  # how many times the look was replaced (tests count the items an edit touches)
 
     @property
     def key(self) -> str:
         return self.look.key
 
     def set_look(self, look: TableLook) -> None:
-        self.prepareGeometryChange()
+        if len(look.rows) != len(self.look.rows):
+            self.prepareGeometryChange()
         self.look = look
+        self.looks_set += 1
         self.update()
+
+    def set_marks(self, marks: dict[str | None, tuple[str, str]]) -> None:
+        if marks != self.look.marks:
+            self.look.marks = marks
+            self.looks_set += 1
+            self.update()
 
     def boundingRect(self) -> QRectF:
         return QRectF(-2, -2, WIDTH + 4, HEADER + ROW * len(self.look.rows) + 4)
@@ -105,6 +118,10 @@ class TableItem(QGraphicsObject):
         return self.mapToScene(QPointF(rect.right() if side == "out" else rect.left(), rect.center().y()))
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < OVERVIEW_LOD:
+            self._paint_overview(painter, lod)
+            return
         pal = palette()
         body = QRectF(0, 0, WIDTH, HEADER + ROW * len(self.look.rows))
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -122,7 +139,7 @@ class TableItem(QGraphicsObject):
         painter.drawText(header.adjusted(8, 0, -24, 0), Qt.AlignmentFlag.AlignVCenter, self.look.key)
         small = QFont(painter.font())
         small.setBold(False)
-        small.setPointSizeF(max(6.0, small.pointSizeF() * 0.85))
+        small.setPointSizeF(max(8.0, small.pointSizeF() * 0.9))  # legible at 100%
         painter.setFont(small)
         painter.drawText(header.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
                          self.look.dbms)
@@ -138,6 +155,28 @@ class TableItem(QGraphicsObject):
             painter.drawText(rect.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
                              row.type + (" NN" if row.not_null else ""))
             self._paint_mark(painter, row.name, QPointF(WIDTH + 8, rect.center().y()))
+
+    def _paint_overview(self, painter: QPainter, lod: float) -> None:
+        """Zoomed out: a box in the header's colour with the table's name, large enough to read."""
+        pal = palette()
+        body = QRectF(0, 0, WIDTH, HEADER + ROW * len(self.look.rows))
+        selected = self.isSelected()
+        painter.setPen(QPen(pal.color(QPalette.ColorRole.Highlight), 3 / lod) if selected
+                       else QPen(pal.color(QPalette.ColorRole.Mid), 0))
+        painter.setBrush(pal.color(QPalette.ColorRole.Button))
+        painter.drawRect(body)
+        if self.look.marks:
+            severity = "error" if any(m[0] == "error" for m in self.look.marks.values()) else "warning"
+            painter.fillRect(QRectF(0, 0, 10 / lod, body.height()), SEVERITY_COLOURS[severity])
+        if lod < BOX_LOD:
+            return
+        font = QFont(painter.font())
+        font.setBold(True)
+        font.setPixelSize(max(1, int(min(13 / lod, body.height() * 0.8, 90.0))))
+        painter.setFont(font)
+        painter.setPen(pal.color(QPalette.ColorRole.ButtonText))
+        painter.drawText(body.adjusted(14 / lod, 0, -4, 0),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap, self.look.key)
 
     def _paint_badges(self, painter: QPainter, rect: QRectF, row: ColumnRow) -> None:
         """`PK` for a primary-key column, `DK` for a distribution-key column."""
@@ -177,6 +216,7 @@ class TableItem(QGraphicsObject):
 
     def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.scene() is not None:
+            # only this table's links follow (MappingScene.table_moved); nothing else is redrawn
             self.scene().table_moved(self)  # type: ignore[attr-defined]
         return super().itemChange(change, value)
 
@@ -231,6 +271,12 @@ class LinkItem(QGraphicsPathItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         pen = QPen(colour(QPalette.ColorRole.Highlight if self.isSelected() else QPalette.ColorRole.Link))
+        if option.levelOfDetailFromTransform(painter.worldTransform()) < OVERVIEW_LOD:
+            pen.setCosmetic(True)  # the overview: one hairline, no antialiasing
+            pen.setWidthF(1.0)
+            painter.setPen(pen)
+            painter.drawPath(self.path())
+            return
         pen.setWidthF(2.6 if self.isSelected() else 1.6)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(pen)
@@ -248,12 +294,16 @@ class ReverseLinkItem(QGraphicsPathItem):
         super().__init__(path)
         self.ref = mapping
         self.ok = ok
-        self.setToolTip(tip)
-        pen = QPen(OK_COLOUR if ok else BAD_COLOUR, 2, Qt.PenStyle.DashLine)
-        self.setPen(pen)
         self.setBrush(QBrush(Qt.BrushStyle.NoBrush))
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(0.5)
+        self.set_state(ok, tip)
+
+    def set_state(self, ok: bool, tip: str) -> None:
+        """Green or red, and why: changed in place when the findings change."""
+        self.ok = ok
+        self.setToolTip(tip)
+        self.setPen(QPen(OK_COLOUR if ok else BAD_COLOUR, 2, Qt.PenStyle.DashLine))
 
 
 class DragLine(QGraphicsPathItem):

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QGraphicsView
 
 from designer.canvas.scene import MappingScene
 
+READABLE_ZOOM = 0.5  # the smallest zoom at which a table's rows stay legible; the overview is below it
 EMPTY_HINT = "No tables yet. Right-click here (or use the Edit menu) to add a server, then a table."
 
 
@@ -17,9 +18,10 @@ class MappingView(QGraphicsView):
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState, False)
         self._space = False
-        self._empty = not scene.items()
+        self._empty = not scene.tables
         scene.changed.connect(self._hint_follows)
 
     def zoom(self, factor: float) -> None:
@@ -38,8 +40,25 @@ class MappingView(QGraphicsView):
                 self.resetTransform()
                 self.centerOn(rect.center())
 
+    def _mapping_scene(self) -> MappingScene:
+        return self.scene()  # type: ignore[return-value]
+
+    def show_start(self) -> None:
+        """The first view of a model: all of it when it fits legibly, else its top-left corner at 100%
+        (Ctrl+0 still fits all of it, as an overview)."""
+        rect = self.scene().itemsBoundingRect().adjusted(-30, -30, 30, 30)
+        viewport = self.viewport().rect()
+        if rect.isEmpty() or viewport.isEmpty():
+            return
+        scale = min(viewport.width() / rect.width(), viewport.height() / rect.height())
+        if scale >= READABLE_ZOOM:
+            self.fit()
+            return
+        self.resetTransform()
+        self.centerOn(rect.left() + viewport.width() / 2, rect.top() + viewport.height() / 2)
+
     def _hint_follows(self, *_: object) -> None:
-        empty = not self.scene().items()
+        empty = not self._mapping_scene().tables
         if empty != self._empty:  # the hint appears or goes: repaint all of it, not only the changed items
             self._empty = empty
             self.viewport().update()
@@ -47,7 +66,7 @@ class MappingView(QGraphicsView):
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         """An empty canvas says how to start."""
         super().drawForeground(painter, rect)
-        if self.scene().items():
+        if self._mapping_scene().tables:
             return
         painter.save()
         painter.resetTransform()
