@@ -61,6 +61,7 @@ class MappingScene(QGraphicsScene):
         self._press_positions: dict[str, QPointF] = {}
         self._following = True  # False while a batch of moves is applied: links are re-drawn once at the end
         self._rebuilding = False
+        self._auto: dict[str, QPointF] | None = None
         self._bi_messages: dict[str, str] = {}  # mapping id -> its BI001/BI002 message
         self.selectionChanged.connect(self._selection_changed)
         document.sig_changed.connect(self.apply_edits)
@@ -127,14 +128,13 @@ class MappingScene(QGraphicsScene):
         mappings |= {m for k in changed_tables for m in self.links_of_table.get(k, set())}
         mappings |= {m.id for m in model.mappings
                      if m.source in changed_tables or m.target in changed_tables or m.reverse in mappings}
-        self._rebuilding = True
-        self._following = False
+        self._rebuilding, self._following, self._auto = True, False, None
         try:
             dkeys = self._dkeys(m for m in model.mappings if m.target in tables)
             for key in sorted(tables):
                 self._sync_table(key, model.table(key), dkeys)
             for key in sorted(moved - tables):
-                self._sync_table(key, model.table(key), None)
+                self._sync_table(key, model.table(key), None, moved=True)
             mappings |= {m for k in moved for m in self.links_of_table.get(k, set())}
             for mapping_id in sorted(mappings):
                 self._draw_mapping(mapping_id)
@@ -150,7 +150,8 @@ class MappingScene(QGraphicsScene):
             return True
         return [r.name for r in item.look.rows] != table.column_names()
 
-    def _sync_table(self, key: str, table: Table | None, dkeys: dict[str, set[str]] | None) -> None:
+    def _sync_table(self, key: str, table: Table | None, dkeys: dict[str, set[str]] | None,
+                    moved: bool = False) -> None:
         item = self.tables.get(key)
         if table is None:
             if item is not None:
@@ -168,6 +169,10 @@ class MappingScene(QGraphicsScene):
         saved = self.model.layout.get(key)
         if saved is not None and (item.pos().x(), item.pos().y()) != tuple(saved):
             item.setPos(QPointF(*saved))
+        elif saved is None and moved:  # its saved place was taken away (an undone move): back to the automatic one
+            if self._auto is None:
+                self._auto = self.auto_positions()  # once per batch: an undone auto layout moves every table
+            item.setPos(self._auto[key])
 
     def _dkeys(self, mappings: Iterable[Mapping]) -> dict[str, set[str]]:
         """Target table -> its distribution-key columns, from `mappings`."""
