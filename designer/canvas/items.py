@@ -228,7 +228,7 @@ class MethodItem(QGraphicsObject):
         super().__init__()
         self.ref = (mapping, column, path)
         self.label = label
-        width = max(60, QFontMetrics(QApplication.font()).horizontalAdvance(label) + 18)
+        width = max(60, _metrics().horizontalAdvance(label) + 18)
         self.SIZE = QRectF(-width / 2, -11, width, 22)
         self.setToolTip(tip)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
@@ -249,6 +249,32 @@ class MethodItem(QGraphicsObject):
 
     def port(self, side: str) -> QPointF:
         return self.mapToScene(QPointF(self.SIZE.right() if side == "out" else self.SIZE.left(), 0))
+
+
+_METRICS: list[QFontMetrics] = []
+
+
+def _metrics() -> QFontMetrics:
+    """The application font's metrics, made once (making them costs milliseconds)."""
+    if not _METRICS:
+        _METRICS.append(QFontMetrics(QApplication.font()))
+    return _METRICS[0]
+
+
+class MappingGroup(QGraphicsItem):
+    """Holds one mapping's wires and method nodes: one top-level item per mapping, not one per wire, so the
+    scene's per-change walk over its top-level items stays short on a large model. Draws nothing itself."""
+
+    def __init__(self, mapping: str) -> None:
+        super().__init__()
+        self.mapping = mapping
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF()
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        pass
 
 
 def curve(start: QPointF, end: QPointF) -> QPainterPath:

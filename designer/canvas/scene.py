@@ -24,6 +24,7 @@ from designer.canvas.items import (
     WIDTH,
     ColumnRow,
     LinkItem,
+    MappingGroup,
     MethodItem,
     ReverseLinkItem,
     TableItem,
@@ -39,6 +40,7 @@ from engine.rules import Finding, Location
 
 Ref = tuple[Any, ...]
 COLUMN_GAP, TABLE_GAP = 420.0, 40.0
+MARGIN = 400.0  # room around the tables, to drop one beside them
 REVERSIBLE = "reversible: the key comes back"
 
 
@@ -48,12 +50,14 @@ class MappingScene(QGraphicsScene):
     sig_tables_moved = Signal(list)  # [(table key, x, y)]
     sig_context_requested = Signal(tuple, object)  # ref, QPoint (screen)
     sig_selected = Signal(tuple)  # ref of the one selected thing, or ()
+    sig_empty_changed = Signal(bool)  # True when the last table went, False when the first came
 
     def __init__(self, document: Document) -> None:
         super().__init__()
         self.document = document
         self.tables: dict[str, TableItem] = {}
         self.mapping_items: dict[str, list[QGraphicsItem]] = {}  # mapping id -> its wires and method nodes
+        self.groups: dict[str, MappingGroup] = {}  # mapping id -> the one top-level item holding them
         self.reverse_items: dict[str, ReverseLinkItem] = {}  # the lower id of a pair -> its dashed link
         self.links_of_table: dict[str, set[str]] = {}  # table key -> ids of the mappings drawn to or from it
         self._ends: dict[str, tuple[str, str]] = {}  # mapping id -> (source, target) as drawn
@@ -62,6 +66,7 @@ class MappingScene(QGraphicsScene):
         self._following = True  # False while a batch of moves is applied: links are re-drawn once at the end
         self._rebuilding = False
         self._auto: dict[str, QPointF] | None = None
+        self._marked: set[str] = set()  # the tables that show marks
         self._bi_messages: dict[str, str] = {}  # mapping id -> its BI001/BI002 message
         self.selectionChanged.connect(self._selection_changed)
         document.sig_changed.connect(self.apply_edits)
@@ -84,10 +89,10 @@ class MappingScene(QGraphicsScene):
         """Build every item from the model (on open); later edits go through `apply_edits`."""
         self._rebuilding = True
         try:
-            for item in [*self.decorations, *self.tables.values()]:
+            for item in [*self.groups.values(), *self.reverse_items.values(), *self.tables.values()]:
                 self.removeItem(item)
             self.tables, self.mapping_items, self.reverse_items, self.links_of_table = {}, {}, {}, {}
-            self._ends = {}
+            self._ends, self.groups, self._marked = {}, {}, set()
             self._following = False
             positions = self.auto_positions() if any(t.key not in self.model.layout for t in self.model.tables) \
                 else {}
@@ -100,8 +105,16 @@ class MappingScene(QGraphicsScene):
             for mapping in self.model.mappings:
                 self._draw_mapping(mapping.id)
                 self._draw_reverse(mapping.id)
+            self.setSceneRect(self.itemsBoundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
         finally:
             self._following, self._rebuilding = True, False
+
+    def _grow_to(self, item: QGraphicsItem) -> None:
+        """Keep a moved or added table inside the scene's rectangle (set by us: Qt's own growing rectangle
+        walks every item after each change)."""
+        rect = item.sceneBoundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+        if not self.sceneRect().contains(rect):
+            self.setSceneRect(self.sceneRect().united(rect))
 
     def apply_edits(self, edits: list[Edit]) -> None:
         """Update only what `edits` name: their tables, mappings, servers' tables and moved tables."""
@@ -129,6 +142,7 @@ class MappingScene(QGraphicsScene):
         mappings |= {m.id for m in model.mappings
                      if m.source in changed_tables or m.target in changed_tables or m.reverse in mappings}
         self._rebuilding, self._following, self._auto = True, False, None
+        was_empty = not self.tables
         try:
             dkeys = self._dkeys(m for m in model.mappings if m.target in tables)
             for key in sorted(tables):
@@ -142,6 +156,8 @@ class MappingScene(QGraphicsScene):
                 self._draw_reverse(mapping_id)
         finally:
             self._following, self._rebuilding = True, False
+        if was_empty != (not self.tables):
+            self.sig_empty_changed.emit(not self.tables)
 
     def _table_changed(self, key: str, table: Table | None) -> bool:
         """A table added, removed or whose columns' geometry (and so its links' ends) may have moved."""
@@ -161,6 +177,7 @@ class MappingScene(QGraphicsScene):
             item = self.tables[key] = TableItem(self._look(table, dkeys or {}))
             item.setPos(self._position_of(key))
             self.addItem(item)
+            self._grow_to(item)
         elif dkeys is not None:
             look = self._look(table, dkeys)
             look.marks = item.look.marks
@@ -217,8 +234,10 @@ class MappingScene(QGraphicsScene):
             self._rebuilding = False
 
     def _undraw_mapping(self, mapping_id: str) -> None:
-        for item in self.mapping_items.pop(mapping_id, []):
-            self.removeItem(item)
+        self.mapping_items.pop(mapping_id, None)
+        group = self.groups.pop(mapping_id, None)
+        if group is not None:
+            self.removeItem(group)  # and its wires and nodes with it
         for table in self._ends.pop(mapping_id, ()):
             self.links_of_table.get(table, set()).discard(mapping_id)
 
@@ -234,8 +253,10 @@ class MappingScene(QGraphicsScene):
         items: list[QGraphicsItem] = []
         for column, method in mapping.columns.items():
             self._draw_method(items, mapping.id, column, method, (), source, target.port(column, "in"), depth=0)
+        group = self.groups[mapping_id] = MappingGroup(mapping_id)
         for item in items:
-            self.addItem(item)
+            item.setParentItem(group)
+        self.addItem(group)
         self.mapping_items[mapping_id] = items
         self._ends[mapping_id] = (mapping.source, mapping.target)
         self.links_of_table.setdefault(mapping.source, set()).add(mapping_id)
@@ -302,9 +323,10 @@ class MappingScene(QGraphicsScene):
             severity = "error" if f.severity.value == "error" or (current and current[0] == "error") else "warning"
             tip = (current[1] + "\n" if current else "") + f"{f.code}: {f.message}"
             marks[table][row] = (severity, tip)
-        for key, item in self.tables.items():
-            if item.look.marks or key in marks:
-                item.set_marks(marks.get(key, {}))
+        for key in self._marked | marks.keys():
+            if key in self.tables:
+                self.tables[key].set_marks(marks.get(key, {}))
+        self._marked = set(marks)
         if bi != self._bi_messages:
             self._bi_messages = bi
             for item in self.reverse_items.values():
@@ -339,6 +361,7 @@ class MappingScene(QGraphicsScene):
 
     def table_moved(self, item: TableItem) -> None:
         """A table's own links follow it (and nothing else is redrawn)."""
+        self._grow_to(item)
         if self.interaction is None and self._following:
             self._rebuilding = True
             try:

@@ -21,8 +21,8 @@ class MappingView(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState, False)
         self._space = False
-        self._empty = not scene.tables
-        scene.changed.connect(self._hint_follows)
+        # not `scene.changed`: connecting it makes Qt repaint the whole scene whenever an item is removed
+        scene.sig_empty_changed.connect(self._hint_follows)
 
     def zoom(self, factor: float) -> None:
         current = self.transform().m11()
@@ -57,11 +57,8 @@ class MappingView(QGraphicsView):
         self.resetTransform()
         self.centerOn(rect.left() + viewport.width() / 2, rect.top() + viewport.height() / 2)
 
-    def _hint_follows(self, *_: object) -> None:
-        empty = not self._mapping_scene().tables
-        if empty != self._empty:  # the hint appears or goes: repaint all of it, not only the changed items
-            self._empty = empty
-            self.viewport().update()
+    def _hint_follows(self, _empty: bool) -> None:
+        self.viewport().update()  # the hint appears or goes: repaint all of it, not only the changed items
 
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         """An empty canvas says how to start."""

@@ -20,7 +20,8 @@ SITES = ("br", "web")
 
 def large_model(per_site: int) -> Model:
     """`per_site` tables on hq, each copied to br and web (a concat key and twelve copied columns)."""
-    cols = [{"name": "REGION", "type": "CHAR(2)", "nullable": False}, {"name": "NO", "type": "INTEGER", "nullable": False}]
+    cols = [{"name": "REGION", "type": "CHAR(2)", "nullable": False},
+            {"name": "NO", "type": "INTEGER", "nullable": False}]
     cols += [{"name": f"C{i}", "type": "VARCHAR(40)"} for i in range(12)]
     tables, mappings = [], []
     for t in range(per_site):
