@@ -208,6 +208,9 @@ class MappingGrid(QWidget):
         self.search.textChanged.connect(self.proxy.setFilterFixedString)
         self.view = QTableView()
         self.view.setModel(self.proxy)
+        # rows start in the model's order; sorting all of them on open would read every cell (seconds on a
+        # large model): a click on a header sorts
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.verticalHeader().hide()

@@ -11,7 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPainterPath,
+    QPainterPathStroker,
+    QPalette,
+    QPen,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QGraphicsItem,
@@ -60,6 +70,13 @@ class TableLook:
     rows: list[ColumnRow]
     marks: dict[str | None, tuple[str, str]] = field(default_factory=dict)  # row (None: header) -> (severity, tip)
 
+    def row_index(self, column: str) -> int | None:
+        """The row of `column` (looked up in a dict made once: links ask for it for every wire)."""
+        index = self.__dict__.get("_rows_by_name")
+        if index is None:
+            index = self.__dict__["_rows_by_name"] = {r.name: i for i, r in enumerate(self.rows)}
+        return index.get(column)
+
 
 class TableItem(QGraphicsObject):
     """A table: header `server.TABLE (dbms)`, then a row per column. Moved by its header."""
@@ -104,11 +121,13 @@ class TableItem(QGraphicsObject):
         return self.look.rows[index].name
 
     def row_rect(self, column: str) -> QRectF:
-        index = next(i for i, r in enumerate(self.look.rows) if r.name == column)
+        index = self.look.row_index(column)
+        if index is None:
+            raise KeyError(column)
         return QRectF(0, HEADER + index * ROW, WIDTH, ROW)
 
     def has_row(self, column: str) -> bool:
-        return any(r.name == column for r in self.look.rows)
+        return self.look.row_index(column) is not None
 
     def port(self, column: str, side: str) -> QPointF:
         """Scene point where links attach: `out` on the right edge, `in` on the left."""
@@ -277,23 +296,51 @@ class MappingGroup(QGraphicsItem):
         pass
 
 
+def _reach(start: QPointF, end: QPointF) -> float:
+    """How far a wire's curve reaches out of each end."""
+    gap = end.x() - start.x()
+    return max(40.0, gap / 2) if gap > 0 else 80.0  # a backward link loops out a little, not across the scene
+
+
 def curve(start: QPointF, end: QPointF) -> QPainterPath:
     path = QPainterPath(start)
-    gap = end.x() - start.x()
-    dx = max(40.0, gap / 2) if gap > 0 else 80.0  # a backward link loops out a little, not across the scene
+    dx = _reach(start, end)
     path.cubicTo(QPointF(start.x() + dx, start.y()), QPointF(end.x() - dx, end.y()), end)
     return path
 
 
-class LinkItem(QGraphicsPathItem):
-    """A wire of a column map: from a source column or method node to a method node or target column."""
+class LinkItem(QGraphicsItem):
+    """A wire of a column map: from a source column or method node to a method node or target column.
+
+    Its curve is made only when it is first painted or hit (its bounds come from the curve's control points,
+    which hold it): opening a model of thousands of wires makes none of the off-screen ones.
+    """
 
     def __init__(self, mapping: str, column: str, start: QPointF, end: QPointF, tip: str) -> None:
-        super().__init__(curve(start, end))
+        super().__init__()
         self.ref = (mapping, column)
+        self.start, self.end = QPointF(start), QPointF(end)
+        self._path: QPainterPath | None = None
+        dx = _reach(start, end)
+        xs = (start.x(), start.x() + dx, end.x() - dx, end.x())
+        ys = (start.y(), end.y())
+        self._bounds = QRectF(min(xs) - 3, min(ys) - 3, max(xs) - min(xs) + 6, max(ys) - min(ys) + 6)
         self.setToolTip(tip)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(0)
+
+    def path(self) -> QPainterPath:
+        if self._path is None:
+            self._path = curve(self.start, self.end)
+        return self._path
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        stroker = QPainterPathStroker()
+        stroker.setWidth(6)  # easy to hit
+        return stroker.createStroke(self.path())
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         pen = QPen(colour(QPalette.ColorRole.Highlight if self.isSelected() else QPalette.ColorRole.Link))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from PySide6.QtCore import QPointF, Signal
+from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
@@ -105,9 +105,17 @@ class MappingScene(QGraphicsScene):
             for mapping in self.model.mappings:
                 self._draw_mapping(mapping.id)
                 self._draw_reverse(mapping.id)
-            self.setSceneRect(self.itemsBoundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
+            self.setSceneRect(self._tables_rect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
         finally:
             self._following, self._rebuilding = True, False
+
+    def _tables_rect(self) -> QRectF:
+        """The rectangle the tables take (the wires and method nodes lie between them)."""
+        rects = [t.sceneBoundingRect() for t in self.tables.values()]
+        if not rects:
+            return QRectF(0, 0, 1, 1)
+        left, top = min(r.left() for r in rects), min(r.top() for r in rects)
+        return QRectF(left, top, max(r.right() for r in rects) - left, max(r.bottom() for r in rects) - top)
 
     def _grow_to(self, item: QGraphicsItem) -> None:
         """Keep a moved or added table inside the scene's rectangle (set by us: Qt's own growing rectangle

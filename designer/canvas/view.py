@@ -6,7 +6,7 @@ from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView
 
-from designer.canvas.scene import MappingScene
+from designer.canvas.scene import MARGIN, MappingScene
 
 READABLE_ZOOM = 0.5  # the smallest zoom at which a table's rows stay legible; the overview is below it
 EMPTY_HINT = "No tables yet. Right-click here (or use the Edit menu) to add a server, then a table."
@@ -46,7 +46,10 @@ class MappingView(QGraphicsView):
     def show_start(self) -> None:
         """The first view of a model: all of it when it fits legibly, else its top-left corner at 100%
         (Ctrl+0 still fits all of it, as an overview)."""
-        rect = self.scene().itemsBoundingRect().adjusted(-30, -30, 30, 30)
+        scene = self._mapping_scene()
+        if not scene.tables:
+            return
+        rect = scene.sceneRect().adjusted(MARGIN - 30, MARGIN - 30, 30 - MARGIN, 30 - MARGIN)  # the tables' room
         viewport = self.viewport().rect()
         if rect.isEmpty() or viewport.isEmpty():
             return
