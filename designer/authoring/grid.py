@@ -40,9 +40,14 @@ def inputs_text(method: Method | None) -> str:
 
 
 def _same_rows(edit: Edit) -> bool:
-    """An edit of one mapping that keeps its id, target and mapped columns keeps the grid's rows."""
+    """An edit of one mapping that keeps its id, target and mapped columns keeps the grid's rows; so does an
+    edit of a table that keeps its key and its columns' names (a type, a default changed)."""
     before, after = edit.before, edit.after
-    return (edit.kind == "mapping" and before is not None and after is not None and before.id == after.id
+    if before is None or after is None:
+        return edit.kind not in ("table", "mapping")
+    if edit.kind == "table":
+        return bool(before.key == after.key and before.column_names() == after.column_names())
+    return (edit.kind == "mapping" and before.id == after.id
             and before.target == after.target and list(before.columns) == list(after.columns))
 
 

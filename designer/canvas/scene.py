@@ -41,6 +41,7 @@ from engine.rules import Finding, Location
 Ref = tuple[Any, ...]
 COLUMN_GAP, TABLE_GAP = 420.0, 40.0
 MARGIN = 400.0  # room around the tables, to drop one beside them
+GROWTH = 4000.0  # how much more room a table moved out of the scene's rectangle makes
 REVERSIBLE = "reversible: the key comes back"
 
 
@@ -121,8 +122,8 @@ class MappingScene(QGraphicsScene):
         """Keep a moved or added table inside the scene's rectangle (set by us: Qt's own growing rectangle
         walks every item after each change)."""
         rect = item.sceneBoundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
-        if not self.sceneRect().contains(rect):
-            self.setSceneRect(self.sceneRect().united(rect))
+        if not self.sceneRect().contains(rect):  # grow by a lot at once: each growth re-indexes every item
+            self.setSceneRect(self.sceneRect().united(rect.adjusted(-GROWTH, -GROWTH, GROWTH, GROWTH)))
 
     def apply_edits(self, edits: list[Edit]) -> None:
         """Update only what `edits` name: their tables, mappings, servers' tables and moved tables."""
