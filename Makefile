@@ -11,7 +11,7 @@ QT_SYSTEM_PACKAGES := libegl1 libgl1 libfontconfig1 libxkbcommon0 libxkbcommon-x
 # The tests start a real PostgreSQL server (initdb/pg_ctl from Debian's package).
 TEST_SYSTEM_PACKAGES := postgresql
 
-.PHONY: run test check-python check-java system-deps test-system-deps lint clean
+.PHONY: run test check-python check-java system-deps test-system-deps lint clean bench
 
 run: $(VENV)/.installed system-deps
 	$(BIN)/mapwright designer $(MODEL)
@@ -53,6 +53,9 @@ $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check engine designer tests
 	$(BIN)/mypy
+
+bench: $(VENV)/.installed-test  # results in benchmarks/results/
+	$(BIN)/python benchmarks/bench_validation.py --b1 && $(BIN)/python benchmarks/bench_designer.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
