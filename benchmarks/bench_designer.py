@@ -30,7 +30,6 @@ from bench_validation import large_model  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from designer.document import Document  # noqa: E402
 from designer.window import MainWindow  # noqa: E402
 from engine import operations as ops  # noqa: E402
 from engine.edits import Edit, evolve, replace  # noqa: E402

@@ -51,6 +51,11 @@ class FindingsModel(QAbstractTableModel):
         self._icons = {name: dot_icon(colour) for name, colour in COLOURS.items()}
 
     def set_findings(self, findings: list[Finding]) -> None:
+        """Show `findings`; when an edit leaves them as they were (most do), nothing is reset or re-sorted."""
+        ordered = sorted(findings, key=panel_order)
+        if ordered == self.findings:
+            self.clear_fresh()
+            return
         before = set(self.findings)
         self.beginResetModel()
         self.findings = sorted(findings, key=panel_order)

@@ -343,8 +343,11 @@ class LinkItem(QGraphicsItem):
         return stroker.createStroke(self.path())
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < BOX_LOD:
+            return  # a wire under a pixel long: the overview shows the tables alone
         pen = QPen(colour(QPalette.ColorRole.Highlight if self.isSelected() else QPalette.ColorRole.Link))
-        if option.levelOfDetailFromTransform(painter.worldTransform()) < OVERVIEW_LOD:
+        if lod < OVERVIEW_LOD:
             pen.setCosmetic(True)  # the overview: one hairline, no antialiasing
             pen.setWidthF(1.0)
             painter.setPen(pen)

@@ -106,11 +106,11 @@ class MappingScene(QGraphicsScene):
             for mapping in self.model.mappings:
                 self._draw_mapping(mapping.id)
                 self._draw_reverse(mapping.id)
-            self.setSceneRect(self._tables_rect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
+            self.setSceneRect(self.tables_rect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
         finally:
             self._following, self._rebuilding = True, False
 
-    def _tables_rect(self) -> QRectF:
+    def tables_rect(self) -> QRectF:
         """The rectangle the tables take (the wires and method nodes lie between them)."""
         rects = [t.sceneBoundingRect() for t in self.tables.values()]
         if not rects:

@@ -33,8 +33,8 @@ class MappingView(QGraphicsView):
         return self.transform().m11()
 
     def fit(self) -> None:
-        rect = self.scene().itemsBoundingRect().adjusted(-30, -30, 30, 30)
-        if not rect.isEmpty():
+        rect = self._mapping_scene().tables_rect().adjusted(-30, -30, 30, 30)
+        if self._mapping_scene().tables:
             self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
             if self.zoom_level() > 1.0:
                 self.resetTransform()
