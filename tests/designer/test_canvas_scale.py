@@ -152,10 +152,31 @@ def test_the_tree_filter_and_the_inspector_stay_put(big: MainWindow, qtbot: Any)
     assert big.inspector.widget() is not form  # an edit of what it shows rebuilds it
 
 
-def test_overview_and_full_zoom_both_paint(big: MainWindow) -> None:
+def test_zoomed_out_a_table_is_a_named_box_and_at_100_percent_its_rows(big: MainWindow,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    overview, full = TableItem._paint_overview, TableItem._paint_badges
+    monkeypatch.setattr(TableItem, "_paint_overview", lambda self, *a: (calls.append("overview"), overview(self, *a)))
+    monkeypatch.setattr(TableItem, "_paint_badges", lambda self, *a: (calls.append("rows"), full(self, *a)))
     big.view.fit()
     assert big.view.zoom_level() < 0.45
-    assert not big.view.grab().isNull()
+    big.view.viewport().repaint()
+    assert "overview" in calls and "rows" not in calls
+    calls.clear()
     big.view.resetTransform()
-    assert isinstance(big.scene.tables["hq.T0"], TableItem)
-    assert not big.view.grab().isNull()
+    big.view.centerOn(big.scene.tables["hq.T0"])
+    big.scene.tables["hq.T0"].update()
+    big.view.viewport().repaint()
+    assert "rows" in calls and "overview" not in calls
+
+
+def test_problems_are_not_reset_by_an_edit_that_leaves_them_alone(big: MainWindow) -> None:
+    resets: list[int] = []
+    big.problems.model.modelReset.connect(lambda: resets.append(1))
+    doc, model = big.document, big.document.model
+    doc.apply(ops.move_table(model, "hq.T1", 5.0, 5.0), "Move table")
+    assert resets == []
+    mapping = model.mapping("m1_br")
+    assert mapping is not None
+    doc.apply(replace(model, "mapping", mapping, evolve(mapping, where="NOT A COLUMN =")), "Bad where")
+    assert resets == [1] and big.problems.model.rowCount() >= 1
