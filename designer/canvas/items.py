@@ -287,10 +287,18 @@ class MappingGroup(QGraphicsItem):
     def __init__(self, mapping: str) -> None:
         super().__init__()
         self.mapping = mapping
+        self.bounds = QRectF()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
 
+    def hold(self, items: list[QGraphicsItem]) -> None:
+        """Take `items` as children and span them (so the scene's index skips the group when it is off screen)."""
+        for item in items:
+            item.setParentItem(self)
+        self.prepareGeometryChange()
+        self.bounds = self.childrenBoundingRect()
+
     def boundingRect(self) -> QRectF:
-        return QRectF()
+        return self.bounds
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         pass

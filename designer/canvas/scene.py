@@ -263,8 +263,7 @@ class MappingScene(QGraphicsScene):
         for column, method in mapping.columns.items():
             self._draw_method(items, mapping.id, column, method, (), source, target.port(column, "in"), depth=0)
         group = self.groups[mapping_id] = MappingGroup(mapping_id)
-        for item in items:
-            item.setParentItem(group)
+        group.hold(items)
         self.addItem(group)
         self.mapping_items[mapping_id] = items
         self._ends[mapping_id] = (mapping.source, mapping.target)
