@@ -289,6 +289,7 @@ class MappingGroup(QGraphicsItem):
         self.mapping = mapping
         self.bounds = QRectF()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # clicks go to its wires, or through to the canvas
 
     def hold(self, items: list[QGraphicsItem]) -> None:
         """Take `items` as children and span them (so the scene's index skips the group when it is off screen)."""
@@ -299,6 +300,9 @@ class MappingGroup(QGraphicsItem):
 
     def boundingRect(self) -> QRectF:
         return self.bounds
+
+    def shape(self) -> QPainterPath:
+        return QPainterPath()  # never hit itself: only its wires and nodes are
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         pass
@@ -335,7 +339,6 @@ class LinkItem(QGraphicsItem):
         self._bounds = QRectF(min(xs) - 3, min(ys) - 3, max(xs) - min(xs) + 6, max(ys) - min(ys) + 6)
         self.setToolTip(tip)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setZValue(0)
 
     def path(self) -> QPainterPath:
         if self._path is None:
