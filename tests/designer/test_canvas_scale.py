@@ -180,3 +180,18 @@ def test_problems_are_not_reset_by_an_edit_that_leaves_them_alone(big: MainWindo
     assert mapping is not None
     doc.apply(replace(model, "mapping", mapping, evolve(mapping, where="NOT A COLUMN =")), "Bad where")
     assert resets == [1] and big.problems.model.rowCount() >= 1
+
+
+def test_the_problems_panel_filters_by_any_column(big: MainWindow) -> None:
+    doc, model = big.document, big.document.model
+    for mapping_id in ("m1_br", "m2_web"):
+        mapping = model.mapping(mapping_id)
+        assert mapping is not None
+        doc.apply(replace(model, "mapping", mapping, evolve(mapping, where="NOT A COLUMN =")), "Bad where")
+    proxy = big.problems.proxy
+    assert proxy.rowCount() >= 2
+    big.problems.filter_edit.setText("m2_WEB")
+    shown = {proxy.index(r, 3).data() for r in range(proxy.rowCount())}
+    assert shown == {"m2_web"}
+    big.problems.filter_edit.setText("")
+    assert {"m1_br", "m2_web"} <= {proxy.index(r, 3).data() for r in range(proxy.rowCount())}
