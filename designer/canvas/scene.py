@@ -146,6 +146,8 @@ class MappingScene(QGraphicsScene):
                 moved |= {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
         if not (tables or mappings or moved):
             return
+        edited = set(tables)
+        tables |= {m.target for m in model.mappings if m.source in edited}  # their DK badges read the source too
         changed_tables = {k for k in tables if self._table_changed(k, model.table(k))}
         mappings |= {m for k in changed_tables for m in self.links_of_table.get(k, set())}
         mappings |= {m.id for m in model.mappings
