@@ -23,8 +23,10 @@ run: $(VENV)/.installed system-deps
 test: $(VENV)/.installed-test check-java system-deps test-system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-bench: $(VENV)/.installed check-java
+bench: $(VENV)/.installed check-java  # results in benchmarks/results/
 	$(BIN)/python benchmarks/bench_validation.py
+	$(BIN)/python benchmarks/bench_validation.py --b1
+	$(BIN)/python benchmarks/bench_designer.py
 	$(BIN)/python benchmarks/bench_run.py
 	$(BIN)/python -m benchmarks.bench_b2 --sizes $(SIZES)
 

@@ -117,7 +117,7 @@ class ConflictEditor(QWidget):
         self.compare.setMinimumHeight(160)
         self.compare.itemChanged.connect(self._compare_changed)
         self._build_layout(add_group, remove_group, add_step, drop_step, up, down)
-        document.sig_changed.connect(lambda _e: self.refresh())
+        document.sig_changed.connect(self._changed)
         document.sig_findings.connect(lambda _f: self._show_warnings())
         self.refresh()
 
@@ -175,6 +175,13 @@ class ConflictEditor(QWidget):
     def show_table(self, key: str | None) -> None:
         self.table_key = key if key and self.document.model.table(key) else None
         self.refresh()
+
+    def _changed(self, edits: list[Any]) -> None:
+        """Only an edit of the table shown, its conflicts, or a rename (the key may follow) refreshes."""
+        if any(self.table_key in e.touched() or e.kind == "server" or
+               (e.kind == "table" and e.before is not None and e.after is not None and e.before.key != e.after.key)
+               for e in edits):
+            self.refresh()
 
     def refresh(self) -> None:
         table = self.document.model.table(self.table_key) if self.table_key else None

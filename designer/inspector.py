@@ -55,8 +55,29 @@ class Inspector(QScrollArea):
         self.error.setWordWrap(True)
         self.fields: dict[str, QWidget] = {}
         self.columns: ColumnsEditor | None = None  # a table's columns grid, kept while the same table is shown
-        document.sig_changed.connect(lambda edits: self.show_ref(follow_ref(self.ref, edits)))
+        document.sig_changed.connect(self._changed)
         self.show_ref(())
+
+    def _changed(self, edits: list[Edit]) -> None:
+        """Rebuild the form only when an edit names what it shows (or what that hangs on)."""
+        ref = follow_ref(self.ref, edits)
+        if ref != self.ref or any(self._shows(edit) for edit in edits):
+            self.show_ref(ref)
+
+    def _shows(self, edit: Edit) -> bool:
+        if not self.ref or edit.kind == "conflicts" or (edit.kind == "settings" and edit.key == "layout"):
+            return False
+        touched = edit.touched()
+        if str(self.ref[1]) in touched or edit.kind == "settings":
+            return True
+        model = self.document.model
+        if self.ref[0] in ("table", "column"):  # its distribution key comes from the mappings into it
+            return edit.kind in ("mapping", "server") and any(
+                getattr(e, "target", None) == self.ref[1] or getattr(e, "id", None) == self.ref[1].split(".")[0]
+                for e in (edit.before, edit.after) if e is not None)
+        mapping = model.mapping(str(self.ref[1]))
+        return mapping is not None and edit.kind in ("table", "server") and bool(
+            touched & {mapping.source, mapping.target, *(k.split(".")[0] for k in (mapping.source, mapping.target))})
 
     def show_ref(self, ref: Ref) -> None:
         self.ref = tuple(ref)

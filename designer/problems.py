@@ -17,7 +17,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from designer.document import Document
 from designer.severity import FLASH_COLOUR, SEVERITY_COLOURS, dot_icon
@@ -51,6 +51,11 @@ class FindingsModel(QAbstractTableModel):
         self._icons = {name: dot_icon(colour) for name, colour in COLOURS.items()}
 
     def set_findings(self, findings: list[Finding]) -> None:
+        """Show `findings`; when an edit leaves them as they were (most do), nothing is reset or re-sorted."""
+        ordered = sorted(findings, key=panel_order)
+        if ordered == self.findings:
+            self.clear_fresh()
+            return
         before = set(self.findings)
         self.beginResetModel()
         self.findings = sorted(findings, key=panel_order)
@@ -100,6 +105,11 @@ class ProblemsPanel(QWidget):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)  # the Severity column sorts errors first, not alphabetically
+        self.proxy.setFilterKeyColumn(-1)  # the filter matches any column: code, message, mapping, table...
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.filter_edit = QLineEdit(placeholderText="Filter problems (code, message, mapping, table, column)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(lambda text: self.proxy.setFilterFixedString(text.strip()))
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
@@ -113,6 +123,7 @@ class ProblemsPanel(QWidget):
         self.table.doubleClicked.connect(self._activated)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.filter_edit)
         layout.addWidget(self.table)
         self._flash = QTimer(self, singleShot=True, interval=FLASH_MS)
         self._flash.timeout.connect(self.model.clear_fresh)

@@ -1,16 +1,50 @@
-"""The model tree: servers > tables > columns, and mappings > column maps. Rebuilt after each change,
-keeping what was expanded."""
+"""The model tree: servers > tables > columns, and mappings > column maps, with a filter box.
+
+Built once; after that an edit replaces only the rows of the tables and mappings it names (a server
+edit rebuilds, as it moves tables), so a model of thousands of tables stays responsive. Expanded rows
+and the current row survive. The filter keeps the rows whose text contains it, with their parents.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QTreeView
+from PySide6.QtWidgets import QLineEdit, QTreeView, QVBoxLayout, QWidget
 
 from designer.document import Document
+from engine.edits import Edit
+from engine.model.schema import Mapping, Table
 from engine.reversibility import describe
 
 REF = Qt.ItemDataRole.UserRole + 1
+EXPAND_FILTERED = 2000  # a filter with fewer hits than this shows them all expanded
+
+
+def _item(text: str, ref: tuple[object, ...]) -> QStandardItem:
+    item = QStandardItem(text)
+    item.setData(ref, REF)
+    item.setEditable(False)
+    return item
+
+
+def table_row(table: Table) -> QStandardItem:
+    row = _item(table.name, ("table", table.key))
+    row.appendRows([_item(f"{c.name}  {c.type}{'  NOT NULL' if not c.nullable else ''}",
+                          ("column", table.key, c.name)) for c in table.columns])
+    return row
+
+
+def mapping_row(mapping: Mapping) -> QStandardItem:
+    row = _item(f"{mapping.id}  ({mapping.source} → {mapping.target})", ("mapping", mapping.id))
+    row.appendRows([_item(f"{column} = {describe(method)}", ("link", mapping.id, column))
+                    for column, method in mapping.columns.items()])
+    return row
+
+
+def _key(kind: str, entity: Table | Mapping | None) -> str | None:
+    if entity is None:
+        return None
+    return entity.key if kind == "table" else entity.id  # type: ignore[union-attr]
 
 
 class ModelTree(QTreeView):
@@ -22,59 +56,150 @@ class ModelTree(QTreeView):
         self.document = document
         self.items = QStandardItemModel(self)
         self.items.setHorizontalHeaderLabels(["Model"])
-        self.setModel(self.items)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.items)
+        self.proxy.setRecursiveFilteringEnabled(True)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setModel(self.proxy)
         self.setHeaderHidden(True)
         self.setUniformRowHeights(True)
+        self.filter_edit = QLineEdit(placeholderText="Filter tables, columns, mappings")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self.set_filter)
         self.clicked.connect(self._clicked)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._context)
-        document.sig_changed.connect(lambda _e: self.rebuild())
+        self.rows: dict[tuple[object, ...], QStandardItem] = {}  # server, table and mapping refs -> their rows
+        self.rows_replaced = 0  # tests count the rows an edit touches
+        document.sig_changed.connect(self.apply_edits)
         self.rebuild()
 
+    def with_filter(self) -> QWidget:
+        """The filter box above the tree, for the dock."""
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.filter_edit)
+        layout.addWidget(self)
+        return box
+
+    def set_filter(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text.strip())
+        if text.strip() and self._count_visible(EXPAND_FILTERED) < EXPAND_FILTERED:
+            self.expandAll()
+
+    def _count_visible(self, limit: int) -> int:
+        count, stack = 0, [QModelIndex()]
+        while stack and count < limit:
+            parent = stack.pop()
+            for r in range(self.proxy.rowCount(parent)):
+                count += 1
+                stack.append(self.proxy.index(r, 0, parent))
+        return count
+
     def rebuild(self) -> None:
-        current = self.items.itemFromIndex(self.currentIndex()).data(REF) if self.currentIndex().isValid() else None
-        expanded = {self.items.itemFromIndex(i).data(REF) for i in self._all() if self.isExpanded(i)}
+        current = self.ref_at(self.currentIndex()) or None
+        expanded = {tuple(i.data(REF)) for i in self._all() if self.isExpanded(i)}
         self.items.removeRows(0, self.items.rowCount())
+        self.rows = {}
         model = self.document.model
-        servers = QStandardItem("Servers")
-        servers.setData(("servers",), REF)
+        servers = _item("Servers", ("servers",))
+        by_server: dict[str, list[Table]] = {}
+        for table in model.tables:
+            by_server.setdefault(table.server, []).append(table)
         for server in model.servers:
-            s_item = QStandardItem(f"{server.id}  ({server.dbms})")
-            s_item.setData(("server", server.id), REF)
-            for table in (t for t in model.tables if t.server == server.id):
-                t_item = QStandardItem(table.name)
-                t_item.setData(("table", table.key), REF)
-                for col in table.columns:
-                    c_item = QStandardItem(f"{col.name}  {col.type}{'  NOT NULL' if not col.nullable else ''}")
-                    c_item.setData(("column", table.key, col.name), REF)
-                    t_item.appendRow(c_item)
-                s_item.appendRow(t_item)
+            s_item = self.rows[("server", server.id)] = _item(f"{server.id}  ({server.dbms})", ("server", server.id))
+            tables = by_server.get(server.id, [])
+            rows = [table_row(t) for t in tables]
+            self.rows.update({("table", t.key): row for t, row in zip(tables, rows, strict=True)})
+            s_item.appendRows(rows)
             servers.appendRow(s_item)
-        mappings = QStandardItem("Mappings")
-        mappings.setData(("mappings",), REF)
-        for mapping in model.mappings:
-            m_item = QStandardItem(f"{mapping.id}  ({mapping.source} → {mapping.target})")
-            m_item.setData(("mapping", mapping.id), REF)
-            for column, method in mapping.columns.items():
-                c_item = QStandardItem(f"{column} = {describe(method)}")
-                c_item.setData(("link", mapping.id, column), REF)
-                m_item.appendRow(c_item)
-            mappings.appendRow(m_item)
-        for item in (servers, mappings):
-            for cell in (item,):
-                cell.setEditable(False)
-            self.items.appendRow(item)
-        for index in self._all():
-            ref = self.items.itemFromIndex(index).data(REF)
-            self.items.itemFromIndex(index).setEditable(False)
-            if ref in expanded or ref in (("servers",), ("mappings",)):
-                self.expand(index)
-            if current is not None and ref == current:
-                self.setCurrentIndex(index)  # the selection survives the rebuild
+        mappings = _item("Mappings", ("mappings",))
+        rows = [mapping_row(m) for m in model.mappings]
+        self.rows.update({("mapping", m.id): row for m, row in zip(model.mappings, rows, strict=True)})
+        mappings.appendRows(rows)
+        self.items.appendRow(servers)
+        self.items.appendRow(mappings)
+        for ref in expanded | {("servers",), ("mappings",)}:
+            self._expand(ref)
+        if current is not None:
+            self.select_ref(current)
+
+    def apply_edits(self, edits: list[Edit]) -> None:
+        """Replace the rows of the tables and mappings `edits` name; a server edit rebuilds."""
+        if any(e.kind == "server" for e in edits):
+            self.rebuild()
+            return
+        current = self.ref_at(self.currentIndex()) or None
+        for edit in edits:
+            if edit.kind not in ("table", "mapping"):
+                continue
+            old_key, new_key = (_key(edit.kind, e) for e in (edit.before, edit.after))
+            renamed_open = old_key != new_key and self._is_expanded((edit.kind, old_key))
+            for key in sorted(edit.touched()):
+                self._replace(edit.kind, key)
+            if renamed_open and new_key:
+                self._expand((edit.kind, new_key))
+        if current is not None and not self.currentIndex().isValid():
+            self.select_ref(current)
+
+    def _replace(self, kind: str, key: str) -> None:
+        """The row of table or mapping `key` made anew from the model (added, replaced or removed)."""
+        ref = (kind, key)
+        old = self.rows.pop(ref, None)
+        expanded = old is not None and self._is_expanded(ref, old)
+        position: int | None = None
+        if old is not None:
+            parent = old.parent() or self.items.invisibleRootItem()
+            position = old.row()
+            parent.removeRow(position)
+        model = self.document.model
+        if kind == "table":
+            table = model.table(key)
+            parent_row = self.rows.get(("server", table.server)) if table else None
+            if table is None or parent_row is None:
+                return
+            siblings = [t.key for t in model.tables if t.server == table.server]
+            row = table_row(table)
+        else:
+            mapping = model.mapping(key)
+            parent_row = self.items.item(1)
+            if mapping is None or parent_row is None:
+                return
+            siblings = [m.id for m in model.mappings]
+            row = mapping_row(mapping)
+        at = siblings.index(key)
+        parent_row.insertRow(min(at, parent_row.rowCount()), row)
+        self.rows[ref] = row
+        self.rows_replaced += 1
+        if expanded:
+            self._expand(ref)
+
+    def _is_expanded(self, ref: tuple[object, ...], item: QStandardItem | None = None) -> bool:
+        item = item or self.rows.get(ref)
+        if item is None:
+            return False
+        return self.isExpanded(self.proxy.mapFromSource(item.index()))
+
+    def _expand(self, ref: tuple[object, ...]) -> None:
+        item = self.rows.get(ref) or next((self.items.item(r) for r in range(self.items.rowCount())
+                                           if self.items.item(r).data(REF) == ref), None)
+        if item is not None:
+            self.expand(self.proxy.mapFromSource(item.index()))
+
+    def select_ref(self, ref: tuple[object, ...]) -> None:
+        """Make the row of `ref` current (a column's row is looked for under its table)."""
+        owner = self.rows.get(tuple(ref[:2])) if ref else None
+        if owner is None:
+            return
+        item = owner if tuple(ref) == tuple(ref[:2]) else next(
+            (owner.child(r) for r in range(owner.rowCount()) if owner.child(r).data(REF) == ref), None)
+        if item is not None:
+            self.setCurrentIndex(self.proxy.mapFromSource(item.index()))
 
     def ref_at(self, index: QModelIndex) -> tuple[object, ...]:
-        item = self.items.itemFromIndex(index) if index.isValid() else None
-        ref = item.data(REF) if item is not None else None
+        ref = index.data(REF) if index.isValid() else None
         return tuple(ref) if ref else ()
 
     def _context(self, at: QPoint) -> None:
@@ -82,14 +207,14 @@ class ModelTree(QTreeView):
 
     def _all(self) -> list[QModelIndex]:
         out: list[QModelIndex] = []
-        stack = [self.items.index(r, 0) for r in range(self.items.rowCount())]
+        stack = [self.proxy.index(r, 0) for r in range(self.proxy.rowCount())]
         while stack:
             index = stack.pop()
             out.append(index)
-            stack += [self.items.index(r, 0, index) for r in range(self.items.rowCount(index))]
+            stack += [self.proxy.index(r, 0, index) for r in range(self.proxy.rowCount(index))]
         return out
 
     def _clicked(self, index: QModelIndex) -> None:
-        ref = self.items.itemFromIndex(index).data(REF)
+        ref = index.data(REF)
         if ref:
             self.sig_selected.emit(tuple(ref))

@@ -96,7 +96,7 @@ class MainWindow(QMainWindow):
         self._rebind_undo()
         self._show_counts(document.findings())
         self._title()
-        QTimer.singleShot(0, self.view.fit)
+        QTimer.singleShot(0, self.view.show_start)
         if getattr(self, "find_dialog", None) is not None:
             self.find_dialog.set_model(document.model)
         if old is not None:
@@ -119,7 +119,7 @@ class MainWindow(QMainWindow):
         self.bottom_tabs.addTab(self.problems, "Problems")
         self.bottom_tabs.addTab(self.launcher, "Run")
         docks = {}
-        for title, widget, area in (("Model", self.tree, Qt.DockWidgetArea.LeftDockWidgetArea),
+        for title, widget, area in (("Model", self.tree.with_filter(), Qt.DockWidgetArea.LeftDockWidgetArea),
                                     ("Details", self.side_tabs, Qt.DockWidgetArea.RightDockWidgetArea),
                                     ("Problems and runs", self.bottom_tabs, Qt.DockWidgetArea.BottomDockWidgetArea)):
             dock = docks[title] = QDockWidget(title, self)
@@ -139,7 +139,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, event: object) -> None:
         super().showEvent(event)  # type: ignore[arg-type]
         QTimer.singleShot(0, self._size_docks)
-        QTimer.singleShot(10, self.view.fit)
+        QTimer.singleShot(10, self.view.show_start)
 
     def select(self, ref: tuple[object, ...]) -> None:
         self.current_ref = tuple(ref)

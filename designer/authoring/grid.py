@@ -18,6 +18,7 @@ from designer.authoring import commands as cmd
 from designer.document import Document
 from engine import authoring as au
 from engine import operations as ops
+from engine.edits import Edit
 from engine.model.methods import METHOD_CLASSES, Column, Concat, Constant, Expression, Method
 from engine.reversibility import describe
 
@@ -38,6 +39,26 @@ def inputs_text(method: Method | None) -> str:
     return ", ".join(describe(m) for m in method.inputs_of())
 
 
+def _same_rows(edit: Edit) -> bool:
+    """An edit of one mapping that keeps its id, target and mapped columns keeps the grid's rows; so does an
+    edit of a table that keeps its key and its columns' names (a type, a default changed)."""
+    before, after = edit.before, edit.after
+    if before is None or after is None:
+        return edit.kind not in ("table", "mapping")
+    if edit.kind == "table":
+        return bool(before.key == after.key and before.column_names() == after.column_names())
+    return (edit.kind == "mapping" and before.id == after.id
+            and before.target == after.target and list(before.columns) == list(after.columns))
+
+
+def _spans(rows: list[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    for row, (mapping_id, _column) in enumerate(rows):
+        first, _last = out.get(mapping_id, (row, row))
+        out[mapping_id] = (first, row)
+    return out
+
+
 class MappingGridModel(QAbstractTableModel):
     sig_problem = Signal(str)
 
@@ -45,24 +66,46 @@ class MappingGridModel(QAbstractTableModel):
         super().__init__()
         self.document = document
         self.rows: list[tuple[str, str]] = []
-        document.sig_changed.connect(lambda _e: self.reload())
+        self.spans: dict[str, tuple[int, int]] = {}  # mapping id -> its first and last row
+        document.sig_changed.connect(self.reload)
         self.reload()
 
-    def reload(self) -> None:
-        """Rows from the model: the same rows only repaint (selection and scroll stay); others reset."""
+    def reload(self, edits: list[Edit] | None = None) -> None:
+        """Rows from the model: the same rows only repaint (selection and scroll stay); others reset.
+
+        With `edits`, only their mappings' rows repaint, and an edit that keeps every mapping's rows (a method,
+        `where` or flag changed) does not recompute them: a large model's grid costs nothing per edit.
+        """
+        if edits is not None and not any(e.kind in ("table", "mapping") for e in edits):
+            return
+        touched = {k for e in edits or [] for k in e.touched() if e.kind == "mapping"}
+        touched |= {m.id for m in self.document.model.mappings if edits and m.target in
+                    {k for e in edits if e.kind == "table" for k in e.touched()}}
+        if edits is None or not all(_same_rows(e) for e in edits):
+            rows = self._rows()
+            if rows != self.rows:
+                self.beginResetModel()
+                self.rows = rows
+                self.spans = _spans(rows)
+                self.endResetModel()
+                return
+        if edits is None:
+            if self.rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(HEADERS) - 1))
+            return
+        for mapping_id in sorted(touched):
+            if mapping_id in self.spans:
+                first, last = self.spans[mapping_id]
+                self.dataChanged.emit(self.index(first, 0), self.index(last, len(HEADERS) - 1))
+
+    def _rows(self) -> list[tuple[str, str]]:
         model = self.document.model
         rows: list[tuple[str, str]] = []
         for mapping in model.mappings:
             target = model.table(mapping.target)
             names = target.column_names() if target else []
             rows += [(mapping.id, c) for c in names + [c for c in mapping.columns if c not in names]]
-        if rows == self.rows:
-            if rows:
-                self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(HEADERS) - 1))
-            return
-        self.beginResetModel()
-        self.rows = rows
-        self.endResetModel()
+        return rows
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -170,6 +213,9 @@ class MappingGrid(QWidget):
         self.search.textChanged.connect(self.proxy.setFilterFixedString)
         self.view = QTableView()
         self.view.setModel(self.proxy)
+        # rows start in the model's order; sorting all of them on open would read every cell (seconds on a
+        # large model): a click on a header sorts
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.verticalHeader().hide()

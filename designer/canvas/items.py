@@ -11,7 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPainterPath,
+    QPainterPathStroker,
+    QPalette,
+    QPen,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QGraphicsItem,
@@ -24,6 +34,8 @@ from PySide6.QtWidgets import (
 from designer.severity import SEVERITY_COLOURS
 
 WIDTH, HEADER, ROW = 270.0, 28.0, 20.0
+OVERVIEW_LOD = 0.45  # below this zoom a table is a box with its name: its rows would be unreadable
+BOX_LOD = 0.08  # below this, a plain box (the name would be a few pixels)
 OK_COLOUR, BAD_COLOUR = QColor("#2e7d32"), QColor("#d32f2f")
 PK_COLOUR, DK_COLOUR = QColor("#8d6e00"), QColor("#1565c0")
 
@@ -58,6 +70,13 @@ class TableLook:
     rows: list[ColumnRow]
     marks: dict[str | None, tuple[str, str]] = field(default_factory=dict)  # row (None: header) -> (severity, tip)
 
+    def row_index(self, column: str) -> int | None:
+        """The row of `column` (looked up in a dict made once: links ask for it for every wire)."""
+        index = self.__dict__.get("_rows_by_name")
+        if index is None:
+            index = self.__dict__["_rows_by_name"] = {r.name: i for i, r in enumerate(self.rows)}
+        return index.get(column)
+
 
 class TableItem(QGraphicsObject):
     """A table: header `server.TABLE (dbms)`, then a row per column. Moved by its header."""
@@ -69,16 +88,27 @@ class TableItem(QGraphicsObject):
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         self.setAcceptHoverEvents(True)
         self.setZValue(1)
+        # painted once into a device pixmap, then blitted: panning and repaints of other items cost nothing here
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.hover_row: str | None = None
+        self.looks_set = 0  # how many times the look was replaced (tests count the items an edit touches)
 
     @property
     def key(self) -> str:
         return self.look.key
 
     def set_look(self, look: TableLook) -> None:
-        self.prepareGeometryChange()
+        if len(look.rows) != len(self.look.rows):
+            self.prepareGeometryChange()
         self.look = look
+        self.looks_set += 1
         self.update()
+
+    def set_marks(self, marks: dict[str | None, tuple[str, str]]) -> None:
+        if marks != self.look.marks:
+            self.look.marks = marks
+            self.looks_set += 1
+            self.update()
 
     def boundingRect(self) -> QRectF:
         return QRectF(-2, -2, WIDTH + 4, HEADER + ROW * len(self.look.rows) + 4)
@@ -91,11 +121,13 @@ class TableItem(QGraphicsObject):
         return self.look.rows[index].name
 
     def row_rect(self, column: str) -> QRectF:
-        index = next(i for i, r in enumerate(self.look.rows) if r.name == column)
+        index = self.look.row_index(column)
+        if index is None:
+            raise KeyError(column)
         return QRectF(0, HEADER + index * ROW, WIDTH, ROW)
 
     def has_row(self, column: str) -> bool:
-        return any(r.name == column for r in self.look.rows)
+        return self.look.row_index(column) is not None
 
     def port(self, column: str, side: str) -> QPointF:
         """Scene point where links attach: `out` on the right edge, `in` on the left."""
@@ -105,6 +137,10 @@ class TableItem(QGraphicsObject):
         return self.mapToScene(QPointF(rect.right() if side == "out" else rect.left(), rect.center().y()))
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < OVERVIEW_LOD:
+            self._paint_overview(painter, lod)
+            return
         pal = palette()
         body = QRectF(0, 0, WIDTH, HEADER + ROW * len(self.look.rows))
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -122,7 +158,7 @@ class TableItem(QGraphicsObject):
         painter.drawText(header.adjusted(8, 0, -24, 0), Qt.AlignmentFlag.AlignVCenter, self.look.key)
         small = QFont(painter.font())
         small.setBold(False)
-        small.setPointSizeF(max(6.0, small.pointSizeF() * 0.85))
+        small.setPointSizeF(max(8.0, small.pointSizeF() * 0.9))  # legible at 100%
         painter.setFont(small)
         painter.drawText(header.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
                          self.look.dbms)
@@ -138,6 +174,28 @@ class TableItem(QGraphicsObject):
             painter.drawText(rect.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
                              row.type + (" NN" if row.not_null else ""))
             self._paint_mark(painter, row.name, QPointF(WIDTH + 8, rect.center().y()))
+
+    def _paint_overview(self, painter: QPainter, lod: float) -> None:
+        """Zoomed out: a box in the header's colour with the table's name, large enough to read."""
+        pal = palette()
+        body = QRectF(0, 0, WIDTH, HEADER + ROW * len(self.look.rows))
+        selected = self.isSelected()
+        painter.setPen(QPen(pal.color(QPalette.ColorRole.Highlight), 3 / lod) if selected
+                       else QPen(pal.color(QPalette.ColorRole.Mid), 0))
+        painter.setBrush(pal.color(QPalette.ColorRole.Button))
+        painter.drawRect(body)
+        if self.look.marks:
+            severity = "error" if any(m[0] == "error" for m in self.look.marks.values()) else "warning"
+            painter.fillRect(QRectF(0, 0, 10 / lod, body.height()), SEVERITY_COLOURS[severity])
+        if lod < BOX_LOD:
+            return
+        font = QFont(painter.font())
+        font.setBold(True)
+        font.setPixelSize(max(1, int(min(13 / lod, body.height() * 0.8, 90.0))))
+        painter.setFont(font)
+        painter.setPen(pal.color(QPalette.ColorRole.ButtonText))
+        painter.drawText(body.adjusted(14 / lod, 0, -4, 0),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap, self.look.key)
 
     def _paint_badges(self, painter: QPainter, rect: QRectF, row: ColumnRow) -> None:
         """`PK` for a primary-key column, `DK` for a distribution-key column."""
@@ -177,6 +235,7 @@ class TableItem(QGraphicsObject):
 
     def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.scene() is not None:
+            # only this table's links follow (MappingScene.table_moved); nothing else is redrawn
             self.scene().table_moved(self)  # type: ignore[attr-defined]
         return super().itemChange(change, value)
 
@@ -188,7 +247,7 @@ class MethodItem(QGraphicsObject):
         super().__init__()
         self.ref = (mapping, column, path)
         self.label = label
-        width = max(60, QFontMetrics(QApplication.font()).horizontalAdvance(label) + 18)
+        width = max(60, _metrics().horizontalAdvance(label) + 18)
         self.SIZE = QRectF(-width / 2, -11, width, 22)
         self.setToolTip(tip)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
@@ -211,26 +270,100 @@ class MethodItem(QGraphicsObject):
         return self.mapToScene(QPointF(self.SIZE.right() if side == "out" else self.SIZE.left(), 0))
 
 
+_METRICS: list[QFontMetrics] = []
+
+
+def _metrics() -> QFontMetrics:
+    """The application font's metrics, made once (making them costs milliseconds)."""
+    if not _METRICS:
+        _METRICS.append(QFontMetrics(QApplication.font()))
+    return _METRICS[0]
+
+
+class MappingGroup(QGraphicsItem):
+    """Holds one mapping's wires and method nodes: one top-level item per mapping, not one per wire, so the
+    scene's per-change walk over its top-level items stays short on a large model. Draws nothing itself."""
+
+    def __init__(self, mapping: str) -> None:
+        super().__init__()
+        self.mapping = mapping
+        self.bounds = QRectF()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # clicks go to its wires, or through to the canvas
+
+    def hold(self, items: list[QGraphicsItem]) -> None:
+        """Take `items` as children and span them (so the scene's index skips the group when it is off screen)."""
+        for item in items:
+            item.setParentItem(self)
+        self.prepareGeometryChange()
+        self.bounds = self.childrenBoundingRect()
+
+    def boundingRect(self) -> QRectF:
+        return self.bounds
+
+    def shape(self) -> QPainterPath:
+        return QPainterPath()  # never hit itself: only its wires and nodes are
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        pass
+
+
+def _reach(start: QPointF, end: QPointF) -> float:
+    """How far a wire's curve reaches out of each end."""
+    gap = end.x() - start.x()
+    return max(40.0, gap / 2) if gap > 0 else 80.0  # a backward link loops out a little, not across the scene
+
+
 def curve(start: QPointF, end: QPointF) -> QPainterPath:
     path = QPainterPath(start)
-    gap = end.x() - start.x()
-    dx = max(40.0, gap / 2) if gap > 0 else 80.0  # a backward link loops out a little, not across the scene
+    dx = _reach(start, end)
     path.cubicTo(QPointF(start.x() + dx, start.y()), QPointF(end.x() - dx, end.y()), end)
     return path
 
 
-class LinkItem(QGraphicsPathItem):
-    """A wire of a column map: from a source column or method node to a method node or target column."""
+class LinkItem(QGraphicsItem):
+    """A wire of a column map: from a source column or method node to a method node or target column.
+
+    Its curve is made only when it is first painted or hit (its bounds come from the curve's control points,
+    which hold it): opening a model of thousands of wires makes none of the off-screen ones.
+    """
 
     def __init__(self, mapping: str, column: str, start: QPointF, end: QPointF, tip: str) -> None:
-        super().__init__(curve(start, end))
+        super().__init__()
         self.ref = (mapping, column)
+        self.start, self.end = QPointF(start), QPointF(end)
+        self._path: QPainterPath | None = None
+        dx = _reach(start, end)
+        xs = (start.x(), start.x() + dx, end.x() - dx, end.x())
+        ys = (start.y(), end.y())
+        self._bounds = QRectF(min(xs) - 3, min(ys) - 3, max(xs) - min(xs) + 6, max(ys) - min(ys) + 6)
         self.setToolTip(tip)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setZValue(0)
+
+    def path(self) -> QPainterPath:
+        if self._path is None:
+            self._path = curve(self.start, self.end)
+        return self._path
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        stroker = QPainterPathStroker()
+        stroker.setWidth(6)  # easy to hit
+        return stroker.createStroke(self.path())
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < BOX_LOD:
+            return  # a wire under a pixel long: the overview shows the tables alone
         pen = QPen(colour(QPalette.ColorRole.Highlight if self.isSelected() else QPalette.ColorRole.Link))
+        if lod < OVERVIEW_LOD:
+            pen.setCosmetic(True)  # the overview: one hairline, no antialiasing
+            pen.setWidthF(1.0)
+            painter.setPen(pen)
+            painter.drawPath(self.path())
+            return
         pen.setWidthF(2.6 if self.isSelected() else 1.6)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(pen)
@@ -248,12 +381,16 @@ class ReverseLinkItem(QGraphicsPathItem):
         super().__init__(path)
         self.ref = mapping
         self.ok = ok
-        self.setToolTip(tip)
-        pen = QPen(OK_COLOUR if ok else BAD_COLOUR, 2, Qt.PenStyle.DashLine)
-        self.setPen(pen)
         self.setBrush(QBrush(Qt.BrushStyle.NoBrush))
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(0.5)
+        self.set_state(ok, tip)
+
+    def set_state(self, ok: bool, tip: str) -> None:
+        """Green or red, and why: changed in place when the findings change."""
+        self.ok = ok
+        self.setToolTip(tip)
+        self.setPen(QPen(OK_COLOUR if ok else BAD_COLOUR, 2, Qt.PenStyle.DashLine))
 
 
 class DragLine(QGraphicsPathItem):

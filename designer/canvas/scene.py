@@ -1,16 +1,19 @@
 """The mapping scene: maps the document's model to canvas items and turns mouse gestures into signals.
 
 It never edits the model: a `CanvasController` listens to its `sig_*`
-signals and pushes engine edits on the document's undo stack. On every
-change the scene is refreshed from the model (table nodes keep their
-positions; links and method nodes are redrawn).
+signals and pushes engine edits on the document's undo stack. Updates are by
+item (orange-canvas-core's `CanvasScene`): an edit re-draws only the tables
+and mappings it names (`Document.sig_changed` carries the edits), a moved
+table re-draws only its own links, and findings re-mark only the tables whose
+marks changed. Nothing re-draws the whole scene after the first build.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from PySide6.QtCore import QPointF, Signal
+from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
@@ -21,20 +24,25 @@ from designer.canvas.items import (
     WIDTH,
     ColumnRow,
     LinkItem,
+    MappingGroup,
     MethodItem,
     ReverseLinkItem,
     TableItem,
     TableLook,
 )
 from designer.document import Document
+from engine.edits import Edit
 from engine.keys import distribution_key
 from engine.model.methods import Column, Method
-from engine.model.schema import Model
+from engine.model.schema import Mapping, Model, Table
 from engine.reversibility import describe
 from engine.rules import Finding, Location
 
 Ref = tuple[Any, ...]
 COLUMN_GAP, TABLE_GAP = 420.0, 40.0
+MARGIN = 400.0  # room around the tables, to drop one beside them
+GROWTH = 4000.0  # how much more room a table moved out of the scene's rectangle makes
+REVERSIBLE = "reversible: the key comes back"
 
 
 class MappingScene(QGraphicsScene):
@@ -43,16 +51,26 @@ class MappingScene(QGraphicsScene):
     sig_tables_moved = Signal(list)  # [(table key, x, y)]
     sig_context_requested = Signal(tuple, object)  # ref, QPoint (screen)
     sig_selected = Signal(tuple)  # ref of the one selected thing, or ()
+    sig_empty_changed = Signal(bool)  # True when the last table went, False when the first came
 
     def __init__(self, document: Document) -> None:
         super().__init__()
         self.document = document
         self.tables: dict[str, TableItem] = {}
-        self.decorations: list[QGraphicsItem] = []
+        self.mapping_items: dict[str, list[QGraphicsItem]] = {}  # mapping id -> its wires and method nodes
+        self.groups: dict[str, MappingGroup] = {}  # mapping id -> the one top-level item holding them
+        self.reverse_items: dict[str, ReverseLinkItem] = {}  # the lower id of a pair -> its dashed link
+        self.links_of_table: dict[str, set[str]] = {}  # table key -> ids of the mappings drawn to or from it
+        self._ends: dict[str, tuple[str, str]] = {}  # mapping id -> (source, target) as drawn
         self.interaction: NewLinkInteraction | None = None
         self._press_positions: dict[str, QPointF] = {}
+        self._following = True  # False while a batch of moves is applied: links are re-drawn once at the end
+        self._rebuilding = False
+        self._auto: dict[str, QPointF] | None = None
+        self._marked: set[str] = set()  # the tables that show marks
+        self._bi_messages: dict[str, str] = {}  # mapping id -> its BI001/BI002 message
         self.selectionChanged.connect(self._selection_changed)
-        document.sig_changed.connect(lambda _edits: self.refresh())
+        document.sig_changed.connect(self.apply_edits)
         document.sig_findings.connect(self.show_findings)
         self.refresh()
         self.show_findings(document.findings())
@@ -61,32 +79,143 @@ class MappingScene(QGraphicsScene):
     def model(self) -> Model:
         return self.document.model
 
+    @property
+    def decorations(self) -> list[QGraphicsItem]:
+        """Every wire, method node and reverse link now drawn."""
+        return [i for items in self.mapping_items.values() for i in items] + list(self.reverse_items.values())
+
     # --- building ------------------------------------------------------------
 
     def refresh(self) -> None:
-        model = self.model
-        dkeys: dict[str, set[str]] = {}
-        for m in model.mappings:
-            key = distribution_key(model, m)
-            dkeys.setdefault(m.target, set()).update(key.columns if key else ())
-        for key in [k for k in self.tables if model.table(k) is None]:
-            self.removeItem(self.tables.pop(key))
-        for table in model.tables:
-            server = model.server(table.server)
-            look = TableLook(table.key, server.dbms if server else "?", [
-                ColumnRow(c.name, str(c.sql_type), not c.nullable, c.name in table.primary_key,
-                          c.name in dkeys.get(table.key, set())) for c in table.columns])
-            item = self.tables.get(table.key)
-            if item is None:
-                item = self.tables[table.key] = TableItem(look)
+        """Build every item from the model (on open); later edits go through `apply_edits`."""
+        self._rebuilding = True
+        try:
+            for item in [*self.groups.values(), *self.reverse_items.values(), *self.tables.values()]:
+                self.removeItem(item)
+            self.tables, self.mapping_items, self.reverse_items, self.links_of_table = {}, {}, {}, {}
+            self._ends, self.groups, self._marked = {}, {}, set()
+            self._following = False
+            positions = self.auto_positions() if any(t.key not in self.model.layout for t in self.model.tables) \
+                else {}
+            dkeys = self._dkeys(self.model.mappings)
+            for table in self.model.tables:
+                item = self.tables[table.key] = TableItem(self._look(table, dkeys))
+                saved = self.model.layout.get(table.key)
+                item.setPos(QPointF(*saved) if saved is not None else positions[table.key])
                 self.addItem(item)
-                item.setPos(self._position_of(table.key))
-            else:
+            for mapping in self.model.mappings:
+                self._draw_mapping(mapping.id)
+                self._draw_reverse(mapping.id)
+            self.setSceneRect(self.tables_rect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
+        finally:
+            self._following, self._rebuilding = True, False
+
+    def tables_rect(self) -> QRectF:
+        """The rectangle the tables take (the wires and method nodes lie between them)."""
+        rects = [t.sceneBoundingRect() for t in self.tables.values()]
+        if not rects:
+            return QRectF(0, 0, 1, 1)
+        left, top = min(r.left() for r in rects), min(r.top() for r in rects)
+        return QRectF(left, top, max(r.right() for r in rects) - left, max(r.bottom() for r in rects) - top)
+
+    def _grow_to(self, item: QGraphicsItem) -> None:
+        """Keep a moved or added table inside the scene's rectangle (set by us: Qt's own growing rectangle
+        walks every item after each change)."""
+        rect = item.sceneBoundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+        if not self.sceneRect().contains(rect):  # grow by a lot at once: each growth re-indexes every item
+            self.setSceneRect(self.sceneRect().united(rect.adjusted(-GROWTH, -GROWTH, GROWTH, GROWTH)))
+
+    def apply_edits(self, edits: list[Edit]) -> None:
+        """Update only what `edits` name: their tables, mappings, servers' tables and moved tables."""
+        model = self.model
+        tables: set[str] = set()
+        mappings: set[str] = set()
+        moved: set[str] = set()
+        for edit in edits:
+            if edit.kind == "table":
+                tables |= edit.touched()
+            elif edit.kind == "mapping":
+                mappings |= edit.touched()
+                tables |= {m.target for m in (edit.before, edit.after) if m is not None}  # its DK badges
+                mappings |= {m.reverse for m in (edit.before, edit.after) if m is not None and m.reverse}
+            elif edit.kind == "server":
+                servers = edit.touched()
+                tables |= {t.key for t in model.tables if t.server in servers}
+            elif edit.kind == "settings" and edit.key == "layout":
+                before, after = edit.before or {}, edit.after or {}
+                moved |= {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+        if not (tables or mappings or moved):
+            return
+        edited = set(tables)
+        tables |= {m.target for m in model.mappings if m.source in edited}  # their DK badges read the source too
+        changed_tables = {k for k in tables if self._table_changed(k, model.table(k))}
+        mappings |= {m for k in changed_tables for m in self.links_of_table.get(k, set())}
+        mappings |= {m.id for m in model.mappings
+                     if m.source in changed_tables or m.target in changed_tables or m.reverse in mappings}
+        self._rebuilding, self._following, self._auto = True, False, None
+        was_empty = not self.tables
+        try:
+            dkeys = self._dkeys(m for m in model.mappings if m.target in tables)
+            for key in sorted(tables):
+                self._sync_table(key, model.table(key), dkeys)
+            for key in sorted(moved - tables):
+                self._sync_table(key, model.table(key), None, moved=True)
+            mappings |= {m for k in moved for m in self.links_of_table.get(k, set())}
+            for mapping_id in sorted(mappings):
+                self._draw_mapping(mapping_id)
+            for mapping_id in sorted(mappings):
+                self._draw_reverse(mapping_id)
+        finally:
+            self._following, self._rebuilding = True, False
+        if was_empty != (not self.tables):
+            self.sig_empty_changed.emit(not self.tables)
+
+    def _table_changed(self, key: str, table: Table | None) -> bool:
+        """A table added, removed or whose columns' geometry (and so its links' ends) may have moved."""
+        item = self.tables.get(key)
+        if item is None or table is None:
+            return True
+        return [r.name for r in item.look.rows] != table.column_names()
+
+    def _sync_table(self, key: str, table: Table | None, dkeys: dict[str, set[str]] | None,
+                    moved: bool = False) -> None:
+        item = self.tables.get(key)
+        if table is None:
+            if item is not None:
+                self.removeItem(self.tables.pop(key))
+            return
+        if item is None:
+            item = self.tables[key] = TableItem(self._look(table, dkeys or {}))
+            item.setPos(self._position_of(key))
+            self.addItem(item)
+            self._grow_to(item)
+        elif dkeys is not None:
+            look = self._look(table, dkeys)
+            look.marks = item.look.marks
+            if look != item.look:
                 item.set_look(look)
-                saved = model.layout.get(table.key)
-                if saved is not None and (item.pos().x(), item.pos().y()) != tuple(saved):
-                    item.setPos(QPointF(*saved))
-        self.redraw_links()
+        saved = self.model.layout.get(key)
+        if saved is not None and (item.pos().x(), item.pos().y()) != tuple(saved):
+            item.setPos(QPointF(*saved))
+        elif saved is None and moved:  # its saved place was taken away (an undone move): back to the automatic one
+            if self._auto is None:
+                self._auto = self.auto_positions()  # once per batch: an undone auto layout moves every table
+            item.setPos(self._auto[key])
+
+    def _dkeys(self, mappings: Iterable[Mapping]) -> dict[str, set[str]]:
+        """Target table -> its distribution-key columns, from `mappings`."""
+        out: dict[str, set[str]] = {}
+        for m in mappings:
+            key = distribution_key(self.model, m)
+            out.setdefault(m.target, set()).update(key.columns if key else ())
+        return out
+
+    def _look(self, table: Table, dkeys: dict[str, set[str]]) -> TableLook:
+        server = self.model.server(table.server)
+        keys = dkeys.get(table.key, set())
+        return TableLook(table.key, server.dbms if server else "?", [
+            ColumnRow(c.name, str(c.sql_type), not c.nullable, c.name in table.primary_key, c.name in keys)
+            for c in table.columns])
 
     def _position_of(self, key: str) -> QPointF:
         saved = self.model.layout.get(key)
@@ -97,65 +226,105 @@ class MappingScene(QGraphicsScene):
     def auto_positions(self) -> dict[str, QPointF]:
         """Servers side by side, each server's tables stacked; mapped tables first."""
         out: dict[str, QPointF] = {}
-        servers = [s.id for s in self.model.servers]
+        servers = {s.id: i for i, s in enumerate(self.model.servers)}
         heights = dict.fromkeys(servers, 0.0)
         for table in self.model.tables:
-            column = servers.index(table.server) if table.server in servers else 0
+            column = servers.get(table.server, 0)
             out[table.key] = QPointF(column * COLUMN_GAP, heights.get(table.server, 0.0))
             heights[table.server] = heights.get(table.server, 0.0) + HEADER + ROW * len(table.columns) + TABLE_GAP
         return out
 
     def redraw_links(self) -> None:
-        self._rebuilding = True  # removing a selected link is not the user deselecting it
+        """Re-draw every mapping (kept for callers that change positions behind the scene's back)."""
+        self._rebuilding = True
         try:
-            self._redraw_links()
+            for mapping_id in list(self.mapping_items.keys() | {m.id for m in self.model.mappings}):
+                self._draw_mapping(mapping_id)
+                self._draw_reverse(mapping_id)
         finally:
             self._rebuilding = False
 
-    def _redraw_links(self) -> None:
-        for item in self.decorations:
-            self.removeItem(item)
-        self.decorations = []
-        by_code = {(f.code, f.location.mapping) for f in self.document.findings()}
-        messages = {f.location.mapping: f.message for f in self.document.findings() if f.code in ("BI001", "BI002")}
-        for mapping in self.model.mappings:
-            source, target = self.tables.get(mapping.source), self.tables.get(mapping.target)
-            if source is None or target is None:
-                continue
-            for column, method in mapping.columns.items():
-                self._draw_method(mapping.id, column, method, (), source, target.port(column, "in"), depth=0)
-            if mapping.reverse and self.model.mapping(mapping.reverse) and mapping.id < mapping.reverse:
-                bad = any((code, m) in by_code for code in ("BI001", "BI002") for m in (mapping.id, mapping.reverse))
-                tip = messages.get(mapping.id) or messages.get(mapping.reverse) or "reversible: the key comes back"
-                start = source.mapToScene(QPointF(WIDTH / 2, 0))
-                end = target.mapToScene(QPointF(WIDTH / 2, 0))
-                self._add(ReverseLinkItem(mapping.id, start, end, not bad,
-                                          f"{mapping.id} ⇄ {mapping.reverse}: {tip}"))
+    def _undraw_mapping(self, mapping_id: str) -> None:
+        self.mapping_items.pop(mapping_id, None)
+        group = self.groups.pop(mapping_id, None)
+        if group is not None:
+            self.removeItem(group)  # and its wires and nodes with it
+        for table in self._ends.pop(mapping_id, ()):
+            self.links_of_table.get(table, set()).discard(mapping_id)
 
-    def _draw_method(self, mapping: str, column: str, method: Method, path: tuple[int, ...], source: TableItem,
-                     end: QPointF, depth: int) -> None:
+    def _draw_mapping(self, mapping_id: str) -> None:
+        """(Re-)draw one mapping's wires and method nodes, between its two tables' current positions."""
+        self._undraw_mapping(mapping_id)
+        mapping = self.model.mapping(mapping_id)
+        if mapping is None:
+            return
+        source, target = self.tables.get(mapping.source), self.tables.get(mapping.target)
+        if source is None or target is None:
+            return
+        items: list[QGraphicsItem] = []
+        for column, method in mapping.columns.items():
+            self._draw_method(items, mapping.id, column, method, (), source, target.port(column, "in"), depth=0)
+        group = self.groups[mapping_id] = MappingGroup(mapping_id)
+        group.hold(items)
+        self.addItem(group)
+        self.mapping_items[mapping_id] = items
+        self._ends[mapping_id] = (mapping.source, mapping.target)
+        self.links_of_table.setdefault(mapping.source, set()).add(mapping_id)
+        self.links_of_table.setdefault(mapping.target, set()).add(mapping_id)
+
+    def _draw_reverse(self, mapping_id: str) -> None:
+        """The dashed link of a pair, kept under the pair's lower id."""
+        old = self.reverse_items.pop(mapping_id, None)
+        if old is not None:
+            self.removeItem(old)
+        mapping = self.model.mapping(mapping_id)
+        if mapping is None or not mapping.reverse or mapping.id >= mapping.reverse \
+                or self.model.mapping(mapping.reverse) is None:
+            return
+        source, target = self.tables.get(mapping.source), self.tables.get(mapping.target)
+        if source is None or target is None:
+            return
+        ok, tip = self._reverse_state(mapping)
+        item = ReverseLinkItem(mapping.id, source.mapToScene(QPointF(WIDTH / 2, 0)),
+                               target.mapToScene(QPointF(WIDTH / 2, 0)), ok, tip)
+        self.addItem(item)
+        self.reverse_items[mapping_id] = item
+        self.links_of_table.setdefault(mapping.source, set()).add(mapping_id)
+        self.links_of_table.setdefault(mapping.target, set()).add(mapping_id)
+
+    def _reverse_state(self, mapping: Mapping) -> tuple[bool, str]:
+        message = self._bi_messages.get(mapping.id) or self._bi_messages.get(mapping.reverse or "")
+        return message is None, f"{mapping.id} ⇄ {mapping.reverse}: {message or REVERSIBLE}"
+
+    def _draw_method(self, items: list[QGraphicsItem], mapping: str, column: str, method: Method,
+                     path: tuple[int, ...], source: TableItem, end: QPointF, depth: int) -> None:
         tip = f"{mapping}: {column} = {describe(method)}"
         if isinstance(method, Column):
-            self._add(LinkItem(mapping, column, source.port(method.input, "out"), end, tip))
+            items.append(LinkItem(mapping, column, source.port(method.input, "out"), end, tip))
             return
         node = MethodItem(mapping, column, path, _label(method), tip)
         left = source.port(source.look.rows[0].name, "out") if source.look.rows else source.pos()
         x = left.x() + (end.x() - left.x()) * (0.62 - 0.18 * depth)
         node.setPos(QPointF(x, end.y() + 14 * depth))
-        self._add(node)
-        self._add(LinkItem(mapping, column, node.port("out"), end, tip))
+        items.append(node)
+        items.append(LinkItem(mapping, column, node.port("out"), end, tip))
         for i, child in enumerate(method.inputs_of()):
-            self._draw_method(mapping, column, child, (*path, i), source, node.port("in"), depth + 1)
+            self._draw_method(items, mapping, column, child, (*path, i), source, node.port("in"), depth + 1)
 
-    def _add(self, item: QGraphicsItem) -> None:
-        self.addItem(item)
-        self.decorations.append(item)
+    def items_drawn(self) -> Iterator[QGraphicsItem]:
+        """Every item the scene maps from the model (tables, wires, method nodes, reverse links)."""
+        yield from self.tables.values()
+        yield from self.decorations
 
     # --- findings ------------------------------------------------------------
 
     def show_findings(self, findings: list[Finding]) -> None:
+        """Mark tables and rows with their findings; only tables whose marks changed repaint."""
         marks: dict[str, dict[str | None, tuple[str, str]]] = {}
+        bi: dict[str, str] = {}
         for f in findings:
+            if f.code in ("BI001", "BI002") and f.location.mapping:
+                bi.setdefault(f.location.mapping, f.message)
             table, column = self.item_location(f.location)
             if table is None:
                 continue
@@ -164,10 +333,18 @@ class MappingScene(QGraphicsScene):
             severity = "error" if f.severity.value == "error" or (current and current[0] == "error") else "warning"
             tip = (current[1] + "\n" if current else "") + f"{f.code}: {f.message}"
             marks[table][row] = (severity, tip)
-        for key, item in self.tables.items():
-            item.look.marks = marks.get(key, {})
-            item.update()
-        self.redraw_links()
+        for key in self._marked | marks.keys():
+            if key in self.tables:
+                self.tables[key].set_marks(marks.get(key, {}))
+        self._marked = set(marks)
+        if bi != self._bi_messages:
+            self._bi_messages = bi
+            for item in self.reverse_items.values():
+                mapping = self.model.mapping(item.ref)
+                if mapping is not None:
+                    ok, tip = self._reverse_state(mapping)
+                    if (ok, tip) != (item.ok, item.toolTip()):
+                        item.set_state(ok, tip)
 
     def item_location(self, loc: Location) -> tuple[str | None, str | None]:
         """The table node and row a finding points at."""
@@ -193,8 +370,16 @@ class MappingScene(QGraphicsScene):
     # --- gestures ------------------------------------------------------------
 
     def table_moved(self, item: TableItem) -> None:
-        if self.interaction is None:
-            self.redraw_links()
+        """A table's own links follow it (and nothing else is redrawn)."""
+        self._grow_to(item)
+        if self.interaction is None and self._following:
+            self._rebuilding = True
+            try:
+                for mapping_id in sorted(self.links_of_table.get(item.key, set())):
+                    self._draw_mapping(mapping_id)
+                    self._draw_reverse(mapping_id)
+            finally:
+                self._rebuilding = False
 
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
         item = self.itemAt(event.scenePos(), QTransform())

@@ -6,8 +6,9 @@ from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView
 
-from designer.canvas.scene import MappingScene
+from designer.canvas.scene import MARGIN, MappingScene
 
+READABLE_ZOOM = 0.5  # the smallest zoom at which a table's rows stay legible; the overview is below it
 EMPTY_HINT = "No tables yet. Right-click here (or use the Edit menu) to add a server, then a table."
 
 
@@ -17,10 +18,11 @@ class MappingView(QGraphicsView):
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState, False)
         self._space = False
-        self._empty = not scene.items()
-        scene.changed.connect(self._hint_follows)
+        # not `scene.changed`: connecting it makes Qt repaint the whole scene whenever an item is removed
+        scene.sig_empty_changed.connect(self._hint_follows)
 
     def zoom(self, factor: float) -> None:
         current = self.transform().m11()
@@ -31,23 +33,40 @@ class MappingView(QGraphicsView):
         return self.transform().m11()
 
     def fit(self) -> None:
-        rect = self.scene().itemsBoundingRect().adjusted(-30, -30, 30, 30)
-        if not rect.isEmpty():
+        rect = self._mapping_scene().tables_rect().adjusted(-30, -30, 30, 30)
+        if self._mapping_scene().tables:
             self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
             if self.zoom_level() > 1.0:
                 self.resetTransform()
                 self.centerOn(rect.center())
 
-    def _hint_follows(self, *_: object) -> None:
-        empty = not self.scene().items()
-        if empty != self._empty:  # the hint appears or goes: repaint all of it, not only the changed items
-            self._empty = empty
-            self.viewport().update()
+    def _mapping_scene(self) -> MappingScene:
+        return self.scene()  # type: ignore[return-value]
+
+    def show_start(self) -> None:
+        """The first view of a model: all of it when it fits legibly, else its top-left corner at 100%
+        (Ctrl+0 still fits all of it, as an overview)."""
+        scene = self._mapping_scene()
+        if not scene.tables:
+            return
+        rect = scene.sceneRect().adjusted(MARGIN - 30, MARGIN - 30, 30 - MARGIN, 30 - MARGIN)  # the tables' room
+        viewport = self.viewport().rect()
+        if rect.isEmpty() or viewport.isEmpty():
+            return
+        scale = min(viewport.width() / rect.width(), viewport.height() / rect.height())
+        if scale >= READABLE_ZOOM:
+            self.fit()
+            return
+        self.resetTransform()
+        self.centerOn(rect.left() + viewport.width() / 2, rect.top() + viewport.height() / 2)
+
+    def _hint_follows(self, _empty: bool) -> None:
+        self.viewport().update()  # the hint appears or goes: repaint all of it, not only the changed items
 
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         """An empty canvas says how to start."""
         super().drawForeground(painter, rect)
-        if self.scene().items():
+        if self._mapping_scene().tables:
             return
         painter.save()
         painter.resetTransform()

@@ -50,9 +50,8 @@ class Validator:
         edit.apply(self.model)
         self._refresh_graph(edit)
         scopes |= self.affected(edit)
-        existing = set(self._all_scopes())
         for scope in scopes:
-            if scope in existing:
+            if self._exists(scope):
                 self._check(scope)
             else:
                 self._by_scope.pop(scope, None)
@@ -110,6 +109,17 @@ class Validator:
                 self.graph.refresh_table(entity.key, self.model.table(entity.key))
             elif edit.kind == "server":
                 self.graph.refresh_server(entity.id, self.model.server(entity.id) is not None)
+
+    def _exists(self, scope: Scope) -> bool:
+        """Whether the model has what `scope` checks (by the model's index: not a walk over every entity)."""
+        kind, key = scope
+        if kind == "mapping":
+            return self.model.mapping(key) is not None
+        if kind == "table":
+            return self.model.table(key) is not None
+        if kind == "conflicts":
+            return self.model.conflicts_for(key) is not None
+        return True
 
     def _all_scopes(self) -> Iterable[Scope]:
         yield from (("mapping", m.id) for m in self.model.mappings)

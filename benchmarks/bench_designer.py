@@ -1,0 +1,158 @@
+"""B4, the designer at scale (offscreen): open-to-first-paint of a 1,200-table model, one edit with the window
+open (median and p95), and frame time while panning.
+
+Run on demand: `.venv/bin/python benchmarks/bench_designer.py [--tables-per-site 400] [--edits 60]`.
+Each figure is given as wall time and as this process's CPU time (the machine may be shared: CPU time is what
+the designer itself spent). Results are printed and written to benchmarks/results/bench_designer.json.
+Goals (issue 10): open <= 3 s; an edit <= 16 ms median and <= 50 ms p95; panning frames <= 16 ms.
+Preview latency (cold and warm) belongs to the run launcher's warm previews and is not measured here:
+`preview_latency` in the results is null until `measure_preview` below is given a launcher to time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_validation import large_model  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from designer.window import MainWindow  # noqa: E402
+from engine import operations as ops  # noqa: E402
+from engine.edits import Edit, evolve, replace  # noqa: E402
+from engine.model import save_model  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def timed(action: Callable[[], object]) -> tuple[float, float]:
+    """(wall, cpu) seconds of `action`."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def summary(samples: list[tuple[float, float]]) -> dict[str, float]:
+    def p95(xs: list[float]) -> float:
+        return sorted(xs)[max(0, int(round(0.95 * len(xs))) - 1)]
+    walls, cpus = [s[0] * 1000 for s in samples], [s[1] * 1000 for s in samples]
+    return {"median_ms": round(statistics.median(walls), 2), "p95_ms": round(p95(walls), 2),
+            "cpu_median_ms": round(statistics.median(cpus), 2), "cpu_p95_ms": round(p95(cpus), 2)}
+
+
+def open_window(app: QApplication, path: Path, settings: Path) -> MainWindow:
+    """Open the model file in a new window and paint it once."""
+    window = MainWindow(settings=QSettings(str(settings), QSettings.Format.IniFormat), ask=False)
+    window.resize(1500, 920)
+    window.open_path(path)
+    window.show()
+    app.processEvents()
+    window.view.viewport().repaint()
+    return window
+
+
+def edits_for(window: MainWindow, count: int) -> list[Callable[[], list[Edit]]]:
+    """A mix of what a user does: toggle a flag, remove and restore a column map, retype a column, move a table."""
+    model = window.document.model
+    out: list[Callable[[], list[Edit]]] = []
+    for i in range(count):
+        mapping = model.mappings[(i * 37) % len(model.mappings)]
+        table = model.table(mapping.target)
+        assert table is not None
+        kind = i % 4
+        if kind == 0:
+            out.append(lambda m=mapping: [replace(model, "mapping", model.mapping(m.id), evolve(
+                model.mapping(m.id), journal=not model.mapping(m.id).journal))])  # type: ignore[union-attr]
+        elif kind == 1:
+            out.append(lambda m=mapping: ops.toggle_dkey(model, m.id, "C3"))
+        elif kind == 2:
+            out.append(lambda t=table: [replace(model, "table", model.table(t.key), evolve(
+                model.table(t.key), columns=[c.model_dump(mode="python") | (  # type: ignore[union-attr]
+                    {"type": "VARCHAR(80)" if c.type != "VARCHAR(80)" else "VARCHAR(40)"} if c.name == "C5" else {})
+                    for c in model.table(t.key).columns]))])  # type: ignore[union-attr]
+        else:
+            out.append(lambda t=table, i=i: ops.move_table(model, t.key, 3000.0 + i, 100.0 * i))
+    return out
+
+
+def measure_edits(app: QApplication, window: MainWindow, count: int) -> dict[str, float]:
+    """One edit's cost with the window open: apply it (every view updates) and process the events it posts
+    (the repaint). The edit itself is built before the clock starts (that is the engine's, not the window's)."""
+    samples = []
+    for make in edits_for(window, count):
+        edits = make()
+        samples.append(timed(lambda e=edits: (window.document.apply(e, "bench"), app.processEvents())))
+    return summary(samples)
+
+
+def measure_panning(app: QApplication, window: MainWindow, frames: int) -> dict[str, float]:
+    """Scroll the canvas by 40 px a frame (down, then right) and paint each frame."""
+    view = window.view
+    view.resetTransform()
+    bar_v, bar_h = view.verticalScrollBar(), view.horizontalScrollBar()
+    samples = []
+    for i in range(frames):
+        bar = bar_v if i < frames // 2 else bar_h
+        samples.append(timed(lambda b=bar: (b.setValue(b.value() + 40), view.viewport().repaint())))
+    return summary(samples)
+
+
+def measure_overview_frame(app: QApplication, window: MainWindow, frames: int) -> dict[str, float]:
+    """Zoomed out to the whole model (Ctrl+0): one full repaint."""
+    window.view.fit()
+    return summary([timed(lambda: window.view.viewport().repaint()) for _ in range(frames)])
+
+
+def measure_preview() -> dict[str, Any] | None:
+    """The hook for preview latency (cold and warm) on the sample; measured once the launcher's warm previews
+    exist (another developer's work). None: not measured."""
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tables-per-site", type=int, default=400, help="tables per site (three sites)")
+    parser.add_argument("--edits", type=int, default=60)
+    parser.add_argument("--frames", type=int, default=60)
+    parser.add_argument("--out", type=Path, default=RESULTS / "bench_designer.json")
+    args = parser.parse_args()
+    app = QApplication.instance() or QApplication([])
+    model = large_model(args.tables_per_site)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "large.json"
+        save_model(model, path)
+        holder: list[MainWindow] = []
+        opened = timed(lambda: holder.append(open_window(app, path, Path(tmp) / "settings.ini")))
+        window = holder[0]
+        results: dict[str, Any] = {
+            "model": {"tables": len(model.tables), "mappings": len(model.mappings),
+                      "columns": sum(len(t.columns) for t in model.tables)},
+            "open_to_first_paint_s": {"wall": round(opened[0], 2), "cpu": round(opened[1], 2)},
+            "edit": measure_edits(app, window, args.edits),
+            "panning_frame": measure_panning(app, window, args.frames),
+            "overview_frame": measure_overview_frame(app, window, 5),
+            "preview_latency": measure_preview(),
+            "cpus": os.cpu_count(), "load_average": os.getloadavg()[0],
+        }
+        window.close()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
