@@ -1,0 +1,240 @@
+"""A warm run worker: one SparkSession kept alive between runs, so a preview skips Spark's start.
+
+`python -m engine.worker --master local[N] [--parent PID]` starts the session at once and then serves run
+requests, one at a time, read as JSON lines on stdin:
+
+    {"run": {"model": PATH, "data": DIR, "out": RUNDIR, "master": URL}}   queue a run
+    {"cancel": true}                                                       cancel the current or queued run
+    {"stop": true}                                                         stop Spark and exit (so does EOF)
+
+Every run goes through `engine.runner.run`, the very code path of `mapwright run` (the same checks, lock,
+run directory, rejects and cancel semantics), and prints the same `stage` and `finished` lines, then one
+`{"event": "done", "code": N, "error": "..."}` (the exit code `mapwright run` would have given and, for exit
+2, its one-line message). The worker's own state is `{"event": "worker", "state": "starting" | "ready" |
+"busy" | "stopped", ...}`.
+
+It never outlives its parent: it exits when stdin closes, when the parent dies (Linux's
+PR_SET_PDEATHSIG, and a watch on the parent's pid everywhere), and the JVM exits with it (pyspark's
+gateway ends when its stdin, held by this process, closes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import json
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine import runner
+from engine.run.reference import RunCancelled
+from engine.spark.session import MasterError, parse_master
+
+STATE, DONE = "worker", "done"
+PARENT_POLL_S = 0.5
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class RunOrder:
+    """One run request, as the designer's `RunRequest`."""
+
+    model: Path
+    data_dir: Path
+    out: Path
+    master: str
+
+
+class WarmSessions:
+    """Lends the worker's session to each run: never stopped by a run, its cache cleared after each."""
+
+    def __init__(self, master_url: str) -> None:
+        self.master_url = master_url
+        self.spark: Any = None
+
+    def start(self) -> Any:
+        self.spark = runner._start_spark(self.master_url)
+        self.spark.range(4).count()  # the first job starts the executor's threads and the JIT: off the clock
+        return self.spark
+
+    def acquire(self, master_url: str, cancel: threading.Event) -> Any:
+        if master_url != self.master_url:
+            raise runner.RunUsageError(f"this warm session runs on {self.master_url}, not {master_url}")
+        if cancel.is_set():
+            raise RunCancelled("cancelled")
+        return self.spark
+
+    def release(self, spark: Any) -> None:
+        if spark is not None:  # what a cancelled run persisted, and its jobs, must not weigh on the next
+            with contextlib.suppress(Exception):
+                spark.sparkContext.cancelAllJobs()
+                spark.catalog.clearCache()
+
+    def abandon(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        runner._stop_quietly(self.spark)
+        self.spark = None
+
+
+def parse_order(line: str) -> RunOrder | str | None:
+    """A stdin line as a `RunOrder`, "cancel" or "stop"; None for a blank line. Raises ValueError, one line."""
+    text = line.strip()
+    if not text:
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise ValueError(f"not a JSON line: {text[:80]!r}") from None
+    if not isinstance(doc, dict):
+        raise ValueError("expected a JSON object")
+    if doc.get("stop"):
+        return "stop"
+    if doc.get("cancel"):
+        return "cancel"
+    order = doc.get("run")
+    if not isinstance(order, dict):
+        raise ValueError("expected {\"run\": {...}}, {\"cancel\": true} or {\"stop\": true}")
+    try:
+        return RunOrder(Path(str(order["model"])), Path(str(order["data"])), Path(str(order["out"])),
+                        str(order["master"]))
+    except KeyError as exc:
+        raise ValueError(f"run: missing {exc.args[0]!r}") from None
+
+
+class Worker:
+    """The serving loop (a thread) fed by the reading loop (the main thread)."""
+
+    def __init__(self, master_url: str) -> None:
+        self.sessions = WarmSessions(master_url)
+        self.orders: queue.Queue[RunOrder | None] = queue.Queue()
+        self.cancel = threading.Event()
+        self.ready = threading.Event()
+        self._lock = threading.Lock()
+        self._pending = 0  # runs queued or running: a cancel with none is a no-op, not a trap for the next
+
+    def say(self, state: str, **fields: Any) -> None:
+        runner.emit(STATE, state=state, master=self.sessions.master_url, pid=os.getpid(), **fields)
+
+    def serve(self) -> None:
+        """Start Spark, then run each order as it comes; a None order stops."""
+        self.say("starting")
+        started = time.monotonic()
+        try:
+            spark = self.sessions.start()
+        except Exception as exc:
+            self.say("stopped", reason=runner.spark_failure(exc))
+            _exit(1)
+        self.say("ready", spark_version=spark.version, seconds=round(time.monotonic() - started, 2))
+        self.ready.set()
+        while (order := self.orders.get()) is not None:
+            self.say("busy", out=str(order.out))
+            code, error = self._run(order)
+            runner.emit(DONE, code=code, error=error)
+            if any(t.name == runner.WORKER and t.is_alive() for t in threading.enumerate()):
+                self.say("stopped", reason="a cancelled job did not stop; the session is restarted next time")
+                _exit(1)
+            self.say("ready")
+        self.sessions.stop()
+        self.say("stopped", reason="asked to stop")
+
+    def _run(self, order: RunOrder) -> tuple[int, str]:
+        try:
+            return runner.run(order.model, order.data_dir, order.out, order.master,
+                              cancel=self.cancel, sessions=self.sessions), ""
+        except runner.RunUsageError as exc:
+            print(f"mapwright: {exc}", file=sys.stderr, flush=True)
+            return runner.EXIT_USAGE, str(exc)
+        except Exception as exc:  # never let one run take the session down
+            return runner.EXIT_FAILED, runner.spark_failure(exc)
+        finally:
+            with self._lock:
+                self._pending -= 1
+                if not self._pending:
+                    self.cancel.clear()
+
+    def cancel_run(self) -> None:
+        """Cancel the run in progress or queued (it still writes its `cancelled` manifest); idle, nothing."""
+        with self._lock:
+            if self._pending:
+                self.cancel.set()
+
+    def read(self, stream: Any) -> None:
+        """Hand each stdin line to the serving loop until `stop` or EOF."""
+        for line in stream:
+            try:
+                order = parse_order(line)
+            except ValueError as exc:
+                print(f"mapwright worker: {exc}", file=sys.stderr, flush=True)
+                continue
+            if order == "stop":
+                break
+            if order == "cancel":
+                self.cancel_run()
+            elif isinstance(order, RunOrder):
+                with self._lock:
+                    self._pending += 1
+                self.orders.put(order)
+        self.cancel.set()
+        self.orders.put(None)
+
+
+def watch_parent(parent: int | None) -> None:
+    """Exit when the parent dies: PR_SET_PDEATHSIG on Linux, and a thread polling the parent's pid."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    expected = parent if parent is not None else os.getppid()
+    if os.getppid() != expected:
+        _exit(1)
+
+    def poll() -> None:
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != expected:
+                _exit(1)
+
+    threading.Thread(target=poll, name="mapwright-parent-watch", daemon=True).start()
+
+
+def _exit(code: int) -> None:
+    """Leave now: the JVM follows (its stdin closes); a run's lock is released with the process."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    runner._kill_children()
+    os._exit(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.worker", description=__doc__.splitlines()[0])
+    parser.add_argument("--master", default="local[*]", help="local[N] or local[*] (the warm session's master)")
+    parser.add_argument("--parent", type=int, default=None, help="exit when this process is no longer the parent")
+    args = parser.parse_args(argv)
+    try:
+        if parse_master(args.master).kind != "local":
+            raise MasterError(f"a warm session runs on local[N], not {args.master}")
+    except MasterError as exc:
+        print(f"mapwright worker: {exc}", file=sys.stderr)
+        return runner.EXIT_USAGE
+    worker = Worker(args.master)
+    signal.signal(signal.SIGTERM, lambda *_: _exit(0))
+    signal.signal(signal.SIGINT, lambda *_: worker.cancel_run())  # as Ctrl-C cancels `mapwright run`
+    watch_parent(args.parent)
+    server = threading.Thread(target=worker.serve, name="mapwright-serve", daemon=True)
+    server.start()
+    worker.read(sys.stdin)
+    server.join()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
