@@ -56,7 +56,13 @@ def emit(event: str, **fields: Any) -> None:
 
 
 class Sessions(Protocol):
-    """Where a run gets its SparkSession and what becomes of it after the run."""
+    """Where a run gets its SparkSession and what becomes of it after the run.
+
+    `cancel_grace_s`: how long a cancelled run waits for the pipeline to notice before it is written
+    `cancelled` and the pipeline's thread is left to finish on its own (it never writes the run directory).
+    """
+
+    cancel_grace_s: float
 
     def acquire(self, master_url: str, cancel: threading.Event) -> Any:
         """A session on `master_url`; may return early (raising `RunCancelled`) when `cancel` is set."""
@@ -70,6 +76,8 @@ class Sessions(Protocol):
 
 class OneShot:
     """`mapwright run`'s own session: started for the run, in a thread a cancel does not wait for; stopped after."""
+
+    cancel_grace_s = 30.0
 
     def acquire(self, master_url: str, cancel: threading.Event) -> Any:
         return _in_worker(lambda: _start_spark(master_url), cancel, None, grace_s=0.0)
@@ -190,7 +198,8 @@ def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, mast
                 raise RunCancelled("cancelled")
             emit("stage", stage=stage, done=done, total=total)
 
-        result = _in_worker(lambda: run_spark(spark, model, data_dir, progress), cancel, spark)
+        result = _in_worker(lambda: run_spark(spark, model, data_dir, progress), cancel, spark,
+                            sessions.cancel_grace_s)
         if cancel.is_set():
             raise RunCancelled("cancelled")
         emit("stage", stage="write", done=len(STAGES), total=len(STAGES))

@@ -13,6 +13,11 @@ run directory, rejects and cancel semantics), and prints the same `stage` and `f
 2, its one-line message). The worker's own state is `{"event": "worker", "state": "starting" | "ready" |
 "busy" | "stopped", ...}`.
 
+Warm means more than a started JVM: a session's first run pays for importing the engine in every Python
+worker and for compiling its queries, and Spark ends a Python worker idle for a minute. So the worker
+runs the pipeline once on a tiny generated sample before it says `ready` (no run directory is written),
+and while idle it touches its Python workers every `KEEP_WARM_S` with a job of a few milliseconds.
+
 It never outlives its parent: it exits when stdin closes, when the parent dies (Linux's
 PR_SET_PDEATHSIG, and a watch on the parent's pid everywhere), and the JVM exits with it (pyspark's
 gateway ends when its stdin, held by this process, closes).
@@ -28,8 +33,10 @@ import os
 import queue
 import signal
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +47,9 @@ from engine.spark.session import MasterError, parse_master
 
 STATE, DONE = "worker", "done"
 PARENT_POLL_S = 0.5
+KEEP_WARM_S = 40.0  # under Spark's one-minute limit for an idle Python worker
+CANCEL_GRACE_S = 0.3  # a cancelled run is answered this soon; its jobs are cancelled, its thread drained after
+DRAIN_S = 60.0  # a cancelled pipeline that has not stopped by then leaves the session in doubt: exit
 _PR_SET_PDEATHSIG = 1
 
 
@@ -56,14 +66,33 @@ class RunOrder:
 class WarmSessions:
     """Lends the worker's session to each run: never stopped by a run, its cache cleared after each."""
 
+    cancel_grace_s = CANCEL_GRACE_S
+
     def __init__(self, master_url: str) -> None:
         self.master_url = master_url
         self.spark: Any = None
 
     def start(self) -> Any:
         self.spark = runner._start_spark(self.master_url)
-        self.spark.range(4).count()  # the first job starts the executor's threads and the JIT: off the clock
         return self.spark
+
+    def warm_up(self) -> None:
+        """One pipeline run on a tiny generated sample: Python workers import the engine, queries compile."""
+        from engine.model import load_model
+        from engine.sampledata.generator import generate
+        from engine.spark.pipeline import run_spark
+        from resources import SAMPLE_MODEL
+
+        model = load_model(SAMPLE_MODEL)
+        with tempfile.TemporaryDirectory(prefix="mapwright-warm-") as tmp:
+            generate(model, Path(tmp), seed=7, rows=20, changes=30)
+            run_spark(self.spark, model, Path(tmp))
+        self.release(self.spark)
+
+    def keep_warm(self) -> None:
+        """A job of a few milliseconds on every core, so Spark keeps its Python workers (and their imports)."""
+        cores = max(1, int(self.spark.sparkContext.defaultParallelism))
+        self.spark.range(0, cores, 1, cores).mapInArrow(_touch, "id long").count()
 
     def acquire(self, master_url: str, cancel: threading.Event) -> Any:
         if master_url != self.master_url:
@@ -134,18 +163,43 @@ class Worker:
         except Exception as exc:
             self.say("stopped", reason=runner.spark_failure(exc))
             _exit(1)
+        try:
+            self.sessions.warm_up()
+        except Exception as exc:  # a cold session still serves: the first run pays what the warm-up would have
+            print(f"mapwright worker: warm-up failed: {runner.spark_failure(exc)}", file=sys.stderr, flush=True)
         self.say("ready", spark_version=spark.version, seconds=round(time.monotonic() - started, 2))
         self.ready.set()
-        while (order := self.orders.get()) is not None:
+        while (order := self._next_order()) is not None:
             self.say("busy", out=str(order.out))
             code, error = self._run(order)
             runner.emit(DONE, code=code, error=error)
-            if any(t.name == runner.WORKER and t.is_alive() for t in threading.enumerate()):
-                self.say("stopped", reason="a cancelled job did not stop; the session is restarted next time")
+            if not self._drain():
+                self.say("stopped", reason="a cancelled run's Spark jobs did not stop")
                 _exit(1)
             self.say("ready")
         self.sessions.stop()
         self.say("stopped", reason="asked to stop")
+
+    def _drain(self) -> bool:
+        """Wait for a cancelled run's pipeline thread to notice (cancelling its jobs as they start); then
+        clear what it cached. False when it is still running after `DRAIN_S`."""
+        deadline = time.monotonic() + DRAIN_S
+        while threads := [t for t in threading.enumerate() if t.name == runner.WORKER and t.is_alive()]:
+            if time.monotonic() > deadline:
+                return False
+            runner._cancel_jobs(self.sessions.spark)
+            threads[0].join(0.25)
+        self.sessions.release(self.sessions.spark)
+        return True
+
+    def _next_order(self) -> RunOrder | None:
+        """The next order; while none comes, keep the Python workers alive."""
+        while True:
+            try:
+                return self.orders.get(timeout=KEEP_WARM_S)
+            except queue.Empty:
+                with contextlib.suppress(Exception):
+                    self.sessions.keep_warm()
 
     def _run(self, order: RunOrder) -> tuple[int, str]:
         try:
@@ -186,6 +240,13 @@ class Worker:
                 self.orders.put(order)
         self.cancel.set()
         self.orders.put(None)
+
+
+def _touch(batches: Iterator[Any]) -> Iterator[Any]:
+    """In a Python worker: import what the pipeline's stages import, and pass the rows on."""
+    import engine.spark.stages  # noqa: F401
+
+    yield from batches
 
 
 def watch_parent(parent: int | None) -> None:

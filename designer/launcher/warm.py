@@ -63,6 +63,7 @@ class WarmSession(QObject):
         self._outcome: FinishedEvent | None = None
         self._cancelled = self._killed = False
         self._last_error_line = ""
+        self._stop_reason = ""
 
     # -- the worker's lifetime
 
@@ -94,6 +95,7 @@ class WarmSession(QObject):
         process.errorOccurred.connect(self._on_error)
         self._process = process
         self._buffers = dict.fromkeys(self._buffers, b"")
+        self._stop_reason = ""
         self._set_state(STARTING, f"starting Spark on {self.master}")
         process.start()
         self._pid = int(process.processId())
@@ -106,11 +108,14 @@ class WarmSession(QObject):
         if process.state() == QProcess.ProcessState.Running:
             process.write(b'{"cancel": true}\n{"stop": true}\n')
             process.closeWriteChannel()
+            self._stop_reason = "asked to stop"
         QTimer.singleShot(STOP_GRACE_MS, process, process.kill)
 
     def can_serve(self, master: str) -> bool:
-        """Whether a run on `master` can go to this session now (it queues while Spark is starting)."""
-        return self._state in (STARTING, READY) and self._request is None and master == self.master
+        """Whether a run on `master` can go to this session now: it is up, on that master, and has no run of
+        ours (a run queues while Spark starts or a cancelled run's jobs drain: sooner than a second JVM)."""
+        return (self._process is not None and self._state != STOPPED and self._request is None
+                and master == self.master)
 
     # -- one run at a time
 
@@ -168,7 +173,9 @@ class WarmSession(QObject):
         kind = doc.get("event") if doc else None
         if kind == "worker":
             state = str(doc.get("state", ""))
-            if not (state == READY and self._request is not None):  # a run queued while Spark started
+            if state == STOPPED:  # its last words: the state follows when the process has really exited
+                self._stop_reason = _state_detail(doc)
+            elif not (state == READY and self._request is not None):  # a run queued while Spark started
                 self._set_state(state, _state_detail(doc))
             return
         if kind == "done":
@@ -189,7 +196,6 @@ class WarmSession(QObject):
         if request is None:
             return
         outcome = self._outcome or self._unreported(request, code, error)
-        self._set_state(READY if self._process is not None else STOPPED, "")
         folder = str(Path(outcome.manifest).parent) if outcome.manifest else outcome.out or _out(request)
         self.sig_finished.emit(outcome.status, folder, outcome.reason)
 
@@ -207,8 +213,7 @@ class WarmSession(QObject):
         process, self._process, self._pid = self._process, None, 0
         if self._request is not None:
             self._end_run(exit_code, "the warm Spark session stopped during the run")
-        if self._state != STOPPED:
-            self._set_state(STOPPED, f"the worker exited with code {exit_code}")
+        self._set_state(STOPPED, self._stop_reason or f"the worker exited with code {exit_code}")
         if process is not None:
             process.deleteLater()
 
@@ -288,7 +293,7 @@ def _state_detail(doc: dict[str, object]) -> str:
 
 
 def _why_not(warm: WarmSession, master: str) -> str:
-    if warm.state in (BUSY, STOPPED):
+    if warm.state == STOPPED:
         return warm.state
     if master != warm.master:
         return f"on {warm.master}, not {master}"

@@ -176,7 +176,8 @@ def test_the_window_keeps_one_spark_warm_serves_two_runs_and_stops_it_on_close(
         assert args == ["succeeded", str(tmp_path / name)], launcher.log_view.toPlainText()
         assert json.loads((tmp_path / name / "manifest.json").read_text())["status"] == "succeeded"
         assert "in the warm Spark session" in launcher.log_view.toPlainText()
-        assert warm.pid == pid and warm.state == "ready"  # the same worker served it, and is free again
+        qtbot.waitUntil(lambda: warm.state == "ready", timeout=30_000)  # free again
+        assert warm.pid == pid  # the same worker served it
     print(f"warm runs: {timings[0]:.1f} s, {timings[1]:.1f} s")
     assert "Spark: busy" in busy_seen and window.spark_status.text() == "Spark: ready"
     assert states.count("busy") == 2 and states[0] == "starting"
@@ -216,8 +217,9 @@ def test_cancel_in_the_warm_session_stops_the_run_and_leaves_the_session_usable(
         print(f"warm cancel took {took:.2f} s")
         assert finished.args == ["cancelled", str(tmp_path / "cancelled")], launcher.log_view.toPlainText()
         assert json.loads((tmp_path / "cancelled" / "manifest.json").read_text())["status"] == "cancelled"
-        assert took < 5, f"cancel took {took:.1f} s"
-        assert warm.pid == pid and warm.state == "ready" and launcher.run_button.isEnabled()
+        assert took < 2, f"cancel took {took:.1f} s"
+        assert warm.pid == pid and launcher.run_button.isEnabled()
+        qtbot.waitUntil(lambda: warm.state == "ready", timeout=60_000)  # the cancelled jobs drained
 
         # an unusable run directory is the CLI's one line, and the session stays up
         (tmp_path / "notarun").mkdir()
