@@ -145,11 +145,12 @@ class Worker:
 
     def __init__(self, master_url: str) -> None:
         self.sessions = WarmSessions(master_url)
-        self.orders: queue.Queue[RunOrder | None] = queue.Queue()
-        self.cancel = threading.Event()
+        self.orders: queue.Queue[tuple[RunOrder, threading.Event] | None] = queue.Queue()
         self.ready = threading.Event()
         self._lock = threading.Lock()
-        self._pending = 0  # runs queued or running: a cancel with none is a no-op, not a trap for the next
+        # one cancel event per run queued or running (kept set for a cancelled run's thread until it drains),
+        # so a cancel with no run is a no-op, not a trap for the next one
+        self._live: list[threading.Event] = []
 
     def say(self, state: str, **fields: Any) -> None:
         runner.emit(STATE, state=state, master=self.sessions.master_url, pid=os.getpid(), **fields)
@@ -169,11 +170,15 @@ class Worker:
             print(f"mapwright worker: warm-up failed: {runner.spark_failure(exc)}", file=sys.stderr, flush=True)
         self.say("ready", spark_version=spark.version, seconds=round(time.monotonic() - started, 2))
         self.ready.set()
-        while (order := self._next_order()) is not None:
+        while (item := self._next_order()) is not None:
+            order, cancel = item
             self.say("busy", out=str(order.out))
-            code, error = self._run(order)
+            code, error = self._run(order, cancel)
             runner.emit(DONE, code=code, error=error)
-            if not self._drain():
+            drained = self._drain()
+            with self._lock:
+                self._live.remove(cancel)
+            if not drained:
                 self.say("stopped", reason="a cancelled run's Spark jobs did not stop")
                 _exit(1)
             self.say("ready")
@@ -192,7 +197,7 @@ class Worker:
         self.sessions.release(self.sessions.spark)
         return True
 
-    def _next_order(self) -> RunOrder | None:
+    def _next_order(self) -> tuple[RunOrder, threading.Event] | None:
         """The next order; while none comes, keep the Python workers alive."""
         while True:
             try:
@@ -201,26 +206,21 @@ class Worker:
                 with contextlib.suppress(Exception):
                     self.sessions.keep_warm()
 
-    def _run(self, order: RunOrder) -> tuple[int, str]:
+    def _run(self, order: RunOrder, cancel: threading.Event) -> tuple[int, str]:
         try:
             return runner.run(order.model, order.data_dir, order.out, order.master,
-                              cancel=self.cancel, sessions=self.sessions), ""
+                              cancel=cancel, sessions=self.sessions), ""
         except runner.RunUsageError as exc:
             print(f"mapwright: {exc}", file=sys.stderr, flush=True)
             return runner.EXIT_USAGE, str(exc)
         except Exception as exc:  # never let one run take the session down
             return runner.EXIT_FAILED, runner.spark_failure(exc)
-        finally:
-            with self._lock:
-                self._pending -= 1
-                if not self._pending:
-                    self.cancel.clear()
 
     def cancel_run(self) -> None:
         """Cancel the run in progress or queued (it still writes its `cancelled` manifest); idle, nothing."""
         with self._lock:
-            if self._pending:
-                self.cancel.set()
+            for cancel in self._live:
+                cancel.set()
 
     def read(self, stream: Any) -> None:
         """Hand each stdin line to the serving loop until `stop` or EOF."""
@@ -235,10 +235,11 @@ class Worker:
             if order == "cancel":
                 self.cancel_run()
             elif isinstance(order, RunOrder):
+                cancel = threading.Event()
                 with self._lock:
-                    self._pending += 1
-                self.orders.put(order)
-        self.cancel.set()
+                    self._live.append(cancel)
+                self.orders.put((order, cancel))
+        self.cancel_run()
         self.orders.put(None)
 
 

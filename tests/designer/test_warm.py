@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -19,7 +20,7 @@ from pytestqt.qtbot import QtBot
 from designer.launcher import RunLauncher, RunRequest
 from designer.launcher.warm import PreviewRunner, WarmSession, warm_master, worker_command
 from designer.window import MainWindow
-from engine.worker import RunOrder, parse_order
+from engine.worker import RunOrder, Worker, parse_order
 
 ROOT = Path(__file__).resolve().parents[2]
 ROW_IMAGES = ROOT / "tests" / "fixtures" / "examples" / "row_images"
@@ -88,6 +89,26 @@ def test_the_worker_reads_orders_as_json_lines() -> None:
                          ('{"walk": 1}', "expected")):
         with pytest.raises(ValueError, match=message):
             parse_order(bad)
+
+
+def test_a_cancel_reaches_the_queued_run_and_never_the_next() -> None:
+    worker = Worker("local[1]")
+    run = json.dumps({"run": {"model": "m.json", "data": "d", "out": "o", "master": "local[1]"}})
+    seen: list[bool] = []
+
+    def lines() -> Iterator[str]:
+        yield '{"cancel": true}\n'  # while idle: a no-op
+        yield run + "\n"
+        seen.extend(event.is_set() for event in worker._live)  # before EOF
+    worker.read(lines())
+    first = worker.orders.get_nowait()
+    assert seen == [False] and first is not None and first[0].out == Path("o")
+    assert worker.orders.get_nowait() is None and first[1].is_set()  # EOF: stop, cancelling what was queued
+    worker = Worker("local[1]")
+    worker.read(io.StringIO(f'{run}\n{run}\n{{"cancel": true}}\nnot json\n{{"stop": true}}\n{run}\n'))
+    queued = [worker.orders.get_nowait() for _ in range(3)]
+    assert [item[1].is_set() for item in queued[:2] if item] == [True, True] and queued[2] is None
+    assert worker.orders.empty()  # nothing after `stop` is read
 
 
 def test_the_warm_session_runs_on_the_chosen_local_master_else_the_default() -> None:
