@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,9 @@ class PreviewLatency:
     warm_ready_s: float = 0.0
     warm_s: list[float] = field(default_factory=list)
     statuses: list[str] = field(default_factory=list)
+    cpus: int = field(default_factory=lambda: os.cpu_count() or 1)
+    load_before: float = field(default_factory=lambda: _load())  # 1-minute load average: others' work skews it
+    load_after: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         doc = asdict(self)
@@ -87,7 +91,12 @@ def preview_latency(master: str = "local[2]", model: Path = SAMPLE_MODEL, data: 
             except subprocess.TimeoutExpired:
                 worker.kill()
                 worker.wait()
+    result.load_after = _load()
     return result
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else 0.0
 
 
 def _until(stream: IO[str], wanted: Any) -> dict[str, Any]:
@@ -119,6 +128,7 @@ def main() -> None:
         print(f"warm preview {i + 1}                                     {seconds:7.1f} s")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
+    print(f"load average {result.load_before} before, {result.load_after} after, on {result.cpus} cores")
     print(f"wrote {args.out}")
 
 
