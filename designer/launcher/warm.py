@@ -240,11 +240,13 @@ class PreviewRunner(QObject):
         self.warm = warm
         self.one_shot = RunProcess(self)
         self._active: QObject | None = None
-        for source in (self.one_shot, warm):
-            if source is not None:
-                source.sig_stage.connect(lambda *a, s=source: self._forward(s, self.sig_stage, *a))
-                source.sig_log.connect(lambda *a, s=source: self._forward(s, self.sig_log, *a))
-                source.sig_finished.connect(lambda *a, s=source: self._forward_finished(s, *a))
+        self.one_shot.sig_stage.connect(self.sig_stage.emit)  # the one-shot process serves only this runner
+        self.one_shot.sig_log.connect(self.sig_log.emit)
+        self.one_shot.sig_finished.connect(self._one_shot_finished)
+        if warm is not None:  # outlives this runner (the window's): bound methods, disconnected when we go
+            warm.sig_stage.connect(self._warm_stage)
+            warm.sig_log.connect(self._warm_log)
+            warm.sig_finished.connect(self._warm_finished)
 
     @property
     def warm_run(self) -> bool:
@@ -274,14 +276,22 @@ class PreviewRunner(QObject):
     def is_running(self) -> bool:
         return self._active is not None
 
-    def _forward(self, source: QObject, signal: Signal, *args: object) -> None:
-        if source is self._active:
-            signal.emit(*args)  # type: ignore[attr-defined]
+    def _warm_stage(self, stage: str, done: int, total: int) -> None:
+        if self.warm_run:
+            self.sig_stage.emit(stage, done, total)
 
-    def _forward_finished(self, source: QObject, status: str, folder: str, reason: str) -> None:
-        if source is self._active:
+    def _warm_log(self, line: str) -> None:
+        if self.warm_run:
+            self.sig_log.emit(line)
+
+    def _warm_finished(self, status: str, folder: str, reason: str) -> None:
+        if self.warm_run:
             self._active = None
             self.sig_finished.emit(status, folder, reason)
+
+    def _one_shot_finished(self, status: str, folder: str, reason: str) -> None:
+        self._active = None
+        self.sig_finished.emit(status, folder, reason)
 
 
 def _state_detail(doc: dict[str, object]) -> str:

@@ -260,3 +260,16 @@ def test_cancel_in_the_warm_session_stops_the_run_and_leaves_the_session_usable(
     finally:
         warm.stop()
         qtbot.waitUntil(lambda: warm.state == "stopped", timeout=30_000)
+
+
+def test_a_runner_gone_with_its_launcher_no_longer_hears_the_window_s_session(qtbot: QtBot) -> None:
+    """Opening another model replaces the launcher and its runner; the warm session lives on."""
+    warm = WarmSession("local[2]")
+    heard: list[object] = []
+    runner = PreviewRunner(None, warm)
+    runner.sig_finished.connect(lambda *args: heard.append(args))
+    runner.deleteLater()
+    qtbot.waitUntil(lambda: warm.receivers("2sig_finished(QString,QString,QString)") == 0, timeout=5_000)
+    warm.sig_finished.emit("succeeded", "/x", "")  # no runner left to crash
+    warm.sig_stage.emit("decode", 0, 4)
+    assert heard == []
