@@ -70,6 +70,8 @@ def main(model: Path | None, screenshot: Path | None = None) -> int:
     else:
         window.show()
         code = int(app.exec())
+        if window.warm_session is not None:  # closed, so stopping: let it stop Spark before Qt kills it
+            window.warm_session.wait_stopped()
     _close(window)
     return code
 

@@ -64,6 +64,7 @@ class WarmSession(QObject):
         self._cancelled = self._killed = False
         self._last_error_line = ""
         self._stop_reason = ""
+        self._stopping = False
 
     # -- the worker's lifetime
 
@@ -95,7 +96,7 @@ class WarmSession(QObject):
         process.errorOccurred.connect(self._on_error)
         self._process = process
         self._buffers = dict.fromkeys(self._buffers, b"")
-        self._stop_reason = ""
+        self._stop_reason, self._stopping = "", False
         self._set_state(STARTING, f"starting Spark on {self.master}")
         process.start()
         self._pid = int(process.processId())
@@ -103,13 +104,22 @@ class WarmSession(QObject):
     def stop(self) -> None:
         """Ask the worker to stop Spark and exit (a run in progress is cancelled); kill it after a grace."""
         process = self._process
-        if process is None:
+        if process is None or self._stopping:
             return
         if process.state() == QProcess.ProcessState.Running:
             process.write(b'{"cancel": true}\n{"stop": true}\n')
             process.closeWriteChannel()
-            self._stop_reason = "asked to stop"
+            self._stopping, self._stop_reason = True, "asked to stop"
         QTimer.singleShot(STOP_GRACE_MS, process, process.kill)
+
+    def wait_stopped(self, timeout_ms: int = STOP_GRACE_MS) -> None:
+        """At the application's exit only (no window left to freeze): let a stopping worker stop Spark
+        cleanly before Qt would kill it; kill it if it has not within `timeout_ms`."""
+        self.stop()
+        process = self._process
+        if process is not None and not process.waitForFinished(timeout_ms):
+            process.kill()
+            process.waitForFinished(timeout_ms)
 
     def can_serve(self, master: str) -> bool:
         """Whether a run on `master` can go to this session now: it is up, on that master, and has no run of
