@@ -5,8 +5,8 @@ Run on demand: `.venv/bin/python benchmarks/bench_designer.py [--tables-per-site
 Each figure is given as wall time and as this process's CPU time (the machine may be shared: CPU time is what
 the designer itself spent). Results are printed and written to benchmarks/results/bench_designer.json.
 Goals (issue 10): open <= 3 s; an edit <= 16 ms median and <= 50 ms p95; panning frames <= 16 ms.
-Preview latency (cold and warm) belongs to the run launcher's warm previews and is not measured here:
-`preview_latency` in the results is null until `measure_preview` below is given a launcher to time.
+B4's preview latency (cold and warm, on the sample) is measured by `bench_preview.py`, which `make bench` runs
+after this one (results in `benchmarks/results/preview.json`).
 """
 
 from __future__ import annotations
@@ -116,12 +116,6 @@ def measure_overview_frame(app: QApplication, window: MainWindow, frames: int) -
     return summary([timed(lambda: window.view.viewport().repaint()) for _ in range(frames)])
 
 
-def measure_preview() -> dict[str, Any] | None:
-    """The hook for preview latency (cold and warm) on the sample; measured once the launcher's warm previews
-    exist (another developer's work). None: not measured."""
-    return None
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tables-per-site", type=int, default=400, help="tables per site (three sites)")
@@ -144,7 +138,7 @@ def main() -> None:
             "edit": measure_edits(app, window, args.edits),
             "panning_frame": measure_panning(app, window, args.frames),
             "overview_frame": measure_overview_frame(app, window, 5),
-            "preview_latency": measure_preview(),
+            "preview_latency": "benchmarks/results/preview.json (bench_preview.py)",
             "cpus": os.cpu_count(), "load_average": os.getloadavg()[0],
         }
         window.close()

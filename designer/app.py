@@ -55,7 +55,8 @@ def main(model: Path | None, screenshot: Path | None = None) -> int:
     app.setWindowIcon(QIcon(str(RESOURCES / "icons" / "org.mapwright.Designer.svg")))
     if "Fusion" in QStyleFactory.keys():  # noqa: SIM118 - keys() is a Qt call, not a dict
         app.setStyle("Fusion")  # follows the system's light or dark colour scheme
-    window = MainWindow()
+    warm = screenshot is None and os.environ.get("MAPWRIGHT_WARM_SPARK", "1") != "0"
+    window = MainWindow(warm=warm)  # previews run in one Spark session kept warm while the window is open
     window.open_path(model or SAMPLE_MODEL)
     if screenshot is not None:
         window.resize(1600, 1000)
@@ -69,6 +70,8 @@ def main(model: Path | None, screenshot: Path | None = None) -> int:
     else:
         window.show()
         code = int(app.exec())
+        if window.warm_session is not None:  # closed, so stopping: let it stop Spark before Qt kills it
+            window.warm_session.wait_stopped()
     _close(window)
     return code
 

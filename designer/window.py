@@ -32,7 +32,8 @@ from designer.helpmenu import LegendDialog, about_box
 from designer.inspector import Inspector
 from designer.launcher.panel import RunLauncher, RunnerFactory
 from designer.launcher.runner import RunProcess
-from designer.launcher.settings import is_bundled_sample_data
+from designer.launcher.settings import DEFAULT_MASTER, is_bundled_sample_data
+from designer.launcher.warm import PreviewRunner, WarmSession, warm_master
 from designer.problems import ProblemsPanel
 from designer.tree import ModelTree
 from engine import operations as ops
@@ -46,18 +47,38 @@ MAX_RECENT = 8
 
 class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, settings: QSettings | None = None,
-                 ask: bool = True, runner_factory: RunnerFactory = RunProcess) -> None:
+                 ask: bool = True, runner_factory: RunnerFactory = RunProcess, warm: bool = False) -> None:
+        """`warm`: keep one Spark session warm for the window's lifetime and run previews in it."""
         super().__init__()
         self.settings = settings or QSettings("Mapwright", "Mapwright")
         self.ask = ask  # False in tests: never block on a dialog
         self.export_findings: list[str] = []  # what PostgreSQL cannot express, shown before its export
-        self.runner_factory = runner_factory
+        self.warm_session = WarmSession(DEFAULT_MASTER, self) if warm else None
+        self.runner_factory = (lambda parent: PreviewRunner(parent, self.warm_session)) if warm else runner_factory
         self.browsers: list[ConflictBrowser] = []
         self.status = QLabel()
         self.statusBar().addPermanentWidget(self.status)
+        self.spark_status = QLabel()
+        self.spark_status.setObjectName("sparkStatus")
+        self.statusBar().addPermanentWidget(self.spark_status)
         self.resize(1500, 920)
         self._make_actions()
         self.set_document(document or Document.new())
+        if self.warm_session is not None:
+            self.warm_session.sig_state.connect(self._show_spark_state)
+            self.warm_session.master = warm_master(self.launcher.master_combo.currentText().strip(), DEFAULT_MASTER)
+            QTimer.singleShot(0, self.warm_session.start)  # once the window is up; Spark starts in the background
+        self._show_spark_state()
+
+    def _show_spark_state(self) -> None:
+        """The warm session in the status bar: starting / ready / busy / stopped, the details as a tooltip."""
+        warm = self.warm_session
+        self.spark_status.setVisible(warm is not None)
+        if warm is not None:
+            text = {"starting": "starting…"}.get(warm.state, warm.state)
+            self.spark_status.setText(f"Spark: {text}")
+            self.spark_status.setToolTip(f"The warm Spark session on {warm.master} that previews run in"
+                                         + (f": {warm.detail}" if warm.detail else ""))
 
     # --- the document ----------------------------------------------------------
 
@@ -491,6 +512,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_discard():
             self.autosaver.discard() if not self.document.dirty else None
+            if self.warm_session is not None:
+                self.warm_session.stop()
             event.accept()
         else:
             event.ignore()

@@ -11,6 +11,10 @@ the main thread stops waiting for; the JVM dies with this process). A failed or 
 manifest with its status and reason to RUNDIR, or to `RUNDIR.attempt` when RUNDIR holds a succeeded run,
 which is kept; stderr's last line says which file holds the reason. A half-written run never looks
 finished.
+
+Where the SparkSession comes from is a `Sessions`: `mapwright run` starts its own and stops it
+(`OneShot`); the designer's warm worker (`engine.worker`) lends one it keeps alive between runs and
+passes its own cancel event, so both take this very code path (same run directory, rejects, cancel).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from engine.java import JavaMissing, require_java
 from engine.model import Model, load_model
@@ -46,7 +50,43 @@ class RunUsageError(Exception):
 
 
 def emit(event: str, **fields: Any) -> None:
-    print(json.dumps({"event": event, **fields}, default=str), flush=True)
+    """One JSON line on stdout, written whole (a worker's other threads print lines too)."""
+    sys.stdout.write(json.dumps({"event": event, **fields}, default=str) + "\n")
+    sys.stdout.flush()
+
+
+class Sessions(Protocol):
+    """Where a run gets its SparkSession and what becomes of it after the run.
+
+    `cancel_grace_s`: how long a cancelled run waits for the pipeline to notice before it is written
+    `cancelled` and the pipeline's thread is left to finish on its own (it never writes the run directory).
+    """
+
+    cancel_grace_s: float
+
+    def acquire(self, master_url: str, cancel: threading.Event) -> Any:
+        """A session on `master_url`; may return early (raising `RunCancelled`) when `cancel` is set."""
+
+    def release(self, spark: Any) -> None:
+        """The run is over with `spark` (None when it never got one); before the last line is printed."""
+
+    def abandon(self) -> None:
+        """The run was cancelled while `acquire` was still starting Spark."""
+
+
+class OneShot:
+    """`mapwright run`'s own session: started for the run, in a thread a cancel does not wait for; stopped after."""
+
+    cancel_grace_s = 30.0
+
+    def acquire(self, master_url: str, cancel: threading.Event) -> Any:
+        return _in_worker(lambda: _start_spark(master_url), cancel, None, grace_s=0.0)
+
+    def release(self, spark: Any) -> None:
+        _stop_quietly(spark)
+
+    def abandon(self) -> None:
+        _kill_children()  # stop the JVM being launched
 
 
 def _in_worker(work: Callable[[], T], cancel: threading.Event, spark: Any, grace_s: float = 30.0) -> T:
@@ -86,22 +126,31 @@ def _cancel_jobs(spark: Any) -> None:
             spark.interruptAll()
 
 
-def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]") -> int:
-    """Run and write `out`; returns the exit code. Raises `RunUsageError` before anything starts."""
-    cancel = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: cancel.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]", *,
+        cancel: threading.Event | None = None, sessions: Sessions | None = None) -> int:
+    """Run and write `out`; returns the exit code. Raises `RunUsageError` before anything starts.
+
+    Without `cancel`, SIGTERM and Ctrl-C cancel (the main thread's handlers, restored after); with one,
+    whoever holds it cancels. Without `sessions`, the run starts its own Spark and stops it (`OneShot`).
+    """
+    own_process = sessions is None
+    sessions = sessions or OneShot()
+    previous: dict[int, Any] = {}
+    if cancel is None:
+        stop = cancel = threading.Event()
+        previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         check_out_dir(out)  # first of all; then the input, read only; then the lock, and the run
         model = load_model(model_path)
         _check_usable(data_dir, master_url)
         with claim(out) as target:
-            code = _run_claimed(model_path, model, data_dir, target, master_url, cancel)
+            code = _run_claimed(model_path, model, data_dir, target, master_url, cancel, sessions)
     except RunDirError as exc:
         raise RunUsageError(str(exc)) from None
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if any(t.name == WORKER and t.is_alive() for t in threading.enumerate()):
+    if own_process and any(t.name == WORKER and t.is_alive() for t in threading.enumerate()):
         # Cancelled while Spark started: the worker is still inside pyspark, and tearing the interpreter
         # down around it takes a second or more. Everything is written, the lock released: leave now.
         sys.stdout.flush()
@@ -126,7 +175,7 @@ def _check_usable(data_dir: Path, master_url: str) -> None:
 
 
 def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, master_url: str,
-                 cancel: threading.Event) -> int:
+                 cancel: threading.Event, sessions: Sessions) -> int:
     info = RunInfo(model_sha256(model_path), master=master_url, spark_version=None, started=datetime.now(UTC),
                    model_path=str(model_path))
     errors, _ = count(validate(model))
@@ -138,7 +187,7 @@ def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, mast
         if cancel.is_set():
             raise RunCancelled("cancelled")
         emit("stage", stage="start", done=0, total=1)
-        spark = _in_worker(lambda: _start_spark(master_url), cancel, None, grace_s=0.0)
+        spark = sessions.acquire(master_url, cancel)
         from engine.spark.pipeline import STAGES, run_spark
 
         info = replace(info, spark_version=spark.version)
@@ -149,24 +198,25 @@ def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, mast
                 raise RunCancelled("cancelled")
             emit("stage", stage=stage, done=done, total=total)
 
-        result = _in_worker(lambda: run_spark(spark, model, data_dir, progress), cancel, spark)
+        result = _in_worker(lambda: run_spark(spark, model, data_dir, progress), cancel, spark,
+                            sessions.cancel_grace_s)
         if cancel.is_set():
             raise RunCancelled("cancelled")
         emit("stage", stage="write", done=len(STAGES), total=len(STAGES))
     except (RunCancelled, KeyboardInterrupt):
-        if spark is None:  # cancelled while Spark starts: do not wait for it, stop the JVM being launched
-            _kill_children()
-        return _finish_failed(out, "cancelled", CANCELLED, info, spark)
+        if spark is None:  # cancelled while Spark starts: do not wait for it
+            sessions.abandon()
+        return _finish_failed(out, "cancelled", CANCELLED, info, spark, sessions)
     except RUN_INPUT_ERRORS as exc:
-        _stop_quietly(spark)
+        sessions.release(spark)
         where = _write_failed(out, "failed", str(exc), info)
         emit("finished", status="failed", out=str(out), manifest=where.manifest, reason=str(exc))
         raise RunUsageError(f"{exc} ({where.note})") from None
     except Exception as exc:  # a Spark job that failed: say why, in one line
         if cancel.is_set():
-            return _finish_failed(out, "cancelled", CANCELLED, info, spark)
-        return _finish_failed(out, "failed", spark_failure(exc), info, spark)
-    _stop_quietly(spark)
+            return _finish_failed(out, "cancelled", CANCELLED, info, spark, sessions)
+        return _finish_failed(out, "failed", spark_failure(exc), info, spark, sessions)
+    sessions.release(spark)
     try:
         write_run(result, model, out, replace(info, finished=datetime.now(UTC)))
     except RunDirError:
@@ -217,9 +267,10 @@ def _write_failed(out: Path, status: str, reason: str, info: RunInfo) -> _Writte
     return _Written(str(manifest), f"the reason is in {manifest}")
 
 
-def _finish_failed(out: Path, status: str, reason: str, info: RunInfo, spark: Any = None) -> int:
+def _finish_failed(out: Path, status: str, reason: str, info: RunInfo, spark: Any = None,
+                   sessions: Sessions | None = None) -> int:
     """Stop Spark, write the manifest and say where it is: the JSON line, then stderr's last line."""
-    _stop_quietly(spark)
+    (sessions or OneShot()).release(spark)
     where = _write_failed(out, status, reason, info)
     emit("finished", status=status, out=str(out), manifest=where.manifest, reason=reason)
     print(f"mapwright: run {status}: {reason} ({where.note})", file=sys.stderr)
