@@ -7,7 +7,7 @@ from sqlglot import exp
 
 def columns_read(tree: exp.Expr) -> tuple[str, ...]:
     """The names of the columns `tree` reads, each once, in the order they first appear."""
-    return tuple(dict.fromkeys(column.name for column in tree.find_all(exp.Column)))
+    return tuple(dict.fromkeys(column.name for column in tree.find_all(exp.Column, bfs=False)))
 
 
 def reads_current_time(tree: exp.Expr) -> bool:
