@@ -14,9 +14,11 @@ Nothing is passed to `eval`. Expressions outside the allow-list raise
 
 Not modelled: the precision and scale Spark gives a DECIMAL result of `/`
 and `*` (Python keeps 28 significant digits), overflow of integer
-arithmetic (Python integers do not overflow), and how Spark renders a DOUBLE
-as text (`1.0E10`); the property test (tests/sql/) keeps to integers, text
-and booleans there.
+arithmetic (Python integers do not overflow), how Spark renders a DOUBLE
+as text (`1.0E10`), and text compared with a column that is NULL on the row
+(Spark still casts the text to the column's type, and fails if it is not a
+number; the reference, which does not know the column's type, gives NULL).
+The property test (tests/sql/) keeps to integers, text and booleans there.
 """
 
 from __future__ import annotations
@@ -66,7 +68,57 @@ def parse_sql(text: str) -> exp.Expression:
     refused = allowlist_problem(tree)
     if refused:
         raise UnsupportedSql(f"{_clip(text)} {refused}")
+    _mark_static_nulls(tree)
+    _mark_constant_error(tree)
     return tree
+
+
+def _mark_constant_error(tree: exp.Expression) -> None:
+    """Record (`meta["error"]`) the first part without columns that fails whatever the row, such as
+    `cast('x' as bigint)`: Spark evaluates such constants before any row, so the whole expression fails
+    on every row even where that part is not reached (`if(B, cast('x' as bigint), 2)`)."""
+    stack: list[Any] = [tree]
+    while stack:
+        node = stack.pop()
+        if _null(node) or isinstance(node, exp.Column):
+            continue
+        if not any(True for _ in node.find_all(exp.Column, exp.CurrentTimestamp)):
+            try:
+                Evaluator({}).eval(node)
+            except SqlRuntimeError as exc:
+                tree.meta["error"] = str(exc)
+                return
+            continue
+        stack.extend(reversed([c for c in node.iter_expressions() if not isinstance(c, exp.DataType)]))
+
+
+_NULL_INTOLERANT = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Neg, exp.Abs, exp.Length,
+                    exp.Upper, exp.Lower, exp.Trim, exp.Substring, exp.Cast, exp.EQ, exp.NEQ, exp.GT, exp.GTE,
+                    exp.LT, exp.LTE, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpReplace, exp.Round, exp.Not)
+"""Operators that are NULL whenever an operand is (Spark's `NullIntolerant`)."""
+
+
+def _mark_static_nulls(tree: exp.Expr) -> None:
+    """Mark the nodes that are NULL whatever the row (`meta["null"]`), as Spark's optimizer folds them
+    (NullPropagation) before anything runs: `NULL / (1 % 0)` is NULL, not an error."""
+    for node in reversed(list(tree.walk(bfs=False))):  # every child before its parent
+        children = [c for c in node.iter_expressions() if not isinstance(c, exp.DataType)]
+        if isinstance(node, exp.Null):
+            null = True
+        elif isinstance(node, exp.Paren):
+            null = _null(node.this)
+        elif isinstance(node, _NULL_INTOLERANT):
+            null = any(_null(c) for c in children)
+        elif isinstance(node, exp.Coalesce):
+            null = bool(children) and all(_null(c) for c in children)
+        else:
+            null = False
+        if null:
+            node.meta["null"] = True
+
+
+def _null(node: exp.Expr) -> bool:
+    return bool(node.meta.get("null")) if node.meta else False
 
 
 def _clip(text: str) -> str:
@@ -75,7 +127,10 @@ def _clip(text: str) -> str:
 
 def evaluate_sql(text: str, row: Mapping[str, Any], now: datetime | None = None) -> Any:
     """The value of `text` on `row` (column name -> value; a missing column is NULL)."""
-    return Evaluator(row, now).eval(parse_sql(text))
+    tree = parse_sql(text)
+    if tree.meta and "error" in tree.meta:
+        raise SqlRuntimeError(tree.meta["error"])
+    return Evaluator(row, now).eval(tree)
 
 
 def predicate_holds(text: str, row: Mapping[str, Any], now: datetime | None = None) -> bool:
@@ -97,6 +152,8 @@ class Evaluator:
         self.row, self.now = row, now
 
     def eval(self, node: exp.Expression) -> Any:
+        if node.meta and node.meta.get("null"):
+            return None
         handler = _HANDLERS.get(type(node))
         if handler is None:
             raise UnsupportedSql(f"the reference does not evaluate {node.key.upper()}: {node.sql('spark')}")
@@ -115,9 +172,24 @@ def _literal(ev: Evaluator, node: exp.Literal) -> Any:
     return Decimal(text) if re.fullmatch(r"[+-]?\d*\.?\d*", text) else float(text)
 
 
+def _operands(ev: Evaluator, node: exp.Binary, divisor_first: bool = False) -> tuple[Any, Any] | None:
+    """Both operands of a binary operator, or None when one is NULL, in Spark's order of evaluation: the
+    left one first, and a NULL there leaves the right one unevaluated (so `NULL + 1/0` is NULL); for
+    `/`, DIV and `%`, the divisor first."""
+    first, second = (node.expression, node.this) if divisor_first else (node.this, node.expression)
+    a = ev.eval(first)
+    if a is None:
+        return None
+    b = ev.eval(second)
+    if b is None:
+        return None
+    return (b, a) if divisor_first else (a, b)
+
+
 def _compare_op(test: Callable[[int], bool]) -> Callable[[Evaluator, exp.Binary], bool | None]:
     def run(ev: Evaluator, node: exp.Binary) -> bool | None:
-        order = _order(ev.eval(node.this), ev.eval(node.expression))
+        pair = _operands(ev, node)
+        order = None if pair is None else _order(*pair)
         return None if order is None else test(order)
     return run
 
@@ -196,18 +268,26 @@ def _in(ev: Evaluator, node: exp.In) -> bool | None:
 
 
 def _between(ev: Evaluator, node: exp.Between) -> bool | None:
+    """`x BETWEEN a AND b`: `x >= a AND x <= b`; Spark evaluates both bounds once `x` is not NULL."""
     value = ev.eval(node.this)
-    low, high = _order(value, ev.eval(node.args["low"])), _order(value, ev.eval(node.args["high"]))
-    if low is not None and low < 0 or high is not None and high > 0:
+    if value is None:
+        return None
+    low, high = ev.eval(node.args["low"]), ev.eval(node.args["high"])
+    above = None if low is None else _order(value, low)
+    if above is not None and above < 0:
         return False
-    return None if low is None or high is None else True
+    below = None if high is None else _order(value, high)
+    if below is not None and below > 0:
+        return False
+    return None if above is None or below is None else True
 
 
 def _like(case_insensitive: bool) -> Callable[[Evaluator, exp.Binary], bool | None]:
     def run(ev: Evaluator, node: exp.Binary) -> bool | None:
-        value, pattern = ev.eval(node.this), ev.eval(node.expression)
-        if value is None or pattern is None:
+        pair = _operands(ev, node)
+        if pair is None:
             return None
+        value, pattern = pair
         flags = re.S | (re.I if case_insensitive else 0)
         return re.fullmatch(_like_regex(str(pattern)), to_text(value) or "", flags) is not None
     return run
@@ -228,9 +308,10 @@ def _like_regex(pattern: str) -> str:
 
 
 def _rlike(ev: Evaluator, node: exp.RegexpLike) -> bool | None:
-    value, pattern = ev.eval(node.this), ev.eval(node.expression)
-    if value is None or pattern is None:
+    pair = _operands(ev, node)
+    if pair is None:
         return None
+    value, pattern = pair
     return _regex(str(pattern)).search(to_text(value) or "") is not None
 
 
@@ -293,11 +374,12 @@ def _java_replacement(text: str, groups: int, names: Mapping[str, int]) -> list[
     return pieces
 
 
-def _arith(op: Callable[[Any, Any], Any]) -> Callable[[Evaluator, exp.Binary], Any]:
+def _arith(op: Callable[[Any, Any], Any], divisor_first: bool = False) -> Callable[[Evaluator, exp.Binary], Any]:
     def run(ev: Evaluator, node: exp.Binary) -> Any:
-        a, b = ev.eval(node.this), ev.eval(node.expression)
-        if a is None or b is None:
+        pair = _operands(ev, node, divisor_first)
+        if pair is None:
             return None
+        a, b = pair
         a, b = _number(a), _number(b)
         if a is None or b is None:
             return None
@@ -392,6 +474,16 @@ def _if(ev: Evaluator, node: exp.If) -> Any:
     return ev.eval(other) if other is not None else None
 
 
+def _case_conversion(ev: Evaluator, node: exp.Func, convert: Callable[[str], str]) -> Any:
+    """upper/lower of the innermost operand of a chain of them, as Spark's optimizer simplifies it
+    (SimplifyCaseConversionExpressions: `lower(upper(x))` is `lower(x)`, which differs for 'ß')."""
+    inner = node.this
+    while isinstance(inner, (exp.Upper, exp.Lower, exp.Paren)):
+        inner = inner.this
+    value = ev.eval(inner)
+    return None if value is None else convert(to_text(value) or "")
+
+
 def _text_fn(fn: Callable[[str], Any]) -> Callable[[Evaluator, exp.Func], Any]:
     def run(ev: Evaluator, node: exp.Func) -> Any:
         value = ev.eval(node.this)
@@ -401,6 +493,8 @@ def _text_fn(fn: Callable[[str], Any]) -> Callable[[Evaluator, exp.Func], Any]:
 
 def _substring(ev: Evaluator, node: exp.Substring) -> Any:
     value = ev.eval(node.this)
+    if value is None:
+        return None
     start = ev.eval(node.args["start"]) if node.args.get("start") is not None else 1
     length = ev.eval(node.args["length"]) if node.args.get("length") is not None else None
     if value is None or start is None or (node.args.get("length") is not None and length is None):
@@ -475,9 +569,9 @@ _HANDLERS: dict[type[exp.Expression], Callable[[Evaluator, Any], Any]] = {
     exp.Add: _arith(lambda a, b: a + b),
     exp.Sub: _arith(lambda a, b: a - b),
     exp.Mul: _arith(lambda a, b: a * b),
-    exp.Div: _arith(_divide),
-    exp.IntDiv: _arith(_int_divide),
-    exp.Mod: _arith(_modulo),
+    exp.Div: _arith(_divide, divisor_first=True),
+    exp.IntDiv: _arith(_int_divide, divisor_first=True),
+    exp.Mod: _arith(_modulo, divisor_first=True),
     exp.Neg: _neg,
     exp.Concat: _concat,
     exp.DPipe: _dpipe,
@@ -485,8 +579,8 @@ _HANDLERS: dict[type[exp.Expression], Callable[[Evaluator, Any], Any]] = {
     exp.Coalesce: _coalesce,
     exp.Case: _case,
     exp.If: _if,
-    exp.Upper: _text_fn(str.upper),
-    exp.Lower: _text_fn(str.lower),
+    exp.Upper: lambda ev, n: _case_conversion(ev, n, str.upper),
+    exp.Lower: lambda ev, n: _case_conversion(ev, n, str.lower),
     exp.Trim: _text_fn(lambda text: text.strip(" ")),
     exp.Length: _text_fn(len),
     exp.Substring: _substring,

@@ -19,5 +19,6 @@ def spark() -> Iterator[Any]:
     from engine.spark.session import spark_session
 
     session = spark_session("local[2]", app_name="mapwright-sql-tests", partitions=2)
+    session.sparkContext.setLogLevel("OFF")  # the failures the tests provoke on purpose log a page each
     yield session
     session.stop()
