@@ -2,9 +2,10 @@
 
 Typed so every expression is well-typed for Spark (no analysis errors), and bounded so no integer
 arithmetic overflows (BIGINT columns within ±100, INT literals within ±10, depth at most 3), which the
-reference does not model. NULLs are typed (`CAST(NULL AS BIGINT)`), as a column's are. Division and remainder by zero, NULLs, strict casts of text and substring
-edges come up often on purpose. Text meets a number only as `text = literal`: against a column that
-is NULL on the row, Spark casts the text anyway and the reference cannot (it does not know column types).
+reference does not model. NULLs are typed (`CAST(NULL AS BIGINT)`), as a column's are. Division and
+remainder by zero, NULLs, strict casts of text and substring edges come up often on purpose.
+Text meets a number only as `text = literal`: against a column that is NULL on the row, Spark casts
+the text anyway and the reference cannot (it does not know column types).
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ def bool_expr(draw: Any, depth: int = 3) -> str:
     cmp = _pick(draw, ["=", "<>", "<", "<=", ">", ">=", "<=>"])
     pattern = _lit(draw(st.text("aB1%_", max_size=4)))
     return draw(st.sampled_from([
-        lambda: f"({i()} {cmp} {i()})", lambda: f"({s()} {cmp} {s()})", lambda: f"({s()} = {draw(st.integers(-10, 10))})",
+        lambda: f"({i()} {cmp} {i()})", lambda: f"({s()} {cmp} {s()})",
+        lambda: f"({s()} = {draw(st.integers(-10, 10))})",
         lambda: f"({a()} AND {a()})", lambda: f"({a()} OR {a()})", lambda: f"(NOT {a()})",
         lambda: f"({i()} IS NULL)", lambda: f"({s()} IS NOT NULL)", lambda: f"({s()} LIKE {pattern})",
         lambda: f"({s()} ILIKE {pattern})", lambda: f"({s()} RLIKE '^[a-z]')",
