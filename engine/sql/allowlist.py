@@ -10,7 +10,7 @@ and MP004 accept nothing either side cannot run.
 |---|---|
 | values | column names (unqualified), string, integer and decimal literals, NULL, TRUE, FALSE |
 | logic | AND, OR, NOT, IS [NOT] NULL, IS [NOT] TRUE/FALSE, IN (list), BETWEEN, CASE, `if` |
-| comparison | =, ==, <>, !=, <, <=, >, >=, <=> |
+| comparison | =, ==, <>, !=, <, <=, >, >=, <=>, IS [NOT] DISTINCT FROM |
 | text matching | LIKE, ILIKE, RLIKE |
 | arithmetic | +, -, *, /, DIV, %, unary - |
 | functions | abs, cast, coalesce (nvl), concat, concat_ws, current_timestamp, if, length, lower, |
@@ -26,7 +26,7 @@ from sqlglot import exp
 ALLOWED_NODES: frozenset[type[exp.Expr]] = frozenset({
     exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Boolean, exp.Paren,
     exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Between, exp.Case, exp.If,
-    exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ,
+    exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ,
     exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpReplace,
     exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Neg,
     exp.Abs, exp.Cast, exp.TryCast, exp.DataType, exp.DataTypeParam, exp.Coalesce, exp.Concat, exp.ConcatWs,

@@ -5,7 +5,9 @@ arithmetic overflows (BIGINT columns within ±100, INT literals within ±10, dep
 reference does not model. NULLs are typed (`CAST(NULL AS BIGINT)`), as a column's are. Division and
 remainder by zero, NULLs, strict casts of text and substring edges come up often on purpose.
 Text meets a number only as `text = literal`: against a column that is NULL on the row, Spark casts
-the text anyway and the reference cannot (it does not know column types).
+the text anyway and the reference cannot (it does not know column types). A strict cast of text always
+reads a column (`cast(coalesce(S1, ...) as bigint)`): Spark's optimizer may compute a constant that
+fails, `cast('x' as bigint)`, where no row reaches it, which the reference does not model.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def int_expr(draw: Any, depth: int = 3) -> str:
     if kind <= 4:
         return f"({a()} {_pick(draw, ['+', '-', '*', 'div', '%'])} {a()})"
     return [
-        lambda: f"(- {a()})", lambda: f"abs({a()})", lambda: f"cast({s()} as bigint)",
+        lambda: f"(- {a()})", lambda: f"abs({a()})", lambda: f"cast(coalesce(S1, {s()}) as bigint)",
         lambda: f"try_cast({s()} as bigint)", lambda: f"length({s()})", lambda: f"coalesce({a()}, {a()})",
         lambda: f"if({b()}, {a()}, {a()})", lambda: f"CASE WHEN {b()} THEN {a()} ELSE {a()} END",
         lambda: f"cast({b()} as int)",
@@ -77,11 +79,11 @@ def bool_expr(draw: Any, depth: int = 3) -> str:
     a = lambda: draw(bool_expr(depth - 1))  # noqa: E731
     i = lambda: draw(int_expr(depth - 1))  # noqa: E731
     s = lambda: draw(str_expr(depth - 1))  # noqa: E731
-    cmp = _pick(draw, ["=", "<>", "<", "<=", ">", ">=", "<=>"])
+    cmp = _pick(draw, ["=", "<>", "<", "<=", ">", ">=", "<=>", "IS DISTINCT FROM"])
     pattern = _lit(draw(st.text("aB1%_", max_size=4)))
     return draw(st.sampled_from([
         lambda: f"({i()} {cmp} {i()})", lambda: f"({s()} {cmp} {s()})",
-        lambda: f"({s()} = {draw(st.integers(-10, 10))})",
+        lambda: f"(coalesce(S2, {s()}) = {draw(st.integers(-10, 10))})",
         lambda: f"({a()} AND {a()})", lambda: f"({a()} OR {a()})", lambda: f"(NOT {a()})",
         lambda: f"({i()} IS NULL)", lambda: f"({s()} IS NOT NULL)", lambda: f"({s()} LIKE {pattern})",
         lambda: f"({s()} ILIKE {pattern})", lambda: f"({s()} RLIKE '^[a-z]')",
