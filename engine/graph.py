@@ -3,6 +3,7 @@
 Nodes are tuples whose first item is the kind:
 `("server", id)`, `("table", "srv.T")`, `("col", "srv.T", name)`,
 `("mapping", id)` and `("method", mapping_id, target_column, path)`.
+An `expression` method reads the columns its SQL names (`engine.sql.lineage`).
 Edges carry a `kind`: `on` (table to server), `of` (column to table),
 `reads` (source table to mapping), `writes` (mapping to target table),
 `reverse` (mapping to the mapping that carries data back) and `flow`
@@ -20,8 +21,9 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from engine.model.methods import Column
+from engine.model.methods import Column, Expression
 from engine.model.schema import Mapping, Model, Table
+from engine.sql import parse_expression
 
 Node = tuple[str, ...]
 
@@ -36,6 +38,16 @@ def mapping_node(mapping_id: str) -> Node:
 
 def col_node(table_key: str, column: str) -> Node:
     return ("col", table_key, column)
+
+
+def _columns_read(method: object) -> tuple[str, ...]:
+    """The source columns one method node reads itself: a column's input, the columns an expression's
+    SQL names (from its parsed tree, as written: SQL names are case-insensitive)."""
+    if isinstance(method, Column):
+        return (method.input,)
+    if isinstance(method, Expression):
+        return parse_expression(method.sql).columns
+    return ()
 
 
 class MappingGraph:
@@ -116,8 +128,8 @@ class MappingGraph:
                 downstream = parents[path[:-1]] if path else sink
                 self.g.add_edge(here, downstream, key=mapping.id, kind="flow")
                 parents[path] = here
-                if isinstance(m, Column):
-                    self.g.add_edge(col_node(mapping.source, m.input), here, key=mapping.id, kind="flow")
+                for name in _columns_read(m):
+                    self.g.add_edge(col_node(mapping.source, name), here, key=mapping.id, kind="flow")
         self._method_nodes[mapping.id] = made
 
     # --- questions ------------------------------------------------------------

@@ -25,8 +25,13 @@ class Context:
         return server.dbms if server else None
 
     def feeding(self, mapping: Mapping, target_columns: tuple[str, ...] | list[str]) -> set[str]:
-        """Source columns whose values flow into any of `target_columns`."""
+        """Source columns whose values flow into any of `target_columns`, named as the source table names
+        them (an expression's SQL may write `id` for `ID`)."""
         found: set[str] = set()
         for column in target_columns:
             found |= self.graph.feeding_columns(mapping.id, column)
-        return found
+        source = self.model.table(mapping.source)
+        if source is None:
+            return found
+        actual = {name.lower(): name for name in source.column_names()}
+        return {name if name in actual.values() else actual.get(name.lower(), name) for name in found}

@@ -15,7 +15,8 @@ from engine.keys import distribution_key
 from engine.model.methods import Method
 from engine.model.schema import Model, Resolution, Table, TableConflicts
 from engine.model.types import SqlType, TypeFamily
-from engine.run.sqleval import UnsupportedSql, evaluate_sql
+from engine.sql import evaluate as sql_evaluate  # the module: engine.sql.evaluate imports engine.run.values
+from engine.sql.errors import UnsupportedSql
 
 
 class RunModelError(ValueError):
@@ -155,7 +156,7 @@ def default_value(plan: TablePlan, column: str, now: Any) -> Any:
     if not isinstance(raw, str):
         return raw
     try:
-        return evaluate_sql(raw, {}, now)
+        return sql_evaluate.evaluate_sql(raw, {}, now)
     except UnsupportedSql:
         return raw
 

@@ -23,6 +23,8 @@ from engine.run.fold import row_sort_key
 from engine.run.methods import SystemValues, evaluate_method, where_holds
 from engine.run.state import hashable
 from engine.run.values import ConversionError, conform, row_to_json, same_value, to_json_value
+from engine.sql import evaluate as sql_evaluate  # the module: engine.sql.evaluate imports engine.run.values
+from engine.sql.lineage import reads_current_time
 
 Row = dict[str, Any]
 MAX_EXAMPLES = 20
@@ -33,9 +35,15 @@ def event_dependent(method: Method) -> bool:
     for _, node in method.walk():
         if isinstance(node, System) and node.name != "site":
             return True
-        if isinstance(node, Expression) and "current_" in node.sql.lower():
+        if isinstance(node, Expression) and expression_reads_current_time(node.sql):
             return True
     return False
+
+
+def expression_reads_current_time(sql: str) -> bool:
+    """True when an expression calls a function of the current time (a column CURRENT_BAL is no such
+    call); from the parsed tree, never the text."""
+    return reads_current_time(sql_evaluate.parse_sql(sql))
 
 
 def mapped_source(ctx: RunContext, mapping: MappingPlan, source_rows: Sequence[Row],

@@ -29,8 +29,8 @@ from engine.model.methods import (
 )
 from engine.model.types import parse_type
 from engine.run.context import MappingPlan, TablePlan
-from engine.run.sqleval import evaluate_sql, predicate_holds
 from engine.run.values import cast_value, conform, to_text
+from engine.sql import evaluate as sql_evaluate  # the module: engine.sql.evaluate imports engine.run.values
 
 Row = dict[str, Any]
 
@@ -59,7 +59,7 @@ def evaluate_method(method: Method, row: Mapping[str, Any], system: SystemValues
             return None
         return method.sep.join(to_text(p) or "" for p in parts)
     if isinstance(method, Expression):
-        return evaluate_sql(method.sql, row, system.commit_ts)
+        return sql_evaluate.evaluate_sql(method.sql, row, system.commit_ts)
     value = evaluate_method(method.input, row, system)
     if value is None:
         return None
@@ -77,7 +77,7 @@ def evaluate_method(method: Method, row: Mapping[str, Any], system: SystemValues
     if isinstance(method, Lower):
         return text.lower()
     if isinstance(method, Trim):
-        return text.strip()
+        return text.strip(" ")  # Spark's trim takes off spaces only
     raise TypeError(f"unknown method {method!r}")
 
 
@@ -85,7 +85,7 @@ def where_holds(mapping: MappingPlan, image: Mapping[str, Any] | None, now: date
     """The mapping's `where` on a source image: TRUE holds; FALSE and NULL do not. No clause holds."""
     if image is None:
         return False
-    return mapping.where is None or predicate_holds(mapping.where, image, now)
+    return mapping.where is None or sql_evaluate.predicate_holds(mapping.where, image, now)
 
 
 def map_image(mapping: MappingPlan, target: TablePlan, image: Mapping[str, Any],

@@ -76,6 +76,9 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
         builder = builder.config("spark.sql.shuffle.partitions", str(partitions or _default_partitions(url)))
     session = (builder.appName(app_name)
                .config("spark.sql.session.timeZone", "UTC")
+               # the model's SQL runs with ANSI semantics (errors, not NULLs, on division by zero and bad
+               # casts), which the reference evaluator follows (engine.sql.evaluate); set, not assumed
+               .config("spark.sql.ansi.enabled", "true")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                .getOrCreate())
     if master.kind != "connect":

@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 
 from engine.model.methods import MethodSpec
 from engine.run.methods import SystemValues, evaluate_method
-from engine.run.sqleval import UnsupportedSql, evaluate_sql, predicate_holds
+from engine.run.sqleval import SqlRuntimeError, UnsupportedSql, evaluate_sql, predicate_holds
 
 ROW = {"REGION": "EU", "NO": 42, "PRICE": Decimal("9.50"), "AT": datetime(2026, 1, 5, 10, 0, tzinfo=UTC),
        "NAME": "  Ada Lovelace ", "CODE": "a-b-c", "NOTHING": None, "OK": True}
@@ -85,7 +85,9 @@ def test_where_clauses_use_three_valued_logic(where: str, holds: bool) -> None:
 def test_null_propagates_through_comparison_and_arithmetic() -> None:
     assert evaluate_sql("NOTHING = 1", ROW) is None
     assert evaluate_sql("NOTHING + 1", ROW) is None
-    assert evaluate_sql("NO / 0", ROW) is None
+    assert evaluate_sql("NOTHING / 0", ROW) is None  # NULL before the division: no error
+    with pytest.raises(SqlRuntimeError, match="DIVIDE_BY_ZERO"):  # Spark's ANSI mode, which runs set
+        evaluate_sql("NO / 0", ROW)
 
 
 def test_sql_outside_the_evaluated_subset_fails_loudly() -> None:

@@ -20,6 +20,8 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokenizer_core import TokenType
 
 from engine.limits import MAX_SQL_CHARS, MAX_SQL_DEPTH, MAX_SQL_NESTING
+from engine.sql.allowlist import allowlist_problem
+from engine.sql.lineage import columns_read
 
 # sqlglot logs a warning when it falls back to reading text as a command; the finding says it, in one line
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -95,7 +97,9 @@ def tree_depth(tree: exp.Expr) -> int:
 
 @lru_cache(maxsize=4096)
 def parse_expression(text: str) -> ParsedSql:
-    """Parse one scalar Spark SQL expression (not a query), within the limits."""
+    """Parse one scalar Spark SQL expression (not a query), within the limits, and say what it reads and
+    whether it can run: a literal regular expression that does not compile, or anything outside the
+    allow-list (`engine.sql.allowlist`), is a `problem`."""
     problem = limit_problem(text)
     if problem:
         return ParsedSql(problem=problem, beyond_limits=True)
@@ -113,8 +117,7 @@ def parse_expression(text: str) -> ParsedSql:
     if depth > MAX_SQL_DEPTH:
         return ParsedSql(problem=f"is nested too deeply: {depth} levels once parsed (at most {MAX_SQL_DEPTH})",
                          beyond_limits=True)
-    names = dict.fromkeys(c.name for c in tree.find_all(exp.Column))
-    return ParsedSql(columns=tuple(names), problem=regex_problem(tree))
+    return ParsedSql(columns=columns_read(tree), problem=regex_problem(tree) or allowlist_problem(tree))
 
 
 def regex_problem(tree: exp.Expr) -> str | None:

@@ -1,0 +1,573 @@
+"""The reference evaluator of Spark SQL scalar expressions over one row, on sqlglot's syntax tree.
+
+Used for `where` clauses and `expression` methods in the pure-Python
+reference. It evaluates exactly the allow-list (`engine.sql.allowlist`) with
+Spark's ANSI semantics (`spark.sql.ansi.enabled`, which the pipeline sets):
+SQL's three-valued logic (NULL propagates; `FALSE AND NULL` is FALSE, which
+sqlglot's own executor gets wrong), division and remainder by zero, a `cast`
+of text that is not a number and an integer cast that overflows are errors
+(`SqlRuntimeError`), `try_cast` gives NULL instead, `substring` counts
+positions as Spark does (0 is 1, negatives from the end), `trim` takes off
+spaces only, and text meets a number by an exact cast of the text.
+Nothing is passed to `eval`. Expressions outside the allow-list raise
+`UnsupportedSql`, so a run fails loudly instead of guessing.
+
+Not modelled: the precision and scale Spark gives a DECIMAL result of `/`
+and `*` (Python keeps 28 significant digits), overflow of integer
+arithmetic (Python integers do not overflow), how Spark renders a DOUBLE
+as text (`1.0E10`), and text compared with a column that is NULL on the row
+(Spark still casts the text to the column's type, and fails if it is not a
+number; the reference, which does not know the column's type, gives NULL),
+and a part without columns that cannot be computed (`cast('x' as bigint)`,
+`5 div 0`): Spark's optimizer may compute it, and fail, even where the row
+never reaches it; the reference fails only where it is reached.
+The property test (tests/sql/) keeps to integers, text and booleans there.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from functools import lru_cache
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from engine.limits import MAX_SQL_DEPTH
+from engine.run.values import compare, to_text
+from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
+from engine.sql.allowlist import allowlist_problem
+from engine.sql.errors import SqlRuntimeError, UnsupportedSql
+from engine.sql.parse import limit_problem, tree_depth
+
+
+@lru_cache(maxsize=4096)
+def parse_sql(text: str) -> exp.Expression:
+    """Parse one Spark SQL scalar expression; raises `UnsupportedSql`.
+
+    The text is measured before sqlglot sees it and the tree after, within the limits loading
+    enforces (`engine.sql`), so neither the parser nor `Evaluator.eval` recurse past the stack.
+    """
+    problem = limit_problem(text)
+    if problem:
+        raise UnsupportedSql(f"{_clip(text)} {problem}")
+    try:
+        tree = sqlglot.parse_one(text, read="spark")
+    except SqlglotError as exc:
+        raise UnsupportedSql(f"does not parse: {_clip(text)}: {str(exc).splitlines()[0]}") from None
+    except RecursionError:  # not reached within the limits above; kept so a miss still fails in one line
+        raise UnsupportedSql(f"{_clip(text)} is nested too deeply to read") from None
+    if not isinstance(tree, exp.Expression):
+        raise UnsupportedSql("empty expression")
+    depth = tree_depth(tree)
+    if depth > MAX_SQL_DEPTH:
+        raise UnsupportedSql(f"{_clip(text)} is nested too deeply: {depth} levels once parsed "
+                             f"(at most {MAX_SQL_DEPTH})")
+    refused = allowlist_problem(tree)
+    if refused:
+        raise UnsupportedSql(f"{_clip(text)} {refused}")
+    _mark_static_nulls(tree)
+    return tree
+
+
+_NULL_INTOLERANT = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Neg, exp.Abs, exp.Length,
+                    exp.Upper, exp.Lower, exp.Trim, exp.Substring, exp.Cast, exp.EQ, exp.NEQ, exp.GT, exp.GTE,
+                    exp.LT, exp.LTE, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpReplace, exp.Round, exp.Not)
+"""Operators that are NULL whenever an operand is (Spark's `NullIntolerant`)."""
+
+
+def _mark_static_nulls(tree: exp.Expr) -> None:
+    """Mark the nodes that are NULL whatever the row (`meta["null"]`), as Spark's optimizer folds them
+    (NullPropagation) before anything runs: `NULL / (1 % 0)` is NULL, not an error."""
+    for node in reversed(list(tree.walk(bfs=False))):  # every child before its parent
+        children = [c for c in node.iter_expressions() if not isinstance(c, exp.DataType)]
+        if isinstance(node, exp.Null):
+            null = True
+        elif isinstance(node, exp.Paren):
+            null = _null(node.this)
+        elif isinstance(node, _NULL_INTOLERANT):
+            null = any(_null(c) for c in children)
+        elif isinstance(node, exp.Coalesce):
+            null = bool(children) and all(_null(c) for c in children)
+        else:
+            null = False
+        if null:
+            node.meta["null"] = True
+
+
+def _null(node: exp.Expr) -> bool:
+    return bool(node.meta.get("null")) if node.meta else False
+
+
+def _clip(text: str) -> str:
+    return repr(text if len(text) <= 60 else f"{text[:57]}...")
+
+
+def evaluate_sql(text: str, row: Mapping[str, Any], now: datetime | None = None) -> Any:
+    """The value of `text` on `row` (column name -> value; a missing column is NULL)."""
+    return Evaluator(row, now).eval(parse_sql(text))
+
+
+def predicate_holds(text: str, row: Mapping[str, Any], now: datetime | None = None) -> bool:
+    """A `where` clause on a row: only TRUE holds; FALSE and NULL do not."""
+    return evaluate_sql(text, row, now) is True
+
+
+def _column(row: Mapping[str, Any], name: str) -> Any:
+    """A column's value; identifiers are case-insensitive, a column the row lacks is NULL."""
+    if name in row:
+        return row[name]
+    return next((v for k, v in row.items() if k.lower() == name.lower()), None)
+
+
+class Evaluator:
+    """Evaluates one tree against one row."""
+
+    def __init__(self, row: Mapping[str, Any], now: datetime | None = None) -> None:
+        self.row, self.now = row, now
+
+    def eval(self, node: exp.Expression) -> Any:
+        if node.meta and node.meta.get("null"):
+            return None
+        handler = _HANDLERS.get(type(node))
+        if handler is None:
+            raise UnsupportedSql(f"the reference does not evaluate {node.key.upper()}: {node.sql('spark')}")
+        return handler(self, node)
+
+    def args(self, node: exp.Expression) -> list[Any]:
+        return [self.eval(e) for e in node.expressions]
+
+
+def _literal(ev: Evaluator, node: exp.Literal) -> Any:
+    if node.is_string:
+        return node.this
+    text = node.this
+    if re.fullmatch(r"[+-]?\d+", text):
+        return int(text)
+    return Decimal(text) if re.fullmatch(r"[+-]?\d*\.?\d*", text) else float(text)
+
+
+def _operands(ev: Evaluator, node: exp.Binary, divisor_first: bool = False) -> tuple[Any, Any] | None:
+    """Both operands of a binary operator, or None when one is NULL, in Spark's order of evaluation: the
+    left one first, and a NULL there leaves the right one unevaluated (so `NULL + 1/0` is NULL); for
+    `/`, DIV and `%`, the divisor first."""
+    first, second = (node.expression, node.this) if divisor_first else (node.this, node.expression)
+    a = ev.eval(first)
+    if a is None:
+        return None
+    b = ev.eval(second)
+    if b is None:
+        return None
+    return (b, a) if divisor_first else (a, b)
+
+
+def _compare_op(test: Callable[[int], bool]) -> Callable[[Evaluator, exp.Binary], bool | None]:
+    def run(ev: Evaluator, node: exp.Binary) -> bool | None:
+        pair = _operands(ev, node)
+        order = None if pair is None else _order(*pair)
+        return None if order is None else test(order)
+    return run
+
+
+def _order(a: Any, b: Any) -> int | None:
+    """SQL comparison with Spark's implicit casts: text meets number or timestamp by parsing the text."""
+    if a is None or b is None:
+        return None
+    a, b = _coerce_pair(a, b)
+    return compare(a, b)
+
+
+def _coerce_pair(a: Any, b: Any) -> tuple[Any, Any]:
+    """Text meeting another type is cast to it, as Spark's ANSI mode does: text that does not read as
+    that type is an error (`'abc' = 1` fails; `'10' > 9` is true)."""
+    for x, y, swap in ((a, b, False), (b, a, True)):
+        if isinstance(x, str) and not isinstance(y, str):
+            converted: Any
+            if isinstance(y, datetime):
+                converted = casts.cast_text(x, "TIMESTAMP")
+            elif isinstance(y, bool):
+                converted = casts.cast_text(x, "BOOLEAN")
+            elif isinstance(y, int):
+                converted = casts.cast_text(x, "BIGINT")
+            elif isinstance(y, float):
+                converted = casts.cast_text(x, "DOUBLE")
+            elif isinstance(y, Decimal):
+                converted = casts.cast_text(x, "DECIMAL")
+            else:
+                return a, b
+            return (y, converted) if swap else (converted, y)
+    return a, b
+
+
+def _kleene(stop: bool) -> Callable[[Evaluator, exp.Binary], bool | None]:
+    """AND (stop=False) and OR (stop=True) in three-valued logic: `stop` on either side decides."""
+    def run(ev: Evaluator, node: exp.Binary) -> bool | None:
+        left = ev.eval(node.this)
+        if left is not stop:
+            right = ev.eval(node.expression)
+            if right is not stop:
+                return None if left is None or right is None else not stop
+        decided: bool = stop
+        return decided
+    return run
+
+
+def _not(ev: Evaluator, node: exp.Not) -> bool | None:
+    value = ev.eval(node.this)
+    return None if value is None else not value
+
+
+def _is(ev: Evaluator, node: exp.Is) -> bool:
+    value = ev.eval(node.this)
+    target = node.expression
+    if isinstance(target, exp.Null):
+        return value is None
+    if isinstance(target, exp.Boolean):
+        return value is target.this
+    raise UnsupportedSql(f"IS {target.sql('spark')}")
+
+
+def _in(ev: Evaluator, node: exp.In) -> bool | None:
+    if node.args.get("query") is not None:
+        raise UnsupportedSql("IN with a subquery")
+    value = ev.eval(node.this)
+    if value is None:
+        return None
+    saw_null = False
+    for item in node.expressions:
+        order = _order(value, ev.eval(item))
+        if order == 0:
+            return True
+        saw_null = saw_null or order is None
+    return None if saw_null else False
+
+
+def _between(ev: Evaluator, node: exp.Between) -> bool | None:
+    """`x BETWEEN a AND b`: `x >= a AND x <= b`; Spark evaluates both bounds once `x` is not NULL."""
+    value = ev.eval(node.this)
+    if value is None:
+        return None
+    low, high = ev.eval(node.args["low"]), ev.eval(node.args["high"])
+    above = None if low is None else _order(value, low)
+    if above is not None and above < 0:
+        return False
+    below = None if high is None else _order(value, high)
+    if below is not None and below > 0:
+        return False
+    return None if above is None or below is None else True
+
+
+def _like(case_insensitive: bool) -> Callable[[Evaluator, exp.Binary], bool | None]:
+    def run(ev: Evaluator, node: exp.Binary) -> bool | None:
+        pair = _operands(ev, node)
+        if pair is None:
+            return None
+        value, pattern = pair
+        flags = re.S | (re.I if case_insensitive else 0)
+        return re.fullmatch(_like_regex(str(pattern)), to_text(value) or "", flags) is not None
+    return run
+
+
+def _like_regex(pattern: str) -> str:
+    """A LIKE pattern as a regex: `%` any text, `_` one character, a backslash escapes the next one."""
+    out, i = [], 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if char == "%" else "." if char == "_" else re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+def _rlike(ev: Evaluator, node: exp.RegexpLike) -> bool | None:
+    pair = _operands(ev, node)
+    if pair is None:
+        return None
+    value, pattern = pair
+    return _regex(str(pattern)).search(to_text(value) or "") is not None
+
+
+@lru_cache(maxsize=256)
+def _regex(pattern: str) -> re.Pattern[str]:
+    """A compiled RLIKE pattern; one that does not compile (from a column, say) fails the run in one line."""
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise UnsupportedSql(f"invalid regular expression {_clip(pattern)}: {exc}") from None
+
+
+def _regexp_replace(ev: Evaluator, node: exp.RegexpReplace) -> Any:
+    """`regexp_replace(text, pattern, replacement[, position])`: every match from `position` (1 by
+    default) on is replaced; `$1` and `${name}` in the replacement are groups, a backslash quotes the
+    next character (Java's rules, which Spark follows)."""
+    text, pattern = ev.eval(node.this), ev.eval(node.expression)
+    replacement = ev.eval(node.args["replacement"]) if node.args.get("replacement") is not None else ""
+    position = ev.eval(node.args["position"]) if node.args.get("position") is not None else 1
+    if text is None or pattern is None or replacement is None or position is None:
+        return None
+    if int(position) < 1:
+        raise SqlRuntimeError(f"regexp_replace position {position} is not positive")
+    value, begin = to_text(text) or "", int(position) - 1
+    if begin >= len(value):
+        return value
+    regex = _regex(str(pattern))
+    pieces = _java_replacement(str(replacement), regex.groups, regex.groupindex)
+    return value[:begin] + regex.sub(lambda m: "".join(p if isinstance(p, str) else (m.group(p) or "")
+                                                       for p in pieces), value[begin:])
+
+
+def _java_replacement(text: str, groups: int, names: Mapping[str, int]) -> list[str | int]:
+    """A Java replacement string as literal pieces and group numbers."""
+    pieces: list[str | int] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text):
+            pieces.append(text[i + 1])
+            i += 2
+        elif char == "$" and text[i + 1:i + 2] == "{" and "}" in text[i + 2:]:
+            name = text[i + 2:text.index("}", i + 2)]
+            if name not in names:
+                raise SqlRuntimeError(f"regexp_replace: no group named {name!r}")
+            pieces.append(names[name])
+            i += len(name) + 3
+        elif char == "$" and text[i + 1:i + 2].isdigit():
+            number, i = int(text[i + 1]), i + 2
+            while i < len(text) and text[i].isdigit() and number * 10 + int(text[i]) <= groups:
+                number, i = number * 10 + int(text[i]), i + 1
+            if number > groups:
+                raise SqlRuntimeError(f"regexp_replace: no group {number}")
+            pieces.append(number)
+        elif char == "$":
+            raise SqlRuntimeError("regexp_replace: a $ in the replacement names no group")
+        else:
+            pieces.append(char)
+            i += 1
+    return pieces
+
+
+def _arith(op: Callable[[Any, Any], Any], divisor_first: bool = False) -> Callable[[Evaluator, exp.Binary], Any]:
+    def run(ev: Evaluator, node: exp.Binary) -> Any:
+        pair = _operands(ev, node, divisor_first)
+        if pair is None:
+            return None
+        a, b = pair
+        a, b = _number(a), _number(b)
+        if a is None or b is None:
+            return None
+        if isinstance(a, float) or isinstance(b, float):
+            a, b = float(a), float(b)
+        elif isinstance(a, Decimal) or isinstance(b, Decimal):
+            a, b = Decimal(a), Decimal(b)
+        return op(a, b)
+    return run
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float, Decimal)):
+        return value
+    if isinstance(value, str):  # text in arithmetic is cast to a double (ANSI: an error if it is not one)
+        return casts.cast_text(value, "DOUBLE")
+    return None
+
+
+def _divide(a: Any, b: Any) -> Any:
+    """Spark's `/`: integers give a double, decimals a decimal; by zero, an error (ANSI)."""
+    if b == 0:
+        raise SqlRuntimeError("[DIVIDE_BY_ZERO] division by zero")
+    return float(a) / float(b) if isinstance(a, int) and isinstance(b, int) else a / b
+
+
+def _int_divide(a: Any, b: Any) -> Any:
+    if b == 0:
+        raise SqlRuntimeError("[DIVIDE_BY_ZERO] division by zero in DIV")
+    return int((Decimal(a) / Decimal(b)).to_integral_value(rounding=ROUND_DOWN))
+
+
+def _modulo(a: Any, b: Any) -> Any:
+    if b == 0:
+        raise SqlRuntimeError("[REMAINDER_BY_ZERO] remainder by zero")
+    if isinstance(a, float) or isinstance(b, float):
+        return math.fmod(a, b)
+    rest = Decimal(a) % Decimal(b)
+    return rest if isinstance(a, Decimal) or isinstance(b, Decimal) else int(rest)
+
+
+def _neg(ev: Evaluator, node: exp.Neg) -> Any:
+    value = _number(ev.eval(node.this))
+    return None if value is None else -value
+
+
+def _concat(ev: Evaluator, node: exp.Expression) -> Any:
+    parts = ev.args(node)
+    if any(p is None for p in parts):
+        return None
+    return "".join(to_text(p) or "" for p in parts)
+
+
+def _dpipe(ev: Evaluator, node: exp.DPipe) -> Any:
+    a, b = ev.eval(node.this), ev.eval(node.expression)
+    return None if a is None or b is None else (to_text(a) or "") + (to_text(b) or "")
+
+
+def _concat_ws(ev: Evaluator, node: exp.ConcatWs) -> Any:
+    values = ev.args(node)
+    if not values or values[0] is None:
+        return None
+    return str(values[0]).join(to_text(v) or "" for v in values[1:] if v is not None)
+
+
+def _coalesce(ev: Evaluator, node: exp.Coalesce) -> Any:
+    for child in [node.this, *node.expressions]:
+        value = ev.eval(child)
+        if value is not None:
+            return value
+    return None
+
+
+def _case(ev: Evaluator, node: exp.Case) -> Any:
+    subject = node.this
+    base = ev.eval(subject) if subject is not None else None
+    for branch in node.args.get("ifs") or []:
+        cond = branch.this
+        hit = _order(base, ev.eval(cond)) == 0 if subject is not None else ev.eval(cond) is True
+        if hit:
+            return ev.eval(branch.args["true"])
+    default = node.args.get("default")
+    return ev.eval(default) if default is not None else None
+
+
+def _if(ev: Evaluator, node: exp.If) -> Any:
+    if ev.eval(node.this) is True:
+        return ev.eval(node.args["true"])
+    other = node.args.get("false")
+    return ev.eval(other) if other is not None else None
+
+
+def _case_conversion(ev: Evaluator, node: exp.Func, convert: Callable[[str], str]) -> Any:
+    """upper/lower of the innermost operand of a chain of them, as Spark's optimizer simplifies it
+    (SimplifyCaseConversionExpressions: `lower(upper(x))` is `lower(x)`, which differs for 'ß')."""
+    inner = node.this
+    while isinstance(inner, (exp.Upper, exp.Lower, exp.Paren)):
+        inner = inner.this
+    value = ev.eval(inner)
+    return None if value is None else convert(to_text(value) or "")
+
+
+def _text_fn(fn: Callable[[str], Any]) -> Callable[[Evaluator, exp.Func], Any]:
+    def run(ev: Evaluator, node: exp.Func) -> Any:
+        value = ev.eval(node.this)
+        return None if value is None else fn(to_text(value) or "")
+    return run
+
+
+def _substring(ev: Evaluator, node: exp.Substring) -> Any:
+    value = ev.eval(node.this)
+    if value is None:
+        return None
+    start = ev.eval(node.args["start"]) if node.args.get("start") is not None else 1
+    length = ev.eval(node.args["length"]) if node.args.get("length") is not None else None
+    if value is None or start is None or (node.args.get("length") is not None and length is None):
+        return None
+    return spark_substring(to_text(value) or "", int(start), None if length is None else int(length))
+
+
+def spark_substring(text: str, pos: int, length: int | None) -> str:
+    """Spark's `substring(text, pos, length)`: positions count from 1, 0 counts as 1, a negative one
+    from the end; the window is cut to the text, so `substring('abc', -5, 3)` is 'a'."""
+    begin = pos - 1 if pos > 0 else len(text) + pos if pos < 0 else 0
+    end = len(text) if length is None else begin + length
+    begin = max(begin, 0)
+    return text[begin:end] if begin < end else ""
+
+
+def _abs(ev: Evaluator, node: exp.Abs) -> Any:
+    value = _number(ev.eval(node.this))
+    return None if value is None else abs(value)
+
+
+def _round(ev: Evaluator, node: exp.Round) -> Any:
+    value = _number(ev.eval(node.this))
+    digits = ev.eval(node.args["decimals"]) if node.args.get("decimals") is not None else 0
+    if value is None or digits is None:
+        return None
+    rounded = Decimal(str(value)).quantize(Decimal(1).scaleb(-int(digits)), rounding=ROUND_HALF_UP)
+    return float(rounded) if isinstance(value, float) else (int(rounded) if isinstance(value, int) else rounded)
+
+
+def _cast(ev: Evaluator, node: exp.Cast) -> Any:
+    """`cast` (ANSI: a value that does not convert is an error) and `try_cast` (it becomes NULL)."""
+    value = ev.eval(node.this)
+    try:
+        return casts.spark_cast(value, node.to)
+    except SqlRuntimeError:
+        if isinstance(node, exp.TryCast) and node.args.get("safe"):
+            return None
+        raise
+
+
+def _now(ev: Evaluator, node: exp.Expression) -> Any:
+    if ev.now is None:
+        raise UnsupportedSql(f"{node.sql('spark')} has no time here")
+    return ev.now
+
+
+_HANDLERS: dict[type[exp.Expression], Callable[[Evaluator, Any], Any]] = {
+    exp.Column: lambda ev, n: _column(ev.row, n.name),
+    exp.Literal: _literal,
+    exp.Null: lambda ev, n: None,
+    exp.Boolean: lambda ev, n: bool(n.this),
+    exp.Paren: lambda ev, n: ev.eval(n.this),
+    exp.And: _kleene(False),
+    exp.Or: _kleene(True),
+    exp.Not: _not,
+    exp.EQ: _compare_op(lambda o: o == 0),
+    exp.NEQ: _compare_op(lambda o: o != 0),
+    exp.GT: _compare_op(lambda o: o > 0),
+    exp.GTE: _compare_op(lambda o: o >= 0),
+    exp.LT: _compare_op(lambda o: o < 0),
+    exp.LTE: _compare_op(lambda o: o <= 0),
+    exp.NullSafeEQ: lambda ev, n: (lambda a, b: a is None and b is None or (
+        a is not None and b is not None and _order(a, b) == 0))(ev.eval(n.this), ev.eval(n.expression)),
+    exp.NullSafeNEQ: lambda ev, n: not _HANDLERS[exp.NullSafeEQ](ev, n),
+    exp.Is: _is,
+    exp.In: _in,
+    exp.Between: _between,
+    exp.Like: _like(False),
+    exp.ILike: _like(True),
+    exp.RegexpLike: _rlike,
+    exp.RegexpReplace: _regexp_replace,
+    exp.Add: _arith(lambda a, b: a + b),
+    exp.Sub: _arith(lambda a, b: a - b),
+    exp.Mul: _arith(lambda a, b: a * b),
+    exp.Div: _arith(_divide, divisor_first=True),
+    exp.IntDiv: _arith(_int_divide, divisor_first=True),
+    exp.Mod: _arith(_modulo, divisor_first=True),
+    exp.Neg: _neg,
+    exp.Concat: _concat,
+    exp.DPipe: _dpipe,
+    exp.ConcatWs: _concat_ws,
+    exp.Coalesce: _coalesce,
+    exp.Case: _case,
+    exp.If: _if,
+    exp.Upper: lambda ev, n: _case_conversion(ev, n, str.upper),
+    exp.Lower: lambda ev, n: _case_conversion(ev, n, str.lower),
+    exp.Trim: _text_fn(lambda text: text.strip(" ")),
+    exp.Length: _text_fn(len),
+    exp.Substring: _substring,
+    exp.Abs: _abs,
+    exp.Round: _round,
+    exp.Cast: _cast,
+    exp.TryCast: _cast,
+    exp.CurrentTimestamp: _now,
+}

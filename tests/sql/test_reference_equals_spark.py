@@ -1,0 +1,81 @@
+"""The reference evaluator equals Spark (ANSI mode) on the allow-list: values, NULLs, errors.
+
+Each example is a batch: a few generated rows as ONE Spark DataFrame and many generated expressions
+evaluated in ONE job (a column each). An expression the reference says fails (division by zero, a
+strict cast of text that is not a number) must fail on Spark too; a few of those are run alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from exprgen import SCHEMA, any_expr, rows
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from pyspark.sql import functions as F
+
+from engine.sql.errors import SqlRuntimeError
+from engine.sql.evaluate import evaluate_sql
+from engine.sql.spark import checked_sql
+
+ERRORS_CHECKED_PER_BATCH = 3
+FAILED = object()
+
+
+def _reference(sql: str, table: list[dict[str, Any]]) -> list[Any] | object:
+    """The reference's value on each row, or FAILED when it fails on any row."""
+    try:
+        return [evaluate_sql(sql, row) for row in table]
+    except SqlRuntimeError:
+        return FAILED
+
+
+def _spark_values(spark: Any, df: Any, exprs: list[str]) -> list[list[Any]]:
+    """Every expression on every row, in one job: one list per expression, rows in RID order."""
+    columns = [F.expr(checked_sql(sql)).alias(f"e{i}") for i, sql in enumerate(exprs)]
+    got = df.select("RID", *columns).orderBy("RID").collect()
+    return [[row[f"e{i}"] for row in got] for i in range(len(exprs))]
+
+
+def _spark_fails(df: Any, sql: str) -> bool:
+    try:
+        df.select(F.expr(checked_sql(sql)).alias("v")).collect()
+    except Exception as exc:  # a Spark error class: pyspark.errors.*Exception
+        return "pyspark" in type(exc).__module__
+    return False
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # no shrinking: a
+# failure already names the one expression and the rows, and shrinking Spark jobs takes many minutes
+@given(table=rows, exprs=st.lists(any_expr(), min_size=10, max_size=30))
+def test_reference_equals_spark_on_the_allow_list(spark: Any, table: list[dict[str, Any]],
+                                                  exprs: list[str]) -> None:
+    df = spark.createDataFrame([{"RID": i, **row} for i, row in enumerate(table)], SCHEMA)
+    expected = {sql: _reference(sql, table) for sql in dict.fromkeys(exprs)}
+    running = [sql for sql, values in expected.items() if values is not FAILED]
+    failing = [sql for sql, values in expected.items() if values is FAILED]
+    try:
+        got = _spark_values(spark, df, running)
+    except Exception:  # name the expression Spark fails on and the reference does not
+        culprits = [sql for sql in running if _spark_fails(df, sql)]
+        raise AssertionError(f"Spark fails where the reference does not: {culprits} on {table}") from None
+    for sql, values in zip(running, got, strict=True):
+        assert values == expected[sql], f"{sql} on {table}: Spark {values}, reference {expected[sql]}"
+    for sql in failing[:ERRORS_CHECKED_PER_BATCH]:
+        assert _spark_fails(df, sql), f"{sql} fails in the reference on {table}, not on Spark"
+
+
+def test_known_disagreements_of_the_issue_now_agree(spark: Any) -> None:
+    """The examples issue 9 found, in one job (the failing ones alone)."""
+    table = [{"I1": 7, "I2": 0, "S1": "abc", "S2": "2.7", "B1": None}]
+    df = spark.createDataFrame([{"RID": 0, **table[0]}], SCHEMA)
+    agreeing = ["substring(S1, 0, 1)", "substring(S1, -5, 3)", "try_cast(S2 as int)", "I1 div 2",
+                "trim(concat('  ', S1, '\t '))", "regexp_replace(S1, '(b)', '<$1>')"]
+    got = _spark_values(spark, df, agreeing)
+    assert got == [[evaluate_sql(sql, table[0])] for sql in agreeing] == [
+        ["a"], ["a"], [None], [3], ["abc\t"], ["a<b>c"]]
+    for sql in ("I1 / I2", "cast(S2 as int)", "I1 % I2"):
+        assert _reference(sql, table) is FAILED and _spark_fails(df, sql)
