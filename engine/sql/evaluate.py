@@ -94,10 +94,39 @@ def _mark_static_nulls(tree: exp.Expr) -> None:
             null = any(_null(c) for c in children)
         elif isinstance(node, exp.Coalesce):
             null = bool(children) and all(_null(c) for c in children)
+        elif isinstance(node, exp.If | exp.Case):
+            branch = _constant_branch(node)  # SimplifyConditionals: a constant condition picks its branch
+            null = branch is not None and _null(branch)
         else:
             null = False
+        if not null and children and not any(isinstance(n, exp.Column) for n in node.walk()):
+            null = _folds_to_null(node)  # a constant Spark folds (ConstantFolding): `try_cast('-' as bigint)`
         if null:
             node.meta["null"] = True
+
+
+def _constant_branch(node: exp.If | exp.Case) -> exp.Expr | None:
+    """The branch a conditional takes whatever the row (its conditions read no column), else None."""
+    ifs = [node] if isinstance(node, exp.If) else list(node.args.get("ifs") or [])
+    for branch in ifs:
+        condition = branch.this
+        if any(isinstance(n, exp.Column) for n in condition.walk()):
+            return None
+        try:
+            holds = Evaluator({}).eval(condition) is True
+        except Exception:  # noqa: BLE001  a condition that fails is not simplified
+            return None
+        if holds:
+            return branch.args.get("true")
+    return node.args.get("false") if isinstance(node, exp.If) else node.args.get("default")
+
+
+def _folds_to_null(node: exp.Expr) -> bool:
+    """True when a column-free node evaluates to NULL; a constant that fails is not folded (as in Spark)."""
+    try:
+        return Evaluator({}).eval(node) is None  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001  any failure: Spark leaves the constant unfolded, so must we
+        return False
 
 
 def _null(node: exp.Expr) -> bool:
@@ -205,8 +234,19 @@ def _coerce_pair(a: Any, b: Any) -> tuple[Any, Any]:
 
 
 def _kleene(stop: bool) -> Callable[[Evaluator, exp.Binary], bool | None]:
-    """AND (stop=False) and OR (stop=True) in three-valued logic: `stop` on either side decides."""
+    """AND (stop=False) and OR (stop=True) in three-valued logic: `stop` on either side decides.
+
+    A side that reads no column is a constant Spark folds before anything runs (ConstantFolding, then
+    BooleanSimplification: `x AND FALSE` is FALSE): when it is `stop`, the other side is never evaluated, so
+    it cannot fail. A constant that fails is left unfolded, as Spark leaves it."""
     def run(ev: Evaluator, node: exp.Binary) -> bool | None:
+        for side in (node.this, node.expression):
+            if not any(isinstance(n, exp.Column) for n in side.walk()):
+                try:
+                    if ev.eval(side) is stop:
+                        return bool(stop)
+                except SqlRuntimeError:
+                    pass
         left = ev.eval(node.this)
         if left is not stop:
             right = ev.eval(node.expression)
