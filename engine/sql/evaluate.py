@@ -92,11 +92,16 @@ def _mark_static_nulls(tree: exp.Expr) -> None:
             null = _null(node.this)
         elif isinstance(node, _NULL_INTOLERANT):
             null = any(_null(c) for c in children)
-        elif isinstance(node, exp.Coalesce):
+        elif isinstance(node, exp.Coalesce | exp.And | exp.Or):
             null = bool(children) and all(_null(c) for c in children)
+        elif isinstance(node, exp.Between):  # `x >= low AND x <= high`, folded per comparison
+            low, high = node.args.get("low"), node.args.get("high")
+            null = _null(node.this) or (low is not None and high is not None and _null(low) and _null(high))
         elif isinstance(node, exp.If | exp.Case):
-            branch = _constant_branch(node)  # SimplifyConditionals: a constant condition picks its branch
-            null = branch is not None and _null(branch)
+            # SimplifyConditionals: a constant condition picks its branch; branches all NULL are NULL
+            branch = _constant_branch(node)
+            null = _null(branch) if branch is not None else all(
+                b is not None and _null(b) for b in _branches(node))
         else:
             null = False
         if not null and children and not any(isinstance(n, exp.Column) for n in node.walk()):
@@ -119,6 +124,14 @@ def _constant_branch(node: exp.If | exp.Case) -> exp.Expr | None:
         if holds:
             return branch.args.get("true")
     return node.args.get("false") if isinstance(node, exp.If) else node.args.get("default")
+
+
+def _branches(node: exp.If | exp.Case) -> list[exp.Expr | None]:
+    """Every value a conditional may take (a CASE without ELSE may take NULL: None here)."""
+    if isinstance(node, exp.If):
+        return [node.args.get("true"), node.args.get("false")]
+    default = node.args.get("default")
+    return [i.args.get("true") for i in node.args.get("ifs") or []] + [default if default is not None else exp.Null()]
 
 
 def _folds_to_null(node: exp.Expr) -> bool:
@@ -496,8 +509,12 @@ def _if(ev: Evaluator, node: exp.If) -> Any:
 
 def _case_conversion(ev: Evaluator, node: exp.Func, convert: Callable[[str], str]) -> Any:
     """upper/lower of the innermost operand of a chain of them, as Spark's optimizer simplifies it
-    (SimplifyCaseConversionExpressions: `lower(upper(x))` is `lower(x)`, which differs for 'ß')."""
+    (SimplifyCaseConversionExpressions: `lower(upper(x))` is `lower(x)`, which differs for 'ß'). A chain
+    that reads no column is a constant, folded whole first (ConstantFolding): every step applies."""
     inner = node.this
+    if not any(isinstance(n, exp.Column) for n in node.walk()):
+        value = ev.eval(inner)
+        return None if value is None else convert(to_text(value) or "")
     while isinstance(inner, (exp.Upper, exp.Lower, exp.Paren)):
         inner = inner.this
     value = ev.eval(inner)
