@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QSettings, QSortFilterProxyModel, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QSettings, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
@@ -56,7 +56,9 @@ class Cancelled(Exception):
 
 
 class BackgroundCall(QObject):
-    """Runs `work(progress)` on Qt's thread pool; its progress, result or one-line failure come back as signals."""
+    """Runs `work(progress)` on a worker thread; its progress, result or one-line failure come back as signals
+    (queued to the GUI thread). A plain Python thread, not a QRunnable: a Python QRunnable in Qt's pool can be
+    deleted under the running work (a segfault seen in CI)."""
 
     sig_progress = Signal(int, int, str)
     sig_done = Signal(object)
@@ -68,7 +70,8 @@ class BackgroundCall(QObject):
         self.cancel = threading.Event()
 
     def start(self) -> None:
-        QThreadPool.globalInstance().start(_Runnable(self))
+        self.thread = threading.Thread(target=self._run, name="mapwright-import", daemon=True)
+        self.thread.start()
 
     def _run(self) -> None:
         def progress(done: int, total: int, what: str) -> None:
@@ -86,15 +89,6 @@ class BackgroundCall(QObject):
             self.sig_failed.emit(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
         else:
             self.sig_done.emit(result)
-
-
-class _Runnable(QRunnable):
-    def __init__(self, call: BackgroundCall) -> None:
-        super().__init__()
-        self.call = call
-
-    def run(self) -> None:
-        self.call._run()
 
 
 @dataclass(frozen=True)
