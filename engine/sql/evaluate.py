@@ -43,6 +43,7 @@ from engine.run.values import compare, to_text
 from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
 from engine.sql.allowlist import allowlist_problem
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
+from engine.sql.folding import mark_static_nulls
 from engine.sql.parse import limit_problem, tree_depth
 
 
@@ -71,79 +72,8 @@ def parse_sql(text: str) -> exp.Expression:
     refused = allowlist_problem(tree)
     if refused:
         raise UnsupportedSql(f"{_clip(text)} {refused}")
-    _mark_static_nulls(tree)
+    mark_static_nulls(tree, lambda node: Evaluator({}).eval(node))  # type: ignore[arg-type]
     return tree
-
-
-_NULL_INTOLERANT = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Neg, exp.Abs, exp.Length,
-                    exp.Upper, exp.Lower, exp.Trim, exp.Substring, exp.Cast, exp.EQ, exp.NEQ, exp.GT, exp.GTE,
-                    exp.LT, exp.LTE, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpReplace, exp.Round, exp.Not)
-"""Operators that are NULL whenever an operand is (Spark's `NullIntolerant`)."""
-
-
-def _mark_static_nulls(tree: exp.Expr) -> None:
-    """Mark the nodes that are NULL whatever the row (`meta["null"]`), as Spark's optimizer folds them
-    (NullPropagation) before anything runs: `NULL / (1 % 0)` is NULL, not an error."""
-    for node in reversed(list(tree.walk(bfs=False))):  # every child before its parent
-        children = [c for c in node.iter_expressions() if not isinstance(c, exp.DataType)]
-        if isinstance(node, exp.Null):
-            null = True
-        elif isinstance(node, exp.Paren):
-            null = _null(node.this)
-        elif isinstance(node, _NULL_INTOLERANT):
-            null = any(_null(c) for c in children)
-        elif isinstance(node, exp.Coalesce | exp.And | exp.Or):
-            null = bool(children) and all(_null(c) for c in children)
-        elif isinstance(node, exp.Between):  # `x >= low AND x <= high`, folded per comparison
-            low, high = node.args.get("low"), node.args.get("high")
-            null = _null(node.this) or (low is not None and high is not None and _null(low) and _null(high))
-        elif isinstance(node, exp.If | exp.Case):
-            # SimplifyConditionals: a constant condition picks its branch; branches all NULL are NULL
-            branch = _constant_branch(node)
-            null = _null(branch) if branch is not None else all(
-                b is not None and _null(b) for b in _branches(node))
-        else:
-            null = False
-        if not null and children and not any(isinstance(n, exp.Column) for n in node.walk()):
-            null = _folds_to_null(node)  # a constant Spark folds (ConstantFolding): `try_cast('-' as bigint)`
-        if null:
-            node.meta["null"] = True
-
-
-def _constant_branch(node: exp.If | exp.Case) -> exp.Expr | None:
-    """The branch a conditional takes whatever the row (its conditions read no column), else None."""
-    ifs = [node] if isinstance(node, exp.If) else list(node.args.get("ifs") or [])
-    for branch in ifs:
-        condition = branch.this
-        if any(isinstance(n, exp.Column) for n in condition.walk()):
-            return None
-        try:
-            holds = Evaluator({}).eval(condition) is True
-        except Exception:  # noqa: BLE001  a condition that fails is not simplified
-            return None
-        if holds:
-            return branch.args.get("true")
-    return node.args.get("false") if isinstance(node, exp.If) else node.args.get("default")
-
-
-def _branches(node: exp.If | exp.Case) -> list[exp.Expr | None]:
-    """Every value a conditional may take (a CASE without ELSE may take NULL: None here)."""
-    if isinstance(node, exp.If):
-        return [node.args.get("true"), node.args.get("false")]
-    default = node.args.get("default")
-    return [i.args.get("true") for i in node.args.get("ifs") or []] + [default if default is not None else exp.Null()]
-
-
-def _folds_to_null(node: exp.Expr) -> bool:
-    """True when a column-free node evaluates to NULL; a constant that fails is not folded (as in Spark)."""
-    try:
-        return Evaluator({}).eval(node) is None  # type: ignore[arg-type]
-    except Exception:  # noqa: BLE001  any failure: Spark leaves the constant unfolded, so must we
-        return False
-
-
-def _null(node: exp.Expr) -> bool:
-    return bool(node.meta.get("null")) if node.meta else False
 
 
 def _clip(text: str) -> str:

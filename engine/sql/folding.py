@@ -1,0 +1,85 @@
+"""What Spark's optimizer folds before it reads a row, so the reference evaluator never evaluates (and never
+fails on) what Spark never evaluates: NullPropagation over NULL-intolerant operators, ConstantFolding of
+column-free nodes, SimplifyConditionals. `mark_static_nulls` marks the nodes that are NULL whatever the row
+(`meta["null"]`); `evaluate` computes a column-free node (the evaluator's, passed in to keep one direction of
+imports)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlglot import exp
+
+Evaluate = Callable[[exp.Expr], Any]
+
+_NULL_INTOLERANT = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Neg, exp.Abs, exp.Length,
+                    exp.Upper, exp.Lower, exp.Trim, exp.Substring, exp.Cast, exp.EQ, exp.NEQ, exp.GT, exp.GTE,
+                    exp.LT, exp.LTE, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpReplace, exp.Round, exp.Not)
+"""Operators that are NULL whenever an operand is (Spark's `NullIntolerant`)."""
+
+
+def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate) -> None:
+    """Mark the nodes that are NULL whatever the row (`meta["null"]`), as Spark's optimizer folds them
+    (NullPropagation) before anything runs: `NULL / (1 % 0)` is NULL, not an error."""
+    for node in reversed(list(tree.walk(bfs=False))):  # every child before its parent
+        children = [c for c in node.iter_expressions() if not isinstance(c, exp.DataType)]
+        if isinstance(node, exp.Null):
+            null = True
+        elif isinstance(node, exp.Paren):
+            null = is_static_null(node.this)
+        elif isinstance(node, _NULL_INTOLERANT):
+            null = any(is_static_null(c) for c in children)
+        elif isinstance(node, exp.Coalesce | exp.And | exp.Or):
+            null = bool(children) and all(is_static_null(c) for c in children)
+        elif isinstance(node, exp.Between):  # `x >= low AND x <= high`, folded per comparison
+            low, high = node.args.get("low"), node.args.get("high")
+            null = is_static_null(node.this) or (low is not None and high is not None
+                                                  and is_static_null(low) and is_static_null(high))
+        elif isinstance(node, exp.If | exp.Case):
+            # SimplifyConditionals: a constant condition picks its branch; branches all NULL are NULL
+            branch = _constant_branch(node, evaluate)
+            null = is_static_null(branch) if branch is not None else all(
+                b is not None and is_static_null(b) for b in _branches(node))
+        else:
+            null = False
+        if not null and children and not any(isinstance(n, exp.Column) for n in node.walk()):
+            null = _folds_to_null(node, evaluate)  # ConstantFolding: `try_cast('-' as bigint)` is NULL
+        if null:
+            node.meta["null"] = True
+
+
+def _constant_branch(node: exp.If | exp.Case, evaluate: Evaluate) -> exp.Expr | None:
+    """The branch a conditional takes whatever the row (its conditions read no column), else None."""
+    ifs = [node] if isinstance(node, exp.If) else list(node.args.get("ifs") or [])
+    for branch in ifs:
+        condition = branch.this
+        if any(isinstance(n, exp.Column) for n in condition.walk()):
+            return None
+        try:
+            holds = evaluate(condition) is True
+        except Exception:  # noqa: BLE001  a condition that fails is not simplified
+            return None
+        if holds:
+            return branch.args.get("true")
+    return node.args.get("false") if isinstance(node, exp.If) else node.args.get("default")
+
+
+def _branches(node: exp.If | exp.Case) -> list[exp.Expr | None]:
+    """Every value a conditional may take (a CASE without ELSE may take NULL: None here)."""
+    if isinstance(node, exp.If):
+        return [node.args.get("true"), node.args.get("false")]
+    default = node.args.get("default")
+    return [i.args.get("true") for i in node.args.get("ifs") or []] + [default if default is not None else exp.Null()]
+
+
+def _folds_to_null(node: exp.Expr, evaluate: Evaluate) -> bool:
+    """True when a column-free node evaluates to NULL; a constant that fails is not folded (as in Spark)."""
+    try:
+        return evaluate(node) is None
+    except Exception:  # noqa: BLE001  any failure: Spark leaves the constant unfolded, so must we
+        return False
+
+
+def is_static_null(node: exp.Expr) -> bool:
+    return bool(node.meta.get("null")) if node.meta else False
