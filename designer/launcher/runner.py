@@ -29,6 +29,15 @@ CANCEL_SIGNAL: int | None = signal.SIGINT if os.name == "posix" else None
 _SOURCE_ROOT = Path(engine.__file__).resolve().parent.parent
 
 
+def complete_lines(pending: bytes, data: bytes, final: bool = False) -> tuple[list[str], bytes]:
+    """The whole lines of a process's output so far (UTF-8, bad bytes replaced) and the unfinished rest to keep;
+    `final`: the process ended, so the rest is a line too."""
+    *lines, rest = (pending + data).split(b"\n")
+    if final and rest:
+        lines, rest = [*lines, rest], b""
+    return [raw.decode("utf-8", errors="replace").rstrip("\r") for raw in lines], rest
+
+
 @dataclass(frozen=True)
 class RunRequest:
     """What one run needs: the model, its sample data, the run directory to write and the Spark master."""
@@ -139,13 +148,8 @@ class RunProcess(QObject):
         if process is None:
             return
         process.setReadChannel(channel)
-        data = self._buffers[channel] + bytes(process.readAll().data())
-        *lines, rest = data.split(b"\n")
-        if final and rest:
-            lines, rest = [*lines, rest], b""
-        self._buffers[channel] = rest
-        for raw in lines:
-            line = raw.decode("utf-8", errors="replace").rstrip("\r")
+        lines, self._buffers[channel] = complete_lines(self._buffers[channel], bytes(process.readAll().data()), final)
+        for line in lines:
             if channel == QProcess.ProcessChannel.StandardOutput:
                 self._on_stdout_line(line)
             elif line.strip():

@@ -21,7 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
 from designer.launcher.events import FinishedEvent, StageEvent, parse_event
-from designer.launcher.runner import CANCEL_GRACE_MS, RunProcess, RunRequest, _environment
+from designer.launcher.runner import CANCEL_GRACE_MS, RunProcess, RunRequest, _environment, complete_lines
 from engine.spark.session import MasterError, parse_master
 
 STARTING, READY, BUSY, STOPPED = "starting", "ready", "busy", "stopped"
@@ -165,13 +165,8 @@ class WarmSession(QObject):
         if process is None:
             return
         process.setReadChannel(channel)
-        data = self._buffers[channel] + bytes(process.readAll().data())
-        *lines, rest = data.split(b"\n")
-        if final and rest:
-            lines, rest = [*lines, rest], b""
-        self._buffers[channel] = rest
-        for raw in lines:
-            line = raw.decode("utf-8", errors="replace").rstrip("\r")
+        lines, self._buffers[channel] = complete_lines(self._buffers[channel], bytes(process.readAll().data()), final)
+        for line in lines:
             if channel == QProcess.ProcessChannel.StandardOutput:
                 self._on_stdout_line(line)
             elif line.strip() and self._request is not None:  # between runs: the JVM's noise, not a run's log
