@@ -37,7 +37,7 @@ from engine.model import Model, load_model
 from engine.rules import count, validate
 from engine.run.publish import RunDirError, check_out_dir, claim
 from engine.run.reference import RunCancelled
-from engine.run.rundir import RUN_INPUT_ERRORS, RunInfo, model_sha256, write_failed_run, write_run
+from engine.run.rundir import RUN_INPUT_ERRORS, RunInfo, model_sha256, write_failed_run, write_spark_run
 from engine.spark.session import MasterError, check_reachable, parse_master
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -193,16 +193,20 @@ def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, mast
         info = replace(info, spark_version=spark.version)
         emit("stage", stage="spark", done=1, total=1, spark_version=spark.version)
 
-        def progress(stage: str, done: int, total: int) -> None:
+        def progress(stage: str, done: int, total: int, **tasks: int) -> None:
             if cancel.is_set():
                 raise RunCancelled("cancelled")
-            emit("stage", stage=stage, done=done, total=total)
+            emit("stage", stage=stage, done=done, total=total, **tasks)
 
-        result = _in_worker(lambda: run_spark(spark, model, data_dir, progress), cancel, spark,
-                            sessions.cancel_grace_s)
-        if cancel.is_set():
-            raise RunCancelled("cancelled")
-        emit("stage", stage="write", done=len(STAGES), total=len(STAGES))
+        def run_into(staged: Path) -> Any:
+            ran = _in_worker(lambda: run_spark(spark, model, data_dir, staged, progress), cancel, spark,
+                             sessions.cancel_grace_s)
+            if cancel.is_set():
+                raise RunCancelled("cancelled")
+            emit("stage", stage="write", done=len(STAGES), total=len(STAGES))
+            return ran
+
+        result = write_spark_run(run_into, model, out, lambda: replace(info, finished=datetime.now(UTC)))
     except (RunCancelled, KeyboardInterrupt):
         if spark is None:  # cancelled while Spark starts: do not wait for it
             sessions.abandon()
@@ -212,17 +216,19 @@ def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, mast
         where = _write_failed(out, "failed", str(exc), info)
         emit("finished", status="failed", out=str(out), manifest=where.manifest, reason=str(exc))
         raise RunUsageError(f"{exc} ({where.note})") from None
+    except RunDirError:
+        sessions.release(spark)
+        raise
+    except OSError as exc:  # a full disk, a folder gone read-only: the earlier run is still in place
+        if cancel.is_set():
+            return _finish_failed(out, "cancelled", CANCELLED, info, spark, sessions)
+        return _finish_failed(out, "failed", f"cannot write the run directory: {exc.strerror or exc}", info, spark,
+                              sessions)
     except Exception as exc:  # a Spark job that failed: say why, in one line
         if cancel.is_set():
             return _finish_failed(out, "cancelled", CANCELLED, info, spark, sessions)
         return _finish_failed(out, "failed", spark_failure(exc), info, spark, sessions)
     sessions.release(spark)
-    try:
-        write_run(result, model, out, replace(info, finished=datetime.now(UTC)))
-    except RunDirError:
-        raise
-    except OSError as exc:  # a full disk, a folder gone read-only: the earlier run is still in place
-        return _finish_failed(out, "failed", f"cannot write the run directory: {exc.strerror or exc}", info)
     emit("finished", status="succeeded", out=str(out), manifest=str(out / "manifest.json"),
          counts=result.counts.as_dict(), diverged=sum(1 for m in result.convergence if m["diverged"]))
     return EXIT_OK

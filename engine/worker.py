@@ -85,8 +85,10 @@ class WarmSessions:
 
         model = load_model(SAMPLE_MODEL)
         with tempfile.TemporaryDirectory(prefix="mapwright-warm-") as tmp:
-            generate(model, Path(tmp), seed=7, rows=20, changes=30)
-            run_spark(self.spark, model, Path(tmp))
+            data, out = Path(tmp) / "data", Path(tmp) / "out"
+            out.mkdir()
+            generate(model, data, seed=7, rows=20, changes=30)
+            run_spark(self.spark, model, data, out)
         self.release(self.spark)
 
     def keep_warm(self) -> None:
@@ -245,7 +247,8 @@ class Worker:
 
 def _touch(batches: Iterator[Any]) -> Iterator[Any]:
     """In a Python worker: import what the pipeline's stages import, and pass the rows on."""
-    import engine.spark.stages  # noqa: F401
+    import engine.spark.converge  # noqa: F401
+    import engine.spark.resolve  # noqa: F401
 
     yield from batches
 

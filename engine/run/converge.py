@@ -24,6 +24,7 @@ from engine.run.methods import SystemValues, evaluate_method, where_holds
 from engine.run.state import hashable
 from engine.run.values import ConversionError, conform, row_to_json, same_value, to_json_value
 from engine.sql import evaluate as sql_evaluate  # the module: engine.sql.evaluate imports engine.run.values
+from engine.sql.errors import SqlRuntimeError
 from engine.sql.lineage import reads_current_time
 
 Row = dict[str, Any]
@@ -56,13 +57,19 @@ def mapped_source(ctx: RunContext, mapping: MappingPlan, source_rows: Sequence[R
     system = SystemValues(site=ctx.tables[mapping.source].server)
     out: dict[tuple[Any, ...], list[Row]] = {}
     for row in source_rows:
-        if not where_holds(mapping, row):
-            continue
+        try:
+            if not where_holds(mapping, row):
+                continue
+        except SqlRuntimeError:
+            continue  # a row the where clause fails on is never sent: its changes were queued
         mapped: Row = {}
         for column, method in mapping.columns.items():
             if event_dependent(method):
                 continue
-            value = evaluate_method(method, row, system)
+            try:
+                value = evaluate_method(method, row, system)
+            except SqlRuntimeError:
+                value = None  # as the queued change holds it
             try:
                 mapped[column] = conform(value, target.types[column])
             except ConversionError:

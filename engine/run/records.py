@@ -240,10 +240,7 @@ def line_text(data: str | bytes) -> str | Reject:
     if size is None and len(data) * 4 > MAX_RECORD_BYTES:  # only then is counting the bytes worth it
         size = len(data.encode("utf-8", "surrogatepass"))  # type: ignore[union-attr]
     if size is not None and size > MAX_RECORD_BYTES:
-        head = data[:SHOWN_RAW]
-        shown = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
-        return Reject("", 0, f"record of {size} bytes is larger than the limit of {MAX_RECORD_BYTES} bytes "
-                             f"(raw holds its first {SHOWN_RAW} characters)", shown[:SHOWN_RAW])
+        return oversize_reject(data[:SHOWN_RAW], size)
     if isinstance(data, str):
         return data
     try:
@@ -251,6 +248,14 @@ def line_text(data: str | bytes) -> str | Reject:
     except UnicodeDecodeError as exc:
         return Reject("", 0, f"invalid UTF-8 at byte {exc.start + 1} (not replaced: the record is not read)",
                       data.decode("utf-8", "backslashreplace"))
+
+
+def oversize_reject(head: str | bytes, size: int) -> Reject:
+    """The reject of a record of `size` bytes, over the limit, from its first `SHOWN_RAW` bytes or
+    characters (file and line left empty): the record itself need not be held whole."""
+    shown = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+    return Reject("", 0, f"record of {size} bytes is larger than the limit of {MAX_RECORD_BYTES} bytes "
+                         f"(raw holds its first {SHOWN_RAW} characters)", shown[:SHOWN_RAW])
 
 
 def shown_reject(file: str, line: int, reason: str, raw: str) -> Reject:
@@ -389,22 +394,35 @@ def read_snapshots(data_dir: Path, model: Model) -> dict[str, list[Row]]:
 
     Values are typed by the table's columns; a column the file leaves out is NULL.
     """
+    return {table.key: read_snapshot_file(path, table) for path, table in snapshot_files(data_dir, model)}
+
+
+def snapshot_files(data_dir: Path, model: Model) -> list[tuple[Path, Table]]:
+    """The snapshot files and their tables, in the order they are read; `InputError` for a file of no table
+    of the model, or a second snapshot of one."""
     root = data_dir / "snapshots"
-    out: dict[str, list[Row]] = {}
     if not root.is_dir():
-        return out
+        return []
+    out: list[tuple[Path, Table]] = []
+    seen: set[str] = set()
     for path in sorted(p for p in root.glob("*/*") if p.is_file()):
         if path.suffix.lower() not in SNAPSHOT_SUFFIXES:
             continue
         table = model.table(f"{path.parent.name}.{path.stem}")
         if table is None:
             raise InputError(f"{path}: no table {path.parent.name}.{path.stem} in the model")
-        if table.key in out:
+        if table.key in seen:
             raise InputError(f"{path}: a second snapshot of {table.key}")
-        typed = [(f"{path}:{n}", typed_row(raw, table, f"{path}:{n}")) for n, raw in _snapshot_rows(path)]
-        check_keys(typed, table)
-        out[table.key] = [row for _, row in typed]
+        seen.add(table.key)
+        out.append((path, table))
     return out
+
+
+def read_snapshot_file(path: Path, table: Table) -> list[Row]:
+    """One snapshot file's rows, typed and key-checked; `InputError` naming file:line."""
+    typed = [(f"{path}:{n}", typed_row(raw, table, f"{path}:{n}")) for n, raw in _snapshot_rows(path)]
+    check_keys(typed, table)
+    return [row for _, row in typed]
 
 
 def check_keys(rows: Iterable[tuple[str, Row]], table: Table) -> None:

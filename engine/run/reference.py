@@ -26,7 +26,8 @@ from engine.run.net_effect import Chain, NetChange, RowOp, chain_operations, net
 from engine.run.records import ChangeRecord, InputError, Reject, read_changes, read_snapshots
 from engine.run.schedule import Schedule, delivery_time, load_schedule
 from engine.run.state import hashable
-from engine.run.values import ConversionError
+from engine.run.values import ConversionError, conform
+from engine.sql.errors import SqlRuntimeError
 
 Row = dict[str, Any]
 Progress = Callable[[str], None]
@@ -208,12 +209,40 @@ def transaction_deliveries(txn: Transaction, ctx: RunContext, schedule: Schedule
     filtered = 0
     for table_key, chain in transaction_chains(txn, ctx):
         for mapping in ctx.reading(table_key):
-            changes = net_effect(chain, _where_of(mapping, txn.commit_ts), _key_of(mapping, txn, ctx))
+            changes, failure = chain_changes(chain, mapping, txn, ctx)
             if not changes:
                 filtered += 1
             for change in changes:
-                deliveries.append(delivery_event(txn, mapping, change, ctx, schedule, len(deliveries)))
+                deliveries.append(delivery_event(txn, mapping, change, ctx, schedule, len(deliveries), failure))
     return deliveries, filtered
+
+
+def chain_changes(chain: Chain, mapping: MappingPlan, txn: Transaction,
+                  ctx: RunContext) -> tuple[list[NetChange], str | None]:
+    """What one chain sends through one mapping, and why it cannot be sent as it should (or None).
+
+    When the mapping's `where` or distribution key fails on an image (Spark's ANSI errors: a division by
+    zero, a cast of text that is not a number), what to send cannot be decided from it: the chain sends
+    its shape as if every image passed and the key stayed (INSERT...UPDATE an insert, UPDATE...DELETE a
+    delete, UPDATE...UPDATE an update), and each change carries the failure, so it is queued at its
+    destination with the reason instead of failing the run.
+    """
+    try:
+        return net_effect(chain, _where_of(mapping, txn.commit_ts), _key_of(mapping, txn, ctx)), None
+    except SqlRuntimeError as exc:
+        what = "where clause" if mapping.where and _fails(lambda: [_where_of(mapping, txn.commit_ts)(i)
+                                                                  for i in (chain.initial, chain.final)]) \
+            else "distribution key"
+        unfiltered = net_effect(chain, lambda image: image is not None, lambda image: None)
+        return unfiltered, f"the mapping's {what} fails on this row: {exc}"
+
+
+def _fails(work: Callable[[], object]) -> bool:
+    try:
+        work()
+    except SqlRuntimeError:
+        return True
+    return False
 
 
 def _where_of(mapping: MappingPlan, now: datetime) -> Callable[[Row | None], bool]:
@@ -227,9 +256,11 @@ def _key_of(mapping: MappingPlan, txn: Transaction, ctx: RunContext) -> Callable
 
 
 def delivery_event(txn: Transaction, mapping: MappingPlan, change: NetChange, ctx: RunContext,
-                   schedule: Schedule, seq: int) -> dict[str, Any]:
+                   schedule: Schedule, seq: int, failure: str | None = None) -> dict[str, Any]:
     """A net change mapped to the target table and timed by the schedule. A value that cannot take its
-    target column's type leaves the change with an `error` (it will be queued, untyped)."""
+    target column's type, or a method whose SQL fails on the row, leaves the change with an `error` (it
+    will be queued, with the values that could be computed); so does a `failure` of the chain's `where`
+    or key (`chain_changes`)."""
     target = ctx.tables[mapping.target]
     system = SystemValues(txn.site, txn.commit_ts, txn.txn, change.op)
     event: dict[str, Any] = {
@@ -240,12 +271,37 @@ def delivery_event(txn: Transaction, mapping: MappingPlan, change: NetChange, ct
     try:
         event["old"] = map_image(mapping, target, change.old, system) if change.old is not None else None
         event["new"] = map_image(mapping, target, change.new, system) if change.new is not None else None
-    except ConversionError as exc:
-        event["error"] = f"a value does not fit its target column: {exc}"
+    except (ConversionError, SqlRuntimeError) as exc:
+        problems: list[str] = []
         for side, image in (("old", change.old), ("new", change.new)):
             if image is not None:
-                event[side] = {c: evaluate_method(m, image, system) for c, m in mapping.columns.items()}
+                event[side] = _mapped_leniently(mapping, target, image, system, problems)
+        reason = problems[0] if problems else str(exc)
+        event["error"] = reason if reason.startswith("the mapping's") else \
+            f"a value does not fit its target column: {reason}"
+    if failure is not None:
+        event["error"] = failure
     return event
+
+
+def _mapped_leniently(mapping: MappingPlan, target: TablePlan, image: Row, system: SystemValues,
+                      problems: list[str]) -> Row:
+    """The target columns of `image` as far as they can be computed: a value that does not take its
+    column's type stays as computed, a method whose SQL fails is NULL; `problems` gets why, in order."""
+    out: Row = {}
+    for column, method in mapping.columns.items():
+        try:
+            value = evaluate_method(method, image, system)
+        except SqlRuntimeError as exc:
+            problems.append(f"the mapping's SQL fails on this row: column {column}: {exc}")
+            out[column] = None
+            continue
+        try:
+            out[column] = conform(value, target.types[column])
+        except ConversionError as exc:
+            problems.append(str(exc))
+            out[column] = value
+    return out
 
 
 class _Timer:

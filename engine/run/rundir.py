@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -42,7 +42,7 @@ from engine.model.types import SqlType, TypeFamily
 from engine.run.context import RunModelError
 from engine.run.publish import RunDirError, attempt_dir, claim, discard, is_run_directory, publish, run_status
 from engine.run.records import InputError
-from engine.run.reference import Progress, RunCancelled, RunResult, run_reference
+from engine.run.reference import Progress, RunCancelled, RunCounts, RunResult, run_reference
 from engine.run.schedule import ScheduleError
 from engine.run.sqleval import UnsupportedSql
 from engine.run.values import INTEGER_TYPES, is_binary, to_json_value
@@ -77,7 +77,7 @@ def arrow_type(t: SqlType) -> pa.DataType:
                     "SERIAL": pa.int32()}.get(t.name, pa.int64())
         precision = t.precision or 38
         scale = t.scale if t.precision is not None else 10
-        return pa.decimal128(precision, scale or 0) if precision <= 38 else pa.decimal256(precision, scale or 0)
+        return pa.decimal128(precision, scale or 0) if precision <= 38 else pa.string()  # Spark holds no more
     if t.family is TypeFamily.APPROX_NUMERIC:
         return pa.float32() if t.name == "REAL" else pa.float64()
     if t.family is TypeFamily.DATETIME:
@@ -85,10 +85,8 @@ def arrow_type(t: SqlType) -> pa.DataType:
     if t.family in (TypeFamily.BOOLEAN, TypeFamily.BIT):
         return pa.bool_()
     if is_binary(t):
-        return pa.large_binary() if t.family is TypeFamily.LARGE_OBJECT else pa.binary()
-    if t.family is TypeFamily.LARGE_OBJECT:
-        return pa.large_string()
-    return pa.string()  # character; UDT and complex values as JSON text
+        return pa.binary()
+    return pa.string()  # character and large text; UDT and complex values as JSON text
 
 
 def table_arrow(table: Table, rows: list[dict[str, Any]]) -> pa.Table:
@@ -106,6 +104,8 @@ def _arrow_value(value: Any, t: pa.DataType) -> Any:
         return None
     if pa.types.is_decimal(t) and isinstance(value, (int, Decimal)):
         return Decimal(value).quantize(Decimal(1).scaleb(-t.scale))
+    if pa.types.is_string(t) and isinstance(value, Decimal):
+        return format(value, "f")
     if pa.types.is_string(t) and not isinstance(value, str):
         return json.dumps(to_json_value(value), sort_keys=True)
     return value
@@ -135,13 +135,46 @@ def write_run(result: RunResult, model: Model, out: Path, info: RunInfo) -> Path
         return target
 
 
+class RunSummary(Protocol):
+    """What the manifest and convergence.json say of a run, whichever engine ran it."""
+
+    counts: RunCounts
+    stage_seconds: dict[str, float]
+    convergence: list[dict[str, Any]]
+
+
+def write_spark_run(fill_data: Callable[[Path], RunSummary], model: Model, out: Path,
+                    info: Callable[[], RunInfo]) -> RunSummary:
+    """Publish a run whose data files `fill_data` writes into the staged folder (Spark's writers), with its
+    convergence.json and manifest (`info()` is asked once the data is written); as `write_run`, a stale
+    `out.attempt` is removed and `out` is replaced only once everything is written."""
+    summaries: list[RunSummary] = []
+
+    def fill(tmp: Path) -> None:
+        summary = fill_data(tmp)
+        summaries.append(summary)
+        _json(tmp / "convergence.json", {"mappings": summary.convergence})
+        _json(tmp / "manifest.json", {**manifest_doc("succeeded", info(), summary.counts, summary.stage_seconds),
+                                      "tables": [table.key for table in model.tables]})
+    with claim(out) as target:
+        publish(target, fill)
+        if is_run_directory(attempt_dir(target)):
+            discard(attempt_dir(target))
+    return summaries[0]
+
+
 def in_time_order(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Conflicts or queue entries as they happened (delivery time, site, origin, txn), whatever engine
     produced them: the same run gives the same files."""
-    def key(item: dict[str, Any]) -> tuple[str, ...]:
-        fields = (item.get("delivered_at"), item.get("site"), item.get("origin"), item.get("txn"), item.get("table"))
-        return (*(json.dumps(to_json_value(f)) for f in fields), json.dumps(to_json_value(item), sort_keys=True))
-    return sorted(items, key=key)
+    return sorted(items, key=time_order_key)
+
+
+def time_order_key(item: dict[str, Any]) -> str:
+    """The order of `in_time_order` as one string (its parts joined by NUL, which no JSON text holds), so
+    that Spark sorts by it as Python sorts the parts."""
+    fields = (item.get("delivered_at"), item.get("site"), item.get("origin"), item.get("txn"), item.get("table"))
+    return "\x00".join((*(json.dumps(to_json_value(f)) for f in fields),
+                        json.dumps(to_json_value(item), sort_keys=True)))
 
 
 def write_failed_run(out: Path, status: str, reason: str, info: RunInfo) -> Path:
@@ -159,6 +192,11 @@ def write_failed_run(out: Path, status: str, reason: str, info: RunInfo) -> Path
 
 
 def manifest(status: str, info: RunInfo, result: RunResult | None) -> dict[str, Any]:
+    return manifest_doc(status, info, result.counts if result else None, result.stage_seconds if result else {})
+
+
+def manifest_doc(status: str, info: RunInfo, counts: RunCounts | None,
+                 stage_seconds: dict[str, float]) -> dict[str, Any]:
     return {
         "status": status,
         "model": {"path": info.model_path, "sha256": info.model_sha256},
@@ -168,32 +206,50 @@ def manifest(status: str, info: RunInfo, result: RunResult | None) -> dict[str, 
         "engine": f"mapwright {__version__}",
         "started": to_json_value(info.started),
         "finished": to_json_value(info.finished or datetime.now(UTC)),
-        "stages": dict(result.stage_seconds) if result else {},
-        "counts": result.counts.as_dict() if result else None,
+        "stages": dict(stage_seconds),
+        "counts": counts.as_dict() if counts else None,
     }
+
+
+CONFLICT_SCALARS = ("site", "origin", "table", "mapping", "txn", "commit_ts", "delivered_at", "type", "column_group",
+                    "index", "method", "outcome", "reason")
 
 
 def conflicts_arrow(conflicts: list[dict[str, Any]]) -> pa.Table:
     """Conflicts as a flat table: scalar fields as columns, rows (`local`, `result`...) as JSON text."""
-    scalar = ("site", "origin", "table", "mapping", "txn", "commit_ts", "delivered_at", "type", "column_group",
-              "index", "method", "outcome", "reason")
-    data: dict[str, Any] = {name: pa.array([_text(c.get(name)) for c in conflicts], pa.string()) for name in scalar}
-    data["methods_tried"] = pa.array([list(c.get("methods_tried", [])) for c in conflicts], pa.list_(pa.string()))
-    data["applied"] = pa.array([c.get("applied") for c in conflicts], pa.bool_())
+    rows = [conflict_flat(c) for c in conflicts]
+    data: dict[str, Any] = {name: pa.array([r[name] for r in rows], pa.string()) for name in CONFLICT_SCALARS}
+    data["methods_tried"] = pa.array([r["methods_tried"] for r in rows], pa.list_(pa.field("element", pa.string())))
+    data["applied"] = pa.array([r["applied"] for r in rows], pa.bool_())
     for name in CONFLICT_ROW_FIELDS:
-        data[name] = pa.array([json.dumps(c.get(name), sort_keys=True) if c.get(name) is not None else None
-                               for c in conflicts], pa.string())
+        data[name] = pa.array([r[name] for r in rows], pa.string())
     return pa.table(data)
+
+
+def conflict_flat(conflict: dict[str, Any]) -> dict[str, Any]:
+    """One conflict as a row of the flat table (`conflicts.parquet`)."""
+    row: dict[str, Any] = {name: _text(conflict.get(name)) for name in CONFLICT_SCALARS}
+    row["methods_tried"] = list(conflict.get("methods_tried", []))
+    row["applied"] = conflict.get("applied")
+    for name in CONFLICT_ROW_FIELDS:
+        value = conflict.get(name)
+        row[name] = json.dumps(value, sort_keys=True) if value is not None else None
+    return row
 
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+def jsonl_line(item: dict[str, Any]) -> str:
+    """One object of a `.jsonl` output, as every engine writes it (keys in order, values as plain JSON)."""
+    return json.dumps(item, sort_keys=False, default=to_json_value)
+
+
 def _jsonl(path: Path, items: Iterable[dict[str, Any]]) -> None:
     with path.open("w", encoding="utf-8") as fh:
         for item in items:
-            fh.write(json.dumps(item, sort_keys=False, default=to_json_value) + "\n")
+            fh.write(jsonl_line(item) + "\n")
 
 
 def _json(path: Path, doc: Any) -> None:

@@ -1,123 +1,252 @@
-"""The whole run on Spark: decode -> net effect -> resolve -> converge, chained DataFrame stages.
+"""The whole run on Spark: decode -> net effect -> resolve -> converge, written into a run directory.
 
-Inputs the run cannot use (a bad schedule, a snapshot that does not fit its
-table, a model without keys) are found on the driver before any job starts,
-so they fail with the same one-line reasons as the reference. The result is
-the reference's `RunResult`, written by the same run-directory writer.
+Spark does Spark's work: typed columns from Spark's readers (`lines`, `decode`, `snapshots`), native
+expressions for the model's methods, `where` clauses and the net effect (`neteffect`), a window per key
+for the fold where no conflict can arise (`resolve`), joins for convergence (`converge`), and Spark's
+writers for every data file (`output`). The reference's pure functions run only where the semantics are
+an ordered fold Spark cannot prove trivial (a conflict, a multi-operation chain, a value Spark cannot give
+exactly), over Arrow, one call per group. The driver holds only counts, the schedule and convergence's
+few examples: nothing proportional to the data.
+
+Inputs a run cannot use (a bad schedule, a snapshot that does not fit its table, a model without keys)
+fail with the reference's one-line reasons. When the model's SQL fails on a row in Spark (ANSI: a division
+by zero, a cast of text that is no number), the run is computed again with the transactions that SQL
+reads taken by the reference, which queues that row's change with the reason (`neteffect`).
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from engine.model.io import dump_model
 from engine.model.schema import Model
 from engine.run.context import build_context
-from engine.run.debezium import SnapshotRow, add_snapshot_rows, debezium_files
-from engine.run.fold import row_sort_key
-from engine.run.records import InputError, Reject, read_snapshots
-from engine.run.reference import RunCounts, RunResult, snapshot_events
+from engine.run.debezium import debezium_files
+from engine.run.records import InputError, change_files
+from engine.run.reference import RunCounts
 from engine.run.schedule import load_schedule
-from engine.spark import stages
-from engine.spark.codec import decode, encode
+from engine.spark import output
+from engine.spark.converge import reports
+from engine.spark.decode import decode
+from engine.spark.lines import read_lines
+from engine.spark.neteffect import net_effect
+from engine.spark.progress import JobProgress
+from engine.spark.resolve import resolve, rows_of
+from engine.spark.snapshots import read_snapshots, snapshot_text_files
 
 STAGES = ("decode", "net_effect", "resolve", "converge")
-Progress = Callable[[str, int, int], None]
+Progress = Callable[..., None]
+"""`progress(stage, done, total, tasks_done=..., tasks_total=...)`: a stage starts or ends (`done` of
+`total` stages), or Spark's tasks within it advance."""
+
+SQL_FAILURES = ("DIVIDE_BY_ZERO", "REMAINDER_BY_ZERO", "CAST_INVALID_INPUT", "CAST_OVERFLOW", "ARITHMETIC_OVERFLOW",
+                "NUMERIC_VALUE_OUT_OF_RANGE", "INVALID_REGEX", "INVALID_PARAMETER_VALUE", "DATETIME_OVERFLOW",
+                "NUMERIC_OUT_OF_SUPPORTED_RANGE", "CANNOT_PARSE_TIMESTAMP", "INVALID_FRACTION_OF_SECOND")
+"""Spark's error conditions of a row that the model's SQL fails on (ANSI mode)."""
 
 
-def run_spark(spark: SparkSession, model: Model, data_dir: Path, progress: Progress | None = None) -> RunResult:
-    """Run `model` on the sample data in `data_dir` with `spark`; raises the reference's input errors."""
+@dataclass
+class SparkRun:
+    """What a run wrote besides its data files: the manifest's counts, each stage's seconds, convergence."""
+
+    counts: RunCounts
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    convergence: list[dict[str, Any]] = field(default_factory=list)
+
+
+def run_spark(spark: SparkSession, model: Model, data_dir: Path, out: Path,
+              progress: Progress | None = None) -> SparkRun:
+    """Run `model` on `data_dir` and write the run's data files into `out` (a folder the caller publishes);
+    raises the reference's input errors."""
     if not data_dir.is_dir():
         raise InputError(f"{data_dir}: no such folder (the run's --data)")
-    seconds: dict[str, float] = {}
+    _configure(spark)
+    try:
+        return _run(spark, model, data_dir, out, progress, sql_natively=True)
+    except Exception as exc:
+        if not _sql_failure(exc) or not _has_sql(model):
+            raise
+    for leftover in list(out.iterdir()):  # a run again, with the model's SQL read by the reference
+        shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+    spark.catalog.clearCache()
+    return _run(spark, model, data_dir, out, progress, sql_natively=False)
+
+
+def _configure(spark: SparkSession) -> None:
+    """What the pipeline relies on, set on the session it is given (a warm one too)."""
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static")
+
+
+def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress: Progress | None,
+         sql_natively: bool) -> SparkRun:
+    run = SparkRun(RunCounts())
+    persisted: list[DataFrame] = []
+
+    def keep(frame: DataFrame) -> DataFrame:
+        """Materialize `frame` where it is (the executors' block managers) and cut its lineage: what follows
+        plans against a small plan, not against every expression that made it."""
+        kept = frame.localCheckpoint(eager=True)
+        persisted.append(kept)
+        return kept
+
+    def cache(frame: DataFrame) -> DataFrame:
+        """Keep `frame` once its first job computes it (no job of its own), for a second reader."""
+        persisted.append(frame.persist())
+        return frame
 
     def stage(name: str) -> _Stage:
-        return _Stage(name, seconds, progress)
+        return _Stage(name, run.stage_seconds, progress, spark)
 
-    with stage("decode"):
-        ctx = build_context(model)
-        load_schedule(data_dir / "schedule.json")  # fails here, on the driver, with the reference's reason
-        snapshots = read_snapshots(data_dir, model)
-        model_text = dump_model(model)
-        debezium = debezium_files(data_dir / "changes", model)
-        files = {**stages.file_names(data_dir / "changes"), **{str(Path(f).resolve()): f for f in debezium}}
-        lines = stages.read_change_lines(spark, files)
-        decoded = lines.transform(stages.decode_records(model_text, debezium)).persist()
-        kinds = _count_by(decoded, "kind")
-        apart = decoded.where(F.col("kind").isin("reject", "snapshot")).select("kind", "payload").collect()
-        rejects = sorted((Reject(**decode(r["payload"])) for r in apart if r["kind"] == "reject"),
-                         key=lambda r: (r.file, r.line))
-        add_snapshot_rows(snapshots, [SnapshotRow(**decode(r["payload"])) for r in apart if r["kind"] == "snapshot"],
-                          model)
-    skipped, snapshot_rows = kinds.get("skip", 0), kinds.get("snapshot", 0)
-    counts = RunCounts(records=sum(kinds.values()) - skipped - snapshot_rows, rejects=kinds.get("reject", 0),
-                       skipped=skipped if debezium else None)
+    try:
+        with stage("decode"):
+            build_context(model)  # a model the run cannot execute fails here, with the reference's reason
+            schedule_path = data_dir / "schedule.json"
+            load_schedule(schedule_path)  # a bad schedule fails here, with the reference's reason
+            schedule_doc = json.loads(schedule_path.read_text(encoding="utf-8")) if schedule_path.exists() \
+                else {"links": []}
+            changes = [str(p) for p in change_files(data_dir / "changes")]
+            debezium = debezium_files(data_dir / "changes", model)
+            snapshot_texts = snapshot_text_files(data_dir, model)
+            names = [*changes, *debezium]
+            paths = [str(Path(p).resolve()) for p in [*names, *map(str, snapshot_texts)]]
+            lines = keep(read_lines(spark, paths))
+            change_lines = lines.where((F.col("file_ord") < len(names)) & ~F.col("blank"))
+            deb_ords = {len(changes) + i: server for i, server in enumerate(debezium.values())}
+            decoded = decode(change_lines, model, names, deb_ords, keep)
+            read = decoded.read_by_reference
+            records = keep(decoded.records)
+            kinds = {r["kind"]: int(r["count"]) for r in read.groupBy("kind").count().collect()}
+            accepted = records.count()
+            run.counts.rejects = kinds.get("reject", 0)
+            run.counts.records = accepted + run.counts.rejects
+            if debezium:
+                run.counts.skipped = kinds.get("skip", 0)
+            ordinals = {path: len(names) + i for i, path in enumerate(snapshot_texts)}
+            snapshot_rows = _debezium_snapshot_rows(spark, read, names, len(changes)) if debezium else None
+            snapshots = read_snapshots(spark, data_dir, model, lines, ordinals, snapshot_rows)
+            snapshots = {key: keep(frame) for key, frame in snapshots.items()}
 
-    with stage("net_effect"):
-        schedule_file = data_dir / "schedule.json"
-        schedule_text = schedule_file.read_text(encoding="utf-8") if schedule_file.exists() else '{"links": []}'
-        events = decoded.transform(stages.net_effect(model_text, schedule_text)).persist()
-        filtered = events.where(F.col("kind") == "filtered").agg(F.sum(F.col("payload").cast("long"))).first()
-        counts.filtered = int(filtered[0] or 0) if filtered else 0
-        counts.deliveries = _count_by(events, "kind").get("delivery", 0)
-        initial = [{"kind": "snapshot", "gkey": stages.group_of(e, ctx), "payload": encode(e)}
-                   for e in snapshot_events(snapshots, ctx)]
-        if initial:
-            events = events.unionByName(spark.createDataFrame(initial, stages.ddl(stages.EVENTS)))
+        with stage("net_effect"):
+            events = net_effect(records, snapshots, model, decoded.tables, schedule_doc, sql_natively, keep)
+            txns, reference = events.transactions, events.reference
+            native = txns.where(~F.col("_complex")).agg(F.sum("_filtered").alias("filtered"),
+                                                       F.sum("_deliveries").alias("deliveries")).first()
+            by_reference = reference.agg(F.sum("filtered").alias("filtered"),
+                                         F.count(F.when(F.col("kind") == "delivery", 1)).alias("deliveries")).first()
+            run.counts.filtered = int((native["filtered"] or 0) + (by_reference["filtered"] or 0))  # type: ignore[index]
+            run.counts.deliveries = int((native["deliveries"] or 0) + (by_reference["deliveries"] or 0))  # type: ignore[index]
 
-    with stage("resolve"):
-        folded = events.transform(stages.resolve(model_text)).persist()
-        statuses = _count_by(folded.where(F.col("kind") == "outcome"), "status")
-        counts.applied, counts.resolved, counts.queued = (statuses.get(s, 0) for s in ("applied", "resolved", "queued"))
-        collected: dict[str, list[Any]] = {"row": [], "conflict": [], "queue": []}
-        for r in folded.where(F.col("kind") != "outcome").select("kind", "payload").toLocalIterator():
-            collected[r["kind"]].append(decode(r["payload"]))
-        counts.conflicts = len(collected["conflict"])
-        if counts.deliveries != counts.applied + counts.resolved + counts.queued:
-            raise AssertionError(f"accounting broken: {counts}")
-        tables: dict[str, list[dict[str, Any]]] = {key: [] for key in ctx.tables}
-        for row in collected["row"]:
-            tables[row["table"]].append(row["values"])
-        for key, rows in tables.items():
-            identity = ctx.tables[key].identity
-            rows.sort(key=lambda values: row_sort_key(values, identity))  # noqa: B023 - used at once
+        with stage("resolve"):
+            resolved = resolve(events.tables, model)
+            resolved = replace(resolved, reference=keep(resolved.reference))
+            folded = resolved.reference
+            conflicts = folded.where(F.col("kind") == "conflict")
+            rows: dict[str, DataFrame] = {}
+            writes: list[Callable[[], None]] = []
+            for table in model.tables:
+                rows[table.key] = cache(rows_of(resolved, table))
+                path = out / "tables" / table.server / f"{table.name}.parquet"
+                writes.append(lambda frame=rows[table.key], table=table, path=path:  # type: ignore[misc]
+                              output.write_table(frame, table, path))
+            writes += [lambda: output.write_lines(conflicts.select("sort", "text"), out / "conflicts.jsonl"),
+                       lambda: output.write_conflicts_parquet(conflicts, out / "conflicts.parquet"),
+                       lambda: output.write_lines(folded.where(F.col("kind") == "queue").select("sort", "text"),
+                                                  out / "error_queue.jsonl")]
+            _concurrently(writes)
+            tally = folded.where(F.col("kind").isin("outcome", "conflict")).groupBy("kind", "status") \
+                .agg(F.sum(F.coalesce("n", F.lit(1))).alias("n")).unionByName(
+                    resolved.native_applied.groupBy().count().select(F.lit("native").alias("kind"),
+                                                                      F.lit("applied").alias("status"),
+                                                                      F.col("count").alias("n")))
+            counted = {(r["kind"], r["status"]): int(r["n"] or 0) for r in tally.collect()}
+            run.counts.applied = counted.get(("native", "applied"), 0) + counted.get(("outcome", "applied"), 0)
+            run.counts.resolved = counted.get(("outcome", "resolved"), 0)
+            run.counts.queued = counted.get(("outcome", "queued"), 0)
+            run.counts.conflicts = counted.get(("conflict", None), 0)
+            counts = run.counts
+            if counts.deliveries != counts.applied + counts.resolved + counts.queued:
+                raise AssertionError(f"accounting broken: {counts}")
 
-    with stage("converge"):
-        mappings = spark.createDataFrame([{"mapping": m} for m in sorted(ctx.mappings)], "mapping string") \
-            if ctx.mappings else None
-        reports = [] if mappings is None else [
-            decode(r["payload"]) for r in mappings.repartition(max(1, min(len(ctx.mappings), 8)))
-            .transform(stages.converge(model_text, encode(tables))).collect()]
-        convergence = sorted(reports, key=lambda m: m["mapping"])
-    for df in (decoded, events, folded):
-        df.unpersist()
-    return RunResult(tables, collected["conflict"], collected["queue"], rejects, convergence, counts, seconds)
+        with stage("converge"):
+            rejects = read.where(F.col("kind") == "reject").select(
+                F.concat(_name_of(names), F.lit("\x00"), F.lpad(F.col("line").cast("string"), 20, "0")).alias("sort"),
+                F.col("reject").alias("text"))
+            _concurrently([lambda: output.write_lines(rejects, out / "rejects.jsonl"),
+                           lambda: setattr(run, "convergence", reports(rows, model, sql_natively, keep))])
+    finally:
+        for frame in persisted:
+            frame.unpersist()
+    return run
 
 
-def _count_by(df: DataFrame, column: str) -> dict[str, int]:
-    return {r[column]: int(r["count"]) for r in df.groupBy(column).count().collect()}
+def _concurrently(work: list[Callable[[], None]]) -> None:
+    """Run independent Spark jobs from several threads, so that one job's scheduling and commit overlap
+    another's tasks; the first failure is raised."""
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="mapwright-write") as pool:
+        for future in [pool.submit(job) for job in work]:
+            future.result()
+
+
+def _name_of(names: list[str]) -> Any:
+    """The file a line came from, as rejects name it."""
+    return F.element_at(F.array(*(F.lit(n) for n in names)), F.col("file_ord") + 1) if names else F.lit("")
+
+
+def _debezium_snapshot_rows(spark: SparkSession, read: DataFrame, names: list[str], first: int) -> DataFrame:
+    """Debezium `r` events as snapshot rows, with their place in (file name, line) order."""
+    ranks = {ordinal: rank for rank, ordinal in enumerate(sorted(range(first, len(names)), key=lambda i: names[i]))}
+    rank_of = F.element_at(F.create_map(*(x for o, r in ranks.items() for x in (F.lit(o), F.lit(r)))),
+                           F.col("file_ord")) if ranks else F.lit(0)
+    return read.where(F.col("kind") == "snapshot").select(
+        "table", _name_of(names).alias("file"), "line", (rank_of.cast("long") * F.lit(1 << 32) + F.col("line"))
+        .alias("order"), "text")
+
+
+def _has_sql(model: Model) -> bool:
+    return any(m.where is not None or any(node.method == "expression" for method in m.columns.values()
+                                          for _, node in method.walk()) for m in model.mappings)
+
+
+def _sql_failure(exc: BaseException) -> bool:
+    """Whether a Spark failure is the model's SQL failing on a row (ANSI), not a fault of the run."""
+    text = str(exc)
+    condition = getattr(exc, "getCondition", lambda: None)() or getattr(exc, "getErrorClass", lambda: None)()
+    return any(name in (condition or "") or f"[{name}" in text for name in SQL_FAILURES)
 
 
 class _Stage:
-    """Times a stage into `seconds` and tells `progress` (stage, stages done, total) as it starts and ends."""
+    """Times a stage into `seconds`; tells `progress` as it starts and ends, and Spark's tasks meanwhile."""
 
-    def __init__(self, name: str, seconds: dict[str, float], progress: Progress | None) -> None:
-        self.name, self.seconds, self.progress = name, seconds, progress
+    def __init__(self, name: str, seconds: dict[str, float], progress: Progress | None, spark: SparkSession) -> None:
+        self.name, self.seconds, self.progress, self.spark = name, seconds, progress, spark
         self.start = 0.0
+        self.watch: JobProgress | None = None
 
     def __enter__(self) -> _Stage:
+        index = STAGES.index(self.name)
         if self.progress:
-            self.progress(self.name, STAGES.index(self.name), len(STAGES))
+            self.progress(self.name, index, len(STAGES))
+            self.watch = JobProgress(self.spark, lambda done, total: self.progress(  # type: ignore[misc]
+                self.name, index, len(STAGES), tasks_done=done, tasks_total=total))
+            self.watch.start()
         self.start = time.perf_counter()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.seconds[self.name] = time.perf_counter() - self.start
+        if self.watch is not None:
+            self.watch.stop()
+        self.seconds[self.name] = self.seconds.get(self.name, 0.0) + time.perf_counter() - self.start
         if self.progress and exc[0] is None:
             self.progress(self.name, STAGES.index(self.name) + 1, len(STAGES))

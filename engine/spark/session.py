@@ -14,6 +14,8 @@ from engine.java import require_java
 from resources import ROOT as RESOURCES
 
 LOG_CONFIG = RESOURCES / "spark" / "log4j2.properties"
+DRIVER_MEMORY = "2g"
+"""The JVM's heap on local[N] (`MAPWRIGHT_DRIVER_MEMORY` overrides): fixed, not grown with the data."""
 
 _LOCAL = re.compile(r"^local(\[(\*|\d+)\])?$")
 _REMOTE = re.compile(r"^(spark|sc)://([^:/]+):(\d+)/?$")
@@ -72,7 +74,10 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
                    .config("spark.ui.enabled", "false")
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
-                   .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"))
+                   .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}")
+                   # the driver is the executor too on local[N]: room for a record of up to 16 MiB (and the
+                   # head of a larger one, a reject) in each task, whatever the size of the run
+                   .config("spark.driver.memory", os.environ.get("MAPWRIGHT_DRIVER_MEMORY", DRIVER_MEMORY)))
         builder = builder.config("spark.sql.shuffle.partitions", str(partitions or _default_partitions(url)))
     session = (builder.appName(app_name)
                .config("spark.sql.session.timeZone", "UTC")

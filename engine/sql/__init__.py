@@ -4,8 +4,8 @@
 - `lineage`: the columns a parsed snippet reads, from the tree;
 - `allowlist`: the pure scalar functions and operators a model may use (anything else is a finding);
 - `evaluate`: the pure-Python reference evaluator, with Spark's ANSI semantics on the allow-list;
-- `spark`: the compiler of methods and `where` clauses to Spark Columns (imports pyspark; import it
-  only where Spark runs).
+- `spark`: the checked SQL Spark runs, its column names bound to the columns that hold them (the
+  pipeline's method compiler, `engine.spark.methods`, builds on it).
 
 Validation, lineage and evaluation all read the same tree, so validation accepts exactly what a run
 can execute. Only `parse` is re-exported here: the model imports it while it loads, and the evaluator

@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 from corpus import BIG_DOC, LARGE_DOC, Corpus, model, write_corpus
-from sparkkit import result_doc
+from sparkkit import reference_run, rundir_doc, spark_run
 
 from engine.run.records import SHOWN_RAW, InputError
 from engine.run.reference import RunResult, run_reference
-from engine.run.rundir import RunInfo, write_run
 from engine.spark.pipeline import run_spark
 
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
@@ -62,12 +61,10 @@ def test_the_reference_rejects_every_hostile_record_and_goes_on(corpus: Corpus) 
 
 def test_spark_rejects_every_hostile_record_as_the_reference_does(spark: Any, corpus: Corpus,
                                                                   tmp_path: Path) -> None:
-    """One local[2] run over the whole corpus (a Spark run costs 20-60 s here)."""
-    on_spark = run_spark(spark, model(), corpus.data)
-    assert_every_bad_record_rejected(on_spark, corpus)
-    assert_values_kept(on_spark)
-    assert result_doc(on_spark) == result_doc(run_reference(model(), corpus.data))
-    write_run(on_spark, model(), tmp_path / "run", RunInfo("x"))
+    """One local[2] run over the whole corpus: its run directory is the reference's."""
+    spark_run(spark, model(), corpus.data, tmp_path / "run")
+    reference_run(model(), corpus.data, tmp_path / "reference")
+    assert rundir_doc(tmp_path / "run") == rundir_doc(tmp_path / "reference")
     written = [json.loads(x) for x in (tmp_path / "run" / "rejects.jsonl").read_text().splitlines()]
     assert sorted((r["file"], r["line"]) for r in written) == sorted(corpus.rejects)  # never "file": null
     assert all(" %20 #1" in r["file"] for r in written)
@@ -129,10 +126,11 @@ def test_spark_refuses_the_same_inputs_before_any_job(spark: Any, tmp_path: Path
     file_data.mkdir()
     (file_data / "changes").write_text("")
     with pytest.raises(InputError, match="changes: not a folder"):
-        run_spark(spark, model(), file_data)
+        run_spark(spark, model(), file_data, tmp_path / "out-f")
     keyed = snapshot_data(tmp_path / "k", "T.csv", "ID\n1\n1\n")
+    (tmp_path / "out-k").mkdir()
     with pytest.raises(InputError, match=r"T.csv:3: duplicate primary key \(ID=1\)"):
-        run_spark(spark, model(), keyed)
+        run_spark(spark, model(), keyed, tmp_path / "out-k")
 
 
 def test_mapwright_run_refuses_a_duplicate_snapshot_key_with_exit_2_naming_file_and_line(examples: Path,
@@ -151,14 +149,6 @@ def test_mapwright_run_refuses_a_duplicate_snapshot_key_with_exit_2_naming_file_
     assert "Traceback" not in res.stderr
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "failed" and "duplicate primary key" in manifest["reason"]
-
-
-@pytest.mark.parametrize("location", ["file:/d/my data %20 #1/a.jsonl", "file:///d/my data %20 #1/a.jsonl",
-                                      "file:/d/my%20data%20%2520%20%231/a.jsonl", "/d/my data %20 #1/a.jsonl"])
-def test_spark_file_locations_map_back_to_the_name_the_user_gave(location: str) -> None:
-    from engine.spark.stages import file_name
-
-    assert file_name(location, {"/d/my data %20 #1/a.jsonl": "data/a.jsonl"}) == "data/a.jsonl"
 
 
 def test_lines_split_on_newline_only_keep_their_bytes_and_skip_blank_ones() -> None:

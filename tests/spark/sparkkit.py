@@ -1,4 +1,4 @@
-"""Comparing runs: two RunResults (or run directories) are equal when every output is, order aside."""
+"""Comparing runs: two run directories are equal when every output is; helpers to write both engines' runs."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from engine.run.reference import RunResult
+from engine.model import Model
+from engine.run.reference import RunResult, run_reference
+from engine.run.rundir import RunInfo, RunSummary, write_run, write_spark_run
 from engine.run.values import to_json_value
+from engine.spark.pipeline import run_spark
 
 
 def _canon(items: list[Any]) -> list[str]:
@@ -28,15 +31,38 @@ def result_doc(result: RunResult) -> dict[str, Any]:
 
 
 def rundir_doc(rundir: Path) -> dict[str, Any]:
-    """Everything in a run directory but the manifest's times, engine and master."""
+    """Everything in a run directory but the manifest's times, engine and master: each Parquet file's
+    schema (its metadata aside: Spark's writer adds its own) and rows in order, each JSON file's text."""
     doc: dict[str, Any] = {}
     for path in sorted(rundir.rglob("*")):
         rel = str(path.relative_to(rundir))
         if path.suffix == ".parquet":
             table = pq.read_table(path)
-            doc[rel] = {"schema": str(table.schema), "rows": table.to_pylist()}
+            doc[rel] = {"schema": str(table.schema.remove_metadata()), "rows": table.to_pylist()}
         elif path.suffix in (".jsonl", ".json") and path.name != "manifest.json":
             doc[rel] = path.read_text()
+        elif path.is_file():
+            doc[rel] = "present"
     manifest = json.loads((rundir / "manifest.json").read_text())
     doc["manifest"] = {k: manifest[k] for k in ("status", "counts", "model_sha256")}
     return doc
+
+
+def spark_run(spark: Any, model: Model, data: Path, out: Path, progress: Any = None) -> RunSummary:
+    """Run the Spark pipeline and publish its run directory at `out`, as `mapwright run` does."""
+    return write_spark_run(lambda staged: run_spark(spark, model, data, staged, progress), model, out,
+                           lambda: RunInfo("x"))
+
+
+def reference_run(model: Model, data: Path, out: Path) -> RunResult:
+    """Run the reference and write its run directory at `out`."""
+    result = run_reference(model, data)
+    write_run(result, model, out, RunInfo("x"))
+    return result
+
+
+def both(spark: Any, model: Model, data: Path, root: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the Spark run's directory, the reference's), as `rundir_doc`s."""
+    spark_run(spark, model, data, root / "spark")
+    reference_run(model, data, root / "reference")
+    return rundir_doc(root / "spark"), rundir_doc(root / "reference")

@@ -8,13 +8,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from sparkkit import result_doc, rundir_doc
+from sparkkit import reference_run, rundir_doc, spark_run
 
 from engine.model import load_model
-from engine.run.reference import run_reference
-from engine.run.rundir import RunInfo, write_run
 from engine.sampledata import generate
-from engine.spark.pipeline import run_spark
 from resources import SAMPLE_MODEL
 
 
@@ -26,10 +23,10 @@ def test_the_debezium_sample_gives_the_same_run_directory(spark: Any, tmp_path: 
     assert not (debezium / "snapshots").exists() and not list(debezium.glob("changes/*.jsonl"))
     tombstones = sum(p.read_text().count("\nnull\n") for p in debezium.glob("changes/debezium/*/*.jsonl"))
 
-    on_spark = run_spark(spark, model, debezium)
-    assert result_doc(on_spark) == result_doc(run_reference(model, debezium))  # one decoder, both engines
-    write_run(on_spark, model, tmp_path / "from-debezium", RunInfo("local[2]"))
-    write_run(run_reference(model, mapwright), model, tmp_path / "from-mapwright", RunInfo("local[2]"))
+    spark_run(spark, model, debezium, tmp_path / "from-debezium")
+    reference_run(model, debezium, tmp_path / "reference-from-debezium")
+    assert rundir_doc(tmp_path / "from-debezium") == rundir_doc(tmp_path / "reference-from-debezium")
+    reference_run(model, mapwright, tmp_path / "from-mapwright")
 
     got, want = rundir_doc(tmp_path / "from-debezium"), rundir_doc(tmp_path / "from-mapwright")
     assert tombstones > 0 and got["manifest"]["counts"].pop("skipped") == tombstones

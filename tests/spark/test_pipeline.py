@@ -10,13 +10,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from sparkkit import result_doc, rundir_doc
+from sparkkit import both, spark_run
 
 from engine.model import Model, load_model
 from engine.rules import Severity, validate
-from engine.run.reference import run_reference
-from engine.run.rundir import RunInfo, write_run
-from engine.spark.pipeline import run_spark
 
 EXAMPLES_USED = ["ordering_conflict", "row_images"]
 
@@ -25,13 +22,11 @@ EXAMPLES_USED = ["ordering_conflict", "row_images"]
 def test_examples_equal_the_reference(spark: Any, examples: Path, name: str, tmp_path: Path) -> None:
     model = load_model(examples / name / "model.json")
     data = examples / name / "data"
-    seen: list[tuple[str, int, int]] = []
-    on_spark = run_spark(spark, model, data, lambda *event: seen.append(event))
-    assert result_doc(on_spark) == result_doc(run_reference(model, data))
-    assert seen[-1] == ("converge", 4, 4) and seen[0] == ("decode", 0, 4)
-    write_run(on_spark, model, tmp_path / "spark", RunInfo("x"))
-    write_run(run_reference(model, data), model, tmp_path / "ref", RunInfo("x"))
-    assert rundir_doc(tmp_path / "spark") == rundir_doc(tmp_path / "ref")
+    got, want = both(spark, model, data, tmp_path)
+    assert got == want
+    seen: list[tuple[Any, ...]] = []
+    spark_run(spark, model, data, tmp_path / "again", lambda *event, **tasks: seen.append(event))
+    assert seen[0] == ("decode", 0, 4) and seen[-1] == ("converge", 4, 4)
 
 
 SITES = ["A", "B", "C"]
@@ -120,4 +115,5 @@ def test_spark_equals_reference_on_random_workloads(spark: Any, tmp_path_factory
     assert not [f for f in validate(model) if f.severity is Severity.ERROR]
     data = tmp_path_factory.mktemp("data")
     write_data(data, records, snapshots, schedule)
-    assert result_doc(run_spark(spark, model, data)) == result_doc(run_reference(model, data))
+    got, want = both(spark, model, data, tmp_path_factory.mktemp("runs"))
+    assert got == want

@@ -1,0 +1,131 @@
+"""Canonical tokens: how a typed value crosses between Spark and the reference's Python as JSON.
+
+Where the reference's code runs over Arrow (a line only it can read, a transaction it runs, a group it
+folds), rows travel as JSON objects keyed by column position (`c0`, `c1`...), each value a token that
+reads back exactly: text, integers and booleans as themselves, decimals, doubles and timestamps as text
+(`"1.50"`, `"1.0E20"`, `"2026-01-05 10:00:00.5"`), bytes as hex, opaque values as their canonical text.
+Spark reads a token into the column's Spark type (`typed_sql`), Python into the reference's value
+(`value_of`); Spark writes one (`token_sql`), Python too (`token`). Both readers take both writers'
+spellings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+from engine.model.schema import Table
+from engine.model.types import SqlType
+from engine.run.values import decode_value, parse_timestamp
+from engine.spark import sqltext as sql
+from engine.spark.types import from_arrow, opaque_text, rep, table_struct
+
+READ_AS = {"text": "string", "int": "bigint", "decimal": "string", "double": "string", "timestamp": "string",
+           "bool": "boolean", "binary": "string", "opaque": "string"}
+"""The Spark type a token of each representation kind is read as from a VARIANT."""
+
+
+def token(value: Any, t: SqlType | None) -> Any:
+    """A reference value as a token (Python's spelling)."""
+    if value is None:
+        return None
+    kind = rep(t).kind if t is not None else "opaque"
+    if kind in ("text", "int", "bool"):
+        return value
+    if kind == "decimal":
+        return format(Decimal(value), "f")
+    if kind == "double":
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        return repr(float(value))
+    if kind == "timestamp":
+        return value.isoformat()
+    if kind == "binary":
+        return bytes(value).hex()
+    return opaque_text(value)
+
+
+def value_of(raw: Any, t: SqlType) -> Any:
+    """A token (either spelling) as the reference's value of type `t`."""
+    if raw is None:
+        return None
+    kind = rep(t).kind
+    if kind == "double":
+        return float(raw)
+    if kind == "timestamp":
+        return parse_timestamp(raw)
+    if kind == "binary":
+        return bytes.fromhex(raw)
+    if kind == "opaque":
+        return from_arrow(raw, rep(t))
+    return decode_value(raw, t)
+
+
+def row_tokens(values: dict[str, Any], table: Table, present: Iterable[str] | None = None) -> str:
+    """A row as a JSON object of tokens keyed by column position (only `present` columns, if given)."""
+    keep = set(present) if present is not None else None
+    return json.dumps({f"c{i}": token(values.get(c.name), c.sql_type) for i, c in enumerate(table.columns)
+                       if keep is None or c.name in keep})
+
+
+def row_values(text: str | None, table: Table, present: Iterable[str] | None = None) -> dict[str, Any] | None:
+    """A JSON object of tokens as a reference row holding exactly the `present` columns (all, if None)."""
+    if text is None:
+        return None
+    doc = json.loads(text)
+    keep = set(present) if present is not None else None
+    return {c.name: value_of(doc.get(f"c{i}"), c.sql_type) for i, c in enumerate(table.columns)
+            if keep is None or c.name in keep}
+
+
+# --- SQL ------------------------------------------------------------------------------------------------
+
+
+def typed_sql(value: str, t: SqlType) -> str:
+    """SQL reading a token (read from a VARIANT as `READ_AS`) into the column's Spark type."""
+    r = rep(t)
+    if r.kind in ("decimal", "double", "int"):
+        return f"CAST({value} AS {r.ddl})"
+    if r.kind == "timestamp":
+        return f"try_cast({value} AS TIMESTAMP)"
+    if r.kind == "binary":
+        return f"unhex(regexp_replace({value}, '^0[xX]', ''))"
+    return value
+
+
+def token_sql(value: str, t: SqlType) -> str:
+    """SQL writing a typed Spark value as a token (Spark's spelling)."""
+    kind = rep(t).kind
+    if kind in ("decimal", "double", "timestamp"):
+        return f"CAST({value} AS STRING)"
+    if kind == "binary":
+        return f"lower(hex({value}))"
+    return value
+
+
+def struct_ddl(table: Table, columns: Iterable[str] | None = None) -> str:
+    """The struct a row of tokens is read as from a VARIANT (`c0`... of the table's or the given columns)."""
+    names = list(columns) if columns is not None else [c.name for c in table.columns]
+    types = {c.name: c.sql_type for c in table.columns}
+    return "struct<" + ", ".join(f"c{i}: {READ_AS[rep(types[n]).kind]}" for i, n in enumerate(names)) + ">"
+
+
+def read_row_sql(text: str, table: Table) -> str:
+    """SQL of a row of tokens (JSON text, positions of the table's columns) as a struct of the table."""
+    raw = f"try_variant_get(parse_json({text}), '$', {sql.string(struct_ddl(table))})"
+    fields = ", ".join(f"{sql.string(c.name)}, CAST({typed_sql(f'_tok.c{i}', c.sql_type)} AS {rep(c.sql_type).ddl})"
+                       for i, c in enumerate(table.columns))
+    empty = f"CAST(NULL AS {table_struct(table).simpleString()})"
+    typed = f"transform(array({raw}), _tok -> named_struct({fields}))[0]"  # `raw` read once, as `_tok`
+    return f"(CASE WHEN {text} IS NULL THEN {empty} ELSE {typed} END)"
+
+
+def write_row_sql(row: str, table: Table) -> str:
+    """SQL of a struct of the table as a row of tokens (JSON text; NULL for a NULL row)."""
+    fields = ", ".join(f"{sql.string(f'c{i}')}, {token_sql(f'{row}.{sql.ident(c.name)}', c.sql_type)}"
+                       for i, c in enumerate(table.columns))
+    return f"CASE WHEN {row} IS NULL THEN NULL ELSE to_json(named_struct({fields})) END"

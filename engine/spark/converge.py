@@ -1,0 +1,285 @@
+"""Convergence after the last delivery (CONTRACT section 5, step 6) as one aggregation by distribution key.
+
+For each mapping, the source's final rows that satisfy its `where`, mapped through it, are compared with
+the target's rows by DKey on the mapped columns (`converge.compare_mapping` is the reference): a key
+diverges when one side lacks it or the two sides' rows differ (as multisets: equal sorted arrays). A
+target key another mapping into the table gives is not counted against this one, nor a target row whose
+value in a column this mapping sets to a constant differs from that constant.
+
+Every mapping's rows are brought to one shape (mapping, key and values as JSON text of their typed
+values, which side) and grouped once by (mapping, key): one shuffle for the whole model. The counts are
+one aggregation of that; the examples (up to 20 per mapping) are the first diverged keys in key order,
+whose few rows the driver gives to the reference's own `compare_mapping` to write them as it does. A
+mapping whose methods Spark cannot compute exactly (see `methods`) maps its source rows with the
+reference over Arrow instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from engine.model.io import dump_model
+from engine.model.methods import Constant
+from engine.model.schema import Model, Table
+from engine.model.types import SqlType
+from engine.run.context import MappingPlan, RunContext, build_context
+from engine.run.converge import MAX_EXAMPLES, compare_mapping, event_dependent, mapped_source
+from engine.run.values import ConversionError, conform
+from engine.spark import sqltext as sql
+from engine.spark.canonical import row_values, struct_ddl, token, typed_sql, write_row_sql
+from engine.spark.inworker import model_of
+from engine.spark.methods import Binding, compile_method, spark_kind_of, where
+from engine.spark.methods import conform as conform_sql
+from engine.spark.types import rep, row_from_arrow
+
+JSON_OPTIONS = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "ignoreNullFields": "false"}
+"""`to_json`/`from_json` options that keep a typed key exactly (microseconds, NULL fields)."""
+
+
+def reports(rows: dict[str, DataFrame], model: Model, sql_natively: bool = True,
+            keep: Callable[[DataFrame], DataFrame] = lambda frame: frame) -> list[dict[str, Any]]:
+    """Each mapping's convergence report (`{"mapping", "compared", "diverged", "examples"}`), by id, from
+    each table's final rows (`row`)."""
+    ctx = build_context(model)
+    mappings = [m for m in sorted(ctx.mappings.values(), key=lambda m: m.id) if m.dkey is not None]
+    mapped = {m.id: _mapped_source(rows[m.source], m, model, sql_natively) for m in mappings}
+    parts: list[DataFrame] = []
+    for mapping in mappings:
+        target = _table(model, mapping.target)
+        dkey = list(mapping.dkey or ())
+        have = _compared_columns(mapping)
+        parts.append(mapped[mapping.id].select(
+            F.lit(mapping.id).alias("mapping"), sql.col(_key_json("vals", dkey, target, have), "key_json"),
+            F.lit("source").alias("side"), F.to_json("vals", JSON_OPTIONS).alias("vals_json"),
+            F.lit(None).cast("boolean").alias("could"), F.col("unfit")))
+        parts.append(rows[mapping.target].select(
+            F.lit(mapping.id).alias("mapping"), sql.col(_key_json("row", dkey, target), "key_json"),
+            F.lit("target").alias("side"), sql.col(f"to_json({_vals('row', have)}, {_options()})", "vals_json"),
+            sql.col(_could(mapping, target), "could"), F.lit(False).alias("unfit")))
+        for other in ctx.into(mapping.target):
+            if other.id != mapping.id and other.dkey is not None and set(other.dkey) == set(dkey):
+                parts.append(mapped[other.id].select(
+                    F.lit(mapping.id).alias("mapping"),
+                    sql.col(_key_json("vals", dkey, target, _compared_columns(other)), "key_json"),
+                    F.lit("explained").alias("side"), F.lit(None).cast("string").alias("vals_json"),
+                    F.lit(None).cast("boolean").alias("could"), F.lit(False).alias("unfit")))
+    out = []
+    if parts:
+        keys = keep(_union(parts).groupBy("mapping", "key_json").agg(
+            F.array_sort(F.collect_list(F.when(F.col("side") == "source", F.col("vals_json")))).alias("s"),
+            F.array_sort(F.collect_list(F.when(F.col("side") == "target", F.col("vals_json")))).alias("t"),
+            F.max(F.when(F.col("side") == "source", 1)).alias("in_source"),
+            F.max(F.when(F.col("side") == "target", F.col("could").cast("int"))).alias("could"),
+            F.max(F.when(F.col("side") == "explained", 1)).alias("explained"),
+            F.max(F.col("unfit").cast("int")).alias("unfit"))
+            .select("mapping", "key_json",
+                    sql.col("in_source = 1 OR (explained IS NULL AND coalesce(could, 0) = 1)", "counted"),
+                    sql.col("(in_source = 1 OR (explained IS NULL AND coalesce(could, 0) = 1)) "
+                            "AND (coalesce(unfit, 0) = 1 OR NOT (s <=> t))", "diverged")))
+        counts = {r["mapping"]: (int(r["compared"]), int(r["diverged"])) for r in keys.groupBy("mapping").agg(
+            F.count(F.when(F.col("counted"), 1)).alias("compared"),
+            F.count(F.when(F.col("diverged"), 1)).alias("diverged")).collect()}
+        diverged = [m for m in mappings if counts.get(m.id, (0, 0))[1]]
+        examples = _examples(keys, diverged, mapped, rows, model, ctx) if diverged else {}
+    else:
+        counts, examples = {}, {}
+    for mapping_id in sorted(ctx.mappings):
+        mapping = ctx.mappings[mapping_id]
+        if mapping.dkey is None:
+            out.append({"mapping": mapping.id, "compared": 0, "diverged": 0, "examples": [],
+                        "note": "a journal mapping has no distribution key to compare by"})
+            continue
+        n, d = counts.get(mapping_id, (0, 0))
+        out.append({"mapping": mapping.id, "compared": n, "diverged": d, "examples": examples.get(mapping_id, [])})
+    return out
+
+
+def _options() -> str:
+    return "map(" + ", ".join(f"{sql.string(k)}, {sql.string(v)}" for k, v in JSON_OPTIONS.items()) + ")"
+
+
+def _table(model: Model, key: str) -> Table:
+    table = model.table(key)
+    assert table is not None
+    return table
+
+
+def _type(table: Table, name: str) -> SqlType:
+    column = table.column(name)
+    assert column is not None
+    return column.sql_type
+
+
+def _union(parts: list[DataFrame]) -> DataFrame:
+    out = parts[0]
+    for part in parts[1:]:
+        out = out.unionByName(part)
+    return out
+
+
+def _compared_columns(mapping: MappingPlan) -> list[str]:
+    return [c for c, m in mapping.columns.items() if not event_dependent(m)]
+
+
+def _key_struct(struct: str, dkey: list[str], target: Table, have: list[str] | None = None) -> str:
+    """A row's DKey as a struct in the target's types (`have`: the columns a mapped row holds; the others
+    are NULL, as the reference's `mapped.get` gives them)."""
+    return "named_struct(" + ", ".join(
+        f"{sql.string(c)}, {struct}.{sql.ident(c)}" if have is None or c in have
+        else f"{sql.string(c)}, CAST(NULL AS {rep(_type(target, c)).ddl})" for c in dkey) + ")"
+
+
+def _key_json(struct: str, dkey: list[str], target: Table, have: list[str] | None = None) -> str:
+    return f"to_json({_key_struct(struct, dkey, target, have)}, {_options()})"
+
+
+def _vals(struct: str, columns: list[str]) -> str:
+    if not columns:
+        return "named_struct('_', 0)"
+    return "named_struct(" + ", ".join(f"{sql.string(c)}, {struct}.{sql.ident(c)}" for c in columns) + ")"
+
+
+def _could(mapping: MappingPlan, target: Table) -> str:
+    """A target row the mapping could have written: it holds each constant the mapping sets."""
+    checks = []
+    for name, method in mapping.columns.items():
+        if isinstance(method, Constant) and target.column(name) is not None:
+            t = _type(target, name)
+            try:
+                value = conform(method.value, t)
+            except ConversionError:
+                continue
+            checks.append(f"row.{sql.ident(name)} <=> {_literal(value, t)}")
+    return sql.all_of(checks)
+
+
+def _literal(value: Any, t: SqlType) -> str:
+    r = rep(t)
+    written = token(value, t)
+    if r.kind in ("decimal", "double", "timestamp", "opaque"):
+        return f"CAST({sql.string(str(written))} AS {r.ddl})"
+    if r.kind == "binary":
+        return f"unhex({sql.string(str(written))})"
+    return sql.lit(value, r.ddl)
+
+
+# --- the source rows, mapped ----------------------------------------------------------------------------
+
+
+def _mapped_source(source_rows: DataFrame, mapping: MappingPlan, model: Model, sql_natively: bool) -> DataFrame:
+    """The source rows that satisfy the `where`, mapped: `vals` (the compared target columns, typed),
+    `unfit` (a value that does not take its target column's type: such a row diverges) and `row`."""
+    source, target = _table(model, mapping.source), _table(model, mapping.target)
+    columns = _compared_columns(mapping)
+    binding = Binding({c.name: (f"row.{sql.ident(c.name)}", c.sql_type) for c in source.columns},
+                      {"site": sql.string(source.server), "commit_ts": "CAST(NULL AS TIMESTAMP)",
+                       "txn": "CAST(NULL AS STRING)", "op": "CAST(NULL AS STRING)"},
+                      "CAST(NULL AS TIMESTAMP)",
+                      lambda bound: spark_kind_of(source_rows.select(F.expr(bound)).schema.fields[0].dataType))
+    uses_sql = mapping.where is not None or any(node.method == "expression" for m in mapping.columns.values()
+                                                 for _, node in m.walk())
+    if sql_natively or not uses_sql:
+        fields, fits, exact = [], [], []
+        for name in columns:
+            value = compile_method(mapping.columns[name], binding)
+            converted = conform_sql(value, _type(target, name))
+            fields.append(f"{sql.string(name)}, {converted.sql}")
+            fits.append(converted.fits)
+            exact.append(sql.all_of([value.ok, converted.exact]))
+        if all(e == "TRUE" for e in exact):
+            vals = f"named_struct({', '.join(fields)})" if fields else "named_struct('_', 0)"
+            return source_rows.where(sql.col(where(mapping.where, binding))).select(
+                sql.col(vals, "vals"), sql.col(f"NOT {sql.all_of(fits)}", "unfit"), "row")
+    return _mapped_by_reference(source_rows, mapping, model, target)
+
+
+def _mapped_by_reference(source_rows: DataFrame, mapping: MappingPlan, model: Model, target: Table) -> DataFrame:
+    columns = _compared_columns(mapping)
+    out_schema = f"text string, unfit boolean, row {source_rows.schema['row'].dataType.simpleString()}"
+    text = source_rows.select("row").mapInArrow(_reference_mapper(dump_model(model), mapping.id), out_schema)
+    fields = ", ".join(f"{sql.string(c)}, CAST({typed_sql(f'_r.c{i}', _type(target, c))} AS "
+                       f"{rep(_type(target, c)).ddl})" for i, c in enumerate(columns))
+    vals = f"named_struct({fields})" if fields else "named_struct('_', 0)"
+    return (text.select(sql.col(f"try_variant_get(parse_json(text), '$', {sql.string(struct_ddl(target, columns))})",
+                                "_r"), "unfit", "row")
+            .select(sql.col(vals, "vals"), "unfit", "row"))
+
+
+
+def _reference_mapper(model_text: str, mapping_id: str) -> Any:
+    """A `mapInArrow` function: source rows mapped by the reference (`converge.mapped_source`)."""
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        model = model_of(model_text)
+        ctx = build_context(model)
+        mapping = ctx.mappings[mapping_id]
+        source, target = _table(model, mapping.source), _table(model, mapping.target)
+        columns = _compared_columns(mapping)
+        for batch in batches:
+            schema = pa.schema([("text", pa.string()), ("unfit", pa.bool_()), ("row", batch.schema.field("row").type)])
+            out = []
+            for raw in batch.to_pylist():
+                row = row_from_arrow(raw["row"], source)
+                for group in mapped_source(ctx, mapping, [row] if row is not None else []).values():
+                    for mapped in group:
+                        unfit, tokens = False, {}
+                        for i, name in enumerate(columns):
+                            t = _type(target, name)
+                            try:
+                                tokens[f"c{i}"] = token(conform(mapped.get(name), t), t)
+                            except ConversionError:
+                                unfit, tokens[f"c{i}"] = True, None
+                        out.append({"text": json.dumps(tokens), "unfit": unfit, "row": raw["row"]})
+            yield pa.RecordBatch.from_pylist(out, schema=schema)
+    return run
+
+
+# --- examples -------------------------------------------------------------------------------------------
+
+
+def _examples(keys: DataFrame, mappings: list[MappingPlan], mapped: dict[str, DataFrame],
+              rows: dict[str, DataFrame], model: Model, ctx: RunContext) -> dict[str, list[dict[str, Any]]]:
+    """The diverged mappings' first keys' examples, as the reference writes them: one job finds each
+    mapping's first diverged keys in key order, one brings their rows, `compare_mapping` writes them."""
+    firsts = []
+    for mapping in mappings:
+        target = _table(model, mapping.target)
+        dkey = list(mapping.dkey or ())
+        ddl = "struct<" + ", ".join(f"{sql.ident(c)}: {rep(_type(target, c)).ddl}" for c in dkey) + ">"
+        firsts.append(keys.where((F.col("mapping") == mapping.id) & F.col("diverged"))
+                      .select("mapping", "key_json", sql.col(f"from_json(key_json, {sql.string(ddl)}, {_options()})",
+                                                             "key"))
+                      .orderBy(*(F.col("key")[c].asc_nulls_first() for c in dkey)).limit(MAX_EXAMPLES)
+                      .select("mapping", "key_json"))
+    wanted: dict[str, list[str]] = {}
+    for r in _union(firsts).collect():
+        wanted.setdefault(r["mapping"], []).append(r["key_json"])
+    found = []
+    for mapping in mappings:
+        source, target = _table(model, mapping.source), _table(model, mapping.target)
+        dkey, keys_of = list(mapping.dkey or ()), wanted.get(mapping.id, [])
+        found.append(rows[mapping.target].where(sql.col(_key_json("row", dkey, target)).isin(keys_of)).select(
+            F.lit(mapping.id).alias("mapping"), F.lit("target").alias("side"),
+            sql.col(write_row_sql("row", target), "text")))
+        have = _compared_columns(mapping)
+        found.append(mapped[mapping.id].where(sql.col(_key_json("vals", dkey, target, have)).isin(keys_of)
+                                              | F.col("unfit")).limit(10_000).select(
+            F.lit(mapping.id).alias("mapping"), F.lit("source").alias("side"),
+            sql.col(write_row_sql("row", source), "text")))
+    sides: dict[str, dict[str, list[dict[str, Any]]]] = {m.id: {"source": [], "target": []} for m in mappings}
+    for r in _union(found).collect():
+        mapping = ctx.mappings[r["mapping"]]
+        table = _table(model, mapping.source if r["side"] == "source" else mapping.target)
+        sides[r["mapping"]][r["side"]].append(row_values(r["text"], table) or {})
+    out = {}
+    for mapping in mappings:
+        given = sides[mapping.id]
+        tables = ({mapping.source: given["source"] + given["target"]} if mapping.source == mapping.target
+                  else {mapping.source: given["source"], mapping.target: given["target"]})
+        out[mapping.id] = compare_mapping(ctx, mapping, tables)["examples"][:MAX_EXAMPLES]
+    return out

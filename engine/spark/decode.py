@@ -1,0 +1,464 @@
+"""Change records as typed rows: Spark parses each line and types it by its table's replication definition.
+
+Every line is parsed once by Spark (`try_parse_json`, a VARIANT that keeps each JSON token's kind). A
+record goes the native way when Spark can show that the reference would accept it and type it as Spark
+does (`clean`): one pattern over `schema_of_variant` checks the record's shape and the kind of every
+token against its table, version and op; the values, read with an explicit struct type per table and
+version (`try_variant_get(v, '$.after', 'struct<...>')`), are checked against the version's and the
+table's current types (ranges, lengths, formats).
+
+A line that is not clean is not guessed at: the reference's own decoder reads it (`records.decode_record`,
+or `debezium.decode_event` for a Debezium file) over Arrow, in the executors. It says reject, with the
+reference's reason, or accepts the record and writes it back *normalized* (each value a canonical token,
+the images keyed by position in the version's columns), which the native reading types exactly. So the
+reasons of rejects are the reference's, word for word, and a well-formed stream never leaves Spark.
+
+A record's images are structs of its table's current columns (`b_<id>`, `a_<id>`), NULL where the
+record's version lacks the column (`version` says which it has). A record whose version types a column
+otherwise than the table does today (another decimal scale, another family) is read by the reference and
+marked `force_python`: its transaction takes the reference's path (`neteffect`), which decodes its text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from engine.model.io import dump_model
+from engine.model.schema import Model, Table
+from engine.model.types import SqlType, TypeFamily
+from engine.run.context import identity_columns
+from engine.run.debezium import Skip, SnapshotRow, decode_event
+from engine.run.records import (
+    COMMIT_TS_END,
+    COMMIT_TS_MIN,
+    MAX_RECORD_BYTES,
+    ChangeRecord,
+    Reject,
+    decode_record,
+    oversize_reject,
+    shown_reject,
+    versions_of,
+)
+from engine.run.rundir import jsonl_line
+from engine.run.values import INTEGER_BITS, REAL_MAX, parse_timestamp
+from engine.spark import sqltext as sql
+from engine.spark.canonical import READ_AS, row_tokens, token, typed_sql, value_of
+from engine.spark.inworker import model_of
+from engine.spark.types import rep, same_rep, table_ids, table_struct
+
+SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""Names the kind pattern spells as they are; a table with other names is read by the reference."""
+
+ISO_TIMESTAMP = (r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+                 r"([T ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?"
+                 r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?)?$")
+"""Timestamps Spark's cast and Python's `fromisoformat` read alike (what either refuses goes to the
+reference)."""
+COMMIT_YEARS = r"^(19[0-9]{2}|[2-8][0-9]{3})-"
+VALUE_YEARS = r"^[1-8][0-9]{3}-"
+"""Years no offset can carry out of what either side holds."""
+HEX = r"^(0[xX])?([0-9a-fA-F]{2})*$"
+RED_FLAGS = r"\\u[dD][89a-fA-F]|[:\[,]\s*-0+(\.0+)?([eE][+-]?[0-9]+)?\s*[,}\]]"
+"""What Spark's JSON reading holds otherwise than Python's: escaped surrogates (Python keeps a lone one,
+which the reference refuses) and a negative zero (Spark drops its sign). Such a line goes to the reference."""
+DECIMAL_15 = r"DECIMAL\(([1-9]|1[0-5]),[0-9]+\)"
+"""A JSON number of at most 15 significant digits: Python's float of it prints back the same decimal, so
+the reference's `Decimal(repr(float))` is the exact value Spark reads."""
+DOUBLE_MAX = 1.7976931348623157e308
+
+RECORD_KINDS = "kind string, file_ord int, line long, text string, table string, reject string"
+"""What the reference's reading of a line gives: `record` (a normalized record in `text`), `snapshot` (a
+Debezium `r` event: the row as tokens in `text`, its table key in `table`), `skip`, `reject` (the
+rejects.jsonl line in `reject`)."""
+
+_RAW = {"text": "string", "int": "bigint", "decimal": "decimal(38,18)", "double": "double", "timestamp": "string",
+        "bool": "string", "binary": "string", "opaque": "string"}
+"""How a clean token is read before it is checked (`_fits`) and typed (`clean_typed_sql`)."""
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """The typed records (wide: a before and an after struct per table) and the reference's reading of
+    the other lines (`RECORD_KINDS`)."""
+
+    records: DataFrame
+    read_by_reference: DataFrame
+    tables: dict[str, str]  # table key -> id (`t3`)
+
+
+def decode(lines: DataFrame, model: Model, names: Sequence[str], debezium: dict[int, str],
+           keep: Callable[[DataFrame], DataFrame] = lambda frame: frame) -> Decoded:
+    """`lines` (file_ord, line, text) -> typed records. `names` are the files as rejects name them (by
+    file_ord); `debezium` maps the file_ord of each Debezium file to its server. `keep` materializes what
+    is read twice (the reference's reading)."""
+    ids = table_ids(model)
+    is_debezium = F.col("file_ord").isin(list(debezium)) if debezium else F.lit(False)
+    parsed = _with_raw_images(lines.where(~is_debezium), model, ids, trusted=False)
+    parsed = parsed.withColumn("clean", sql.col(clean(model, ids)))
+    doubtful = (parsed.where(~F.col("clean")).select("file_ord", "line", "text", "size")
+                .unionByName(lines.where(is_debezium).select("file_ord", "line", "text", "size")))
+    read = keep(doubtful.select("file_ord", "line", F.col("text").cast("binary").alias("data"), "size")
+                .mapInArrow(_read_by_reference(dump_model(model), list(names), debezium), RECORD_KINDS))
+    normalized = _with_raw_images(read.where(F.col("kind") == "record").select(
+        "file_ord", "line", "text", F.lit(0).alias("size")), model, ids, trusted=True)
+    records = (parsed.where(F.col("clean")).select(*record_columns(model, ids, trusted=False))
+               .unionByName(normalized.select(*record_columns(model, ids, trusted=True))))
+    return Decoded(records, read, ids)
+
+
+def _with_raw_images(lines: DataFrame, model: Model, ids: dict[str, str], trusted: bool) -> DataFrame:
+    """Lines with their VARIANT `v`, the envelope's fields read once (`_site`, `_name`, `_key`, `_op`,
+    `_asked`), and each image of its table read as a struct of tokens (`_rb_<id>`, `_ra_<id>`; a normalized
+    record's per version, `_rb_<id>_<k>`): one projection each, so that later expressions refer to columns
+    instead of repeating the reads."""
+    parsed = lines.withColumn("v", sql.col(f"CASE WHEN size <= {MAX_RECORD_BYTES} THEN try_parse_json(text) END"))
+    parsed = parsed.select("*", sql.col(_get("$.site", "string"), "_site"),
+                           sql.col(_get("$.table", "string"), "_name"), sql.col(_get("$.op", "string"), "_op"),
+                           sql.col(_get("$.schema_version", "bigint"), "_asked"))
+    parsed = parsed.withColumn("_key", F.concat(F.col("_site"), F.lit("."), F.col("_name")))
+    raws = []
+    for table in model.tables:
+        if not trusted and not natively_read(table):
+            continue
+        this = f"_key = {sql.string(table.key)}"
+        for side, name in (("b", "before"), ("a", "after")):
+            tid = ids[table.key]
+            if trusted:  # one column per version: their structs differ
+                for k, number in enumerate(versions_of(table)):
+                    chosen = this if number is None else f"{this} AND {_version_asked(table)} = {number}"
+                    raws.append(sql.col(sql.case([(chosen, _canonical_raw(table, number, name))]),
+                                        f"_r{side}_{tid}_{k}"))
+            else:
+                raws.append(sql.col(sql.case([(this, _raw(table, name))]), f"_r{side}_{tid}"))
+    return parsed.select("*", *raws)
+
+
+def _version_asked(table: Table) -> str:
+    latest = table.latest_definition()
+    return f"coalesce(_asked, {latest.version if latest else -1})"
+
+
+def record_columns(model: Model, ids: dict[str, str], trusted: bool) -> list[Column]:
+    """file_ord, line, text (the line; a normalized record's tokens, `normalized`), the envelope, and two
+    image structs per table (see `_with_raw_images`)."""
+    return [F.col("file_ord"), F.col("line"), F.col("text"), F.lit(trusted).alias("normalized"), *_envelope(model),
+            *(sql.col(_image(table, ids[table.key], side, trusted), f"{side}_{ids[table.key]}")
+              for table in model.tables for side in ("b", "a"))]
+
+
+def natively_read(table: Table) -> bool:
+    """Whether Spark may read `table`'s records itself: its names are spelled plainly in the kind pattern."""
+    names = [table.name, table.server, *(c for v in versions_of(table).values() for c in v.types)]
+    return all(SIMPLE_NAME.fullmatch(n) for n in names)
+
+
+def plain_versions(table: Table) -> dict[int | None, dict[str, SqlType | None]]:
+    """The table's versions whose columns hold values as the table's current columns do (`same_rep`):
+    only their records can be read natively."""
+    out = {}
+    for number, definition in versions_of(table).items():
+        if all(table.column(c) is None or same_rep(t, table.column(c).sql_type)  # type: ignore[union-attr]
+               for c, t in definition.types.items()):
+            out[number] = definition.types
+    return out
+
+
+# --- the clean test -------------------------------------------------------------------------------------
+
+
+def clean(model: Model, ids: dict[str, str]) -> str:
+    """True when Spark reads the line (its VARIANT `v`) exactly as the reference would accept it."""
+    line_ok = sql.all_of(["is_valid_utf8(text)", f"size <= {MAX_RECORD_BYTES}",
+                          f"NOT (text RLIKE {sql.string(RED_FLAGS)})", "v IS NOT NULL", _txn_ok(), _commit_ok()])
+    shape = "regexp_replace(schema_of_variant(v), '>', ', >')"
+    by_table = []
+    for table in model.tables:
+        if not natively_read(table):
+            continue  # read by the reference
+        latest = table.latest_definition()
+        by_version = []
+        for number, types in plain_versions(table).items():
+            if number is None:
+                chosen = "(_asked IS NULL OR _asked = 1)"
+            elif latest is not None and latest.version == number:
+                chosen = f"(_asked IS NULL OR _asked = {number})"
+            else:
+                chosen = f"_asked = {number}"
+            shaped = [(f"_op = {sql.string(kind)}", f"{shape} RLIKE {sql.string(pattern)}")
+                      for kind in ("I", "U", "D") for pattern in [record_pattern(table, types, kind)] if pattern]
+            if shaped:
+                by_version.append((chosen, sql.all_of([sql.case(shaped), _values_ok(table, types, ids[table.key])])))
+        if by_version:
+            by_table.append((f"_key = {sql.string(table.key)}", sql.case(by_version)))
+    if not by_table:
+        return "FALSE"
+    return f"coalesce({line_ok} AND {sql.case(by_table)}, FALSE)"
+
+
+def record_pattern(table: Table, types: dict[str, SqlType | None], op: str) -> str | None:
+    """The pattern `schema_of_variant` of a clean record of `table` in this version and op matches (once
+    every `>` is written `, >`, so each field ends with `, `); None when no record of it can be clean (the
+    version lacks a key column, or a column no clean token can fill)."""
+    keys = set(identity_columns(table)) if table.primary_key or table.unique_indexes else set()
+    if not keys <= set(types):
+        return None
+    items = []
+    for name in sorted(types):
+        kinds = token_kinds(types[name])
+        if name in keys and not kinds:
+            return None
+        if name not in keys:
+            kinds = [*kinds, "VOID"]
+        optional = "" if name in keys else "?"
+        items.append(f"(?:{re.escape(name)}: (?:{'|'.join(kinds)}), ){optional}")
+    image = f"OBJECT<(?:, |{''.join(items)})>"
+    after = f"after: {image}, " if op in ("I", "U") else "(?:after: VOID, )?"
+    before = f"before: {image}, " if op in ("U", "D") else "(?:before: VOID, )?"
+    return (f"^OBJECT<{after}{before}commit_ts: STRING, op: STRING, (?:schema_version: (?:BIGINT|VOID), )?"
+            f"(?:seq: BIGINT, )?site: STRING, table: STRING, txn: (?:STRING|BIGINT), >$")
+
+
+def token_kinds(t: SqlType | None) -> list[str]:
+    """The JSON token kinds a clean value of type `t` may be (a JSON null, VOID, is added by the caller)."""
+    if t is None:
+        return []
+    return {"text": ["STRING", "BIGINT"], "int": ["BIGINT"], "decimal": ["BIGINT", DECIMAL_15],
+            "double": ["BIGINT", DECIMAL_15, "DOUBLE"], "timestamp": ["STRING"], "bool": ["BOOLEAN", "BIGINT"],
+            "binary": ["STRING"]}.get(rep(t).kind, [])
+
+
+def _values_ok(table: Table, types: dict[str, SqlType | None], tid: str) -> str:
+    """Every value of the record's images fits its version's type and the table's current type."""
+    checks = []
+    for side in ("b", "a"):
+        for name, t in types.items():
+            value = f"_r{side}_{tid}.{sql.ident(name)}"
+            current = table.column(name)
+            for check in {str(x): x for x in (t, current.sql_type if current else None) if x is not None}.values():
+                fits = token_fits(value, check)
+                if fits is not None:
+                    checks.append(f"({value} IS NULL OR coalesce({fits}, FALSE))")
+    return sql.all_of(checks)
+
+
+def token_fits(value: str, t: SqlType) -> str | None:
+    """Whether a clean token read as `_RAW` (not NULL) is a value of type `t`; None when every one is."""
+    kind = rep(t).kind
+    if kind == "text":
+        if t.family is TypeFamily.CHARACTER and t.length is not None:
+            return f"char_length({value}) <= {t.length}"
+        return None
+    if kind == "int":
+        bits = INTEGER_BITS.get(t.name, 64)
+        return f"{value} BETWEEN {-(2 ** (bits - 1))} AND {2 ** (bits - 1) - 1}" if bits < 64 else None
+    if kind == "decimal":
+        digits = (t.precision or 38) - (t.scale or 0)
+        if digits >= 38 - (t.scale or 0):
+            return None  # DECIMAL(38, s) holds no more
+        return f"abs(CAST({value} AS DECIMAL(38,{t.scale or 0}))) < CAST('{10 ** digits}' AS DECIMAL(38,0))"
+    if kind == "double":
+        limit = REAL_MAX if t.name == "REAL" else DOUBLE_MAX
+        return f"(NOT isnan({value}) AND abs({value}) <= {sql.lit(limit)})"
+    if kind == "timestamp":
+        return (f"({value} RLIKE {sql.string(ISO_TIMESTAMP)} AND {value} RLIKE {sql.string(VALUE_YEARS)}"
+                f" AND try_cast({value} AS TIMESTAMP) IS NOT NULL)")
+    if kind == "bool":
+        return f"lower({value}) IN ('true', 'false', '0', '1')"
+    if kind == "binary":
+        return f"{value} RLIKE {sql.string(HEX)}"
+    return "FALSE"
+
+
+def _txn_ok() -> str:
+    return f"coalesce({_get('$.txn', 'string')} <> '', FALSE)"
+
+
+def _commit_ok() -> str:
+    text = _get("$.commit_ts", "string")
+    ts = f"try_cast({text} AS TIMESTAMP)"
+    return (f"coalesce({text} RLIKE {sql.string(ISO_TIMESTAMP)} AND {text} RLIKE {sql.string(COMMIT_YEARS)}"
+            f" AND {ts} >= {sql.lit(COMMIT_TS_MIN)} AND {ts} < {sql.lit(COMMIT_TS_END)}, FALSE)")
+
+
+# --- reading typed values -------------------------------------------------------------------------------
+
+
+def _get(json_path: str, spark_type: str) -> str:
+    """The value at `json_path` of the line's VARIANT `v`, read as `spark_type` (NULL for a JSON null)."""
+    return f"try_variant_get(v, {sql.string(json_path)}, {sql.string(spark_type)})"
+
+
+def _raw(table: Table, side: str) -> str:
+    """A clean record's image of `table` read as a struct of its columns in every plain version, each as
+    `_RAW` reads it (a field the image lacks is NULL)."""
+    fields: dict[str, str] = {}
+    for types in plain_versions(table).values():
+        for name, t in types.items():
+            current = table.column(name)
+            typed = current.sql_type if current is not None else t
+            fields.setdefault(name, _RAW[rep(typed).kind] if typed is not None else "string")
+    ddl = ", ".join(f"{sql.ident(n)}: {t}" for n, t in fields.items())
+    return _get(f"$.{side}", f"struct<{ddl}>")
+
+
+def _canonical_raw(table: Table, number: int | None, side: str) -> str:
+    """A normalized record's image (keys `c0`, `c1`... in the version's column order) as a struct."""
+    types = versions_of(table)[number].types
+    ddl = ", ".join(f"c{i}: {READ_AS[rep(t).kind] if t is not None else 'string'}"
+                    for i, t in enumerate(types.values()))
+    return _get(f"$.{side}", f"struct<{ddl}>")
+
+
+def _envelope(model: Model) -> list[Column]:
+    """site, txn, seq, commit_ts, table (key), op, version (NULL: the implicit one), force_python."""
+    numbers, odd = [], []
+    for table in model.tables:
+        latest = table.latest_definition()
+        this = f"_key = {sql.string(table.key)}"
+        resolved = "CAST(NULL AS INT)" if latest is None else f"coalesce(_asked, {latest.version})"
+        numbers.append((this, resolved))
+        versions = [v for v in versions_of(table) if v not in plain_versions(table)]
+        if versions:
+            flag = f"{resolved} IN ({', '.join(str(v) for v in versions)})" if latest is not None else "TRUE"
+            odd.append((this, flag))
+    return [F.col("_site").alias("site"), sql.col(_get("$.txn", "string"), "txn"),
+            sql.col(f"coalesce({_get('$.seq', 'bigint')}, 0)", "seq"),
+            sql.col(f"try_cast({_get('$.commit_ts', 'string')} AS TIMESTAMP)", "commit_ts"),
+            F.col("_key").alias("table"), F.col("_op").alias("op"),
+            sql.col(f"CAST({sql.case(numbers)} AS INT)", "version"),
+            sql.col(f"coalesce({sql.case(odd)}, FALSE)", "force_python")]
+
+
+def _image(table: Table, tid: str, side: str, trusted: bool) -> str:
+    """The record's before (`b`) or after (`a`) image of `table` as a struct of its current columns; NULL
+    for a record of another table or without that image."""
+    empty = f"CAST(NULL AS {table_struct(table).simpleString()})"
+    if not trusted and not natively_read(table):
+        return empty
+    if trusted:
+        branches = []
+        for k, definition in enumerate(versions_of(table).values()):
+            raw = f"_r{side}_{tid}_{k}"
+            positions = {c: i for i, c in enumerate(definition.types)}
+            fields = [f"CAST({typed_sql(f'{raw}.c{positions[c.name]}', c.sql_type)} AS {rep(c.sql_type).ddl})"
+                      if c.name in positions else f"CAST(NULL AS {rep(c.sql_type).ddl})" for c in table.columns]
+            branches.append((f"{raw} IS NOT NULL", _struct(table, fields)))
+        return sql.case(branches, empty)
+    raw = f"_r{side}_{tid}"
+    known = {n for types in plain_versions(table).values() for n in types}
+    fields = [clean_typed_sql(f"{raw}.{sql.ident(c.name)}", c.sql_type) if c.name in known
+              else f"CAST(NULL AS {rep(c.sql_type).ddl})" for c in table.columns]
+    return sql.case([(f"{raw} IS NOT NULL", _struct(table, fields))], empty)
+
+
+def _struct(table: Table, fields: list[str]) -> str:
+    return "named_struct(" + ", ".join(f"{sql.string(c.name)}, {f}" for c, f in zip(table.columns, fields,
+                                                                                     strict=True)) + ")"
+
+
+def clean_typed_sql(value: str, t: SqlType) -> str:
+    """A clean token read as `_RAW` in the column's Spark type."""
+    r = rep(t)
+    kind = r.kind
+    if kind == "decimal":
+        return f"CAST(CAST({value} AS DECIMAL(38,{t.scale or 0})) AS {r.ddl})"
+    if kind == "bool":
+        return f"lower({value}) IN ('true', '1')"
+    return typed_sql(value, t)
+
+
+# --- the reference's reading of the rest -----------------------------------------------------------------
+
+
+
+_READ_SCHEMA = pa.schema([("kind", pa.string()), ("file_ord", pa.int32()), ("line", pa.int64()),
+                          ("text", pa.string()), ("table", pa.string()), ("reject", pa.string())])
+
+
+def _read_by_reference(model_text: str, names: list[str], debezium: dict[int, str]) -> Any:
+    """A `mapInArrow` function: each line the native reading left, read by the reference."""
+    def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        model = model_of(model_text)
+        out: list[dict[str, Any]] = []
+        for batch in batches:
+            for row in batch.to_pylist():
+                ordinal, line = row["file_ord"], row["line"]
+                server = debezium.get(ordinal)
+                if row["size"] > MAX_RECORD_BYTES:  # only its head came over: the reject says the size
+                    over = oversize_reject(row["data"], row["size"])
+                    result: Any = shown_reject(names[ordinal], line, over.reason, over.raw)
+                elif server is None:
+                    result = decode_record(row["data"], names[ordinal], line, model)
+                else:
+                    result = decode_event(row["data"], server, names[ordinal], line, model)
+                out.append(_read_row(result, ordinal, model))
+                if len(out) >= 4096:
+                    yield pa.RecordBatch.from_pylist(out, schema=_READ_SCHEMA)
+                    out = []
+        if out:
+            yield pa.RecordBatch.from_pylist(out, schema=_READ_SCHEMA)
+    return read
+
+
+def _read_row(result: Any, ordinal: int, model: Model) -> dict[str, Any]:
+    row: dict[str, Any] = {"kind": None, "file_ord": ordinal, "line": result.line, "text": None, "table": None,
+                           "reject": None}
+    if isinstance(result, ChangeRecord):
+        row.update(kind="record", text=normalized_record(result, model))
+    elif isinstance(result, SnapshotRow):
+        table = model.table(result.table)
+        assert table is not None
+        row.update(kind="snapshot", table=result.table, text=row_tokens(result.row, table))
+    elif isinstance(result, Skip):
+        row.update(kind="skip")
+    else:
+        assert isinstance(result, Reject)
+        row.update(kind="reject", reject=jsonl_line(result.as_dict()))
+    return row
+
+
+def normalized_record(record: ChangeRecord, model: Model) -> str:
+    """An accepted record written back so that the native reading types it exactly: each image an object
+    keyed by position in its version's columns (`c0`...), each value a canonical token."""
+    table = model.table(record.table)
+    assert table is not None
+    types = versions_of(table)[record.version].types
+    doc: dict[str, Any] = {"site": record.site, "txn": record.txn, "seq": record.seq,
+                           "commit_ts": record.commit_ts.isoformat(), "table": table.name, "op": record.op,
+                           "schema_version": record.version}
+    for side, image in (("before", record.before), ("after", record.after)):
+        if image is not None:
+            doc[side] = {f"c{i}": token(image.get(name), t) for i, (name, t) in enumerate(types.items())}
+    return json.dumps(doc)
+
+
+def record_of(text: str, normalized: bool, line: int, model: Model) -> ChangeRecord:
+    """A record of the records Spark typed, as the reference's `ChangeRecord`: its line decoded again, or
+    a normalized record's tokens read back (exactly the values the reference gave it)."""
+    if not normalized:
+        record = decode_record(text, "", line, model)
+        assert isinstance(record, ChangeRecord)  # Spark accepted it only as the reference would
+        return record
+    doc = json.loads(text)
+    table = model.table(f"{doc['site']}.{doc['table']}")
+    assert table is not None
+    version = versions_of(table)[doc["schema_version"]]
+    images = {side: None if doc.get(side) is None else
+              {name: None if t is None else value_of(doc[side].get(f"c{i}"), t) if doc[side].get(f"c{i}") is not None
+               else None for i, (name, t) in enumerate(version.types.items())}
+              for side in ("before", "after")}
+    for side, image in images.items():
+        if image is not None:  # an untyped version column keeps its JSON value, as decoding does
+            for i, (name, t) in enumerate(version.types.items()):
+                if t is None:
+                    image[name] = doc[side].get(f"c{i}")
+    return ChangeRecord("", line, doc["site"], doc["txn"], doc["seq"], parse_timestamp(doc["commit_ts"]), table.key,
+                        doc["op"], images["before"], images["after"], version.number, tuple(version.types))

@@ -1,0 +1,74 @@
+"""The lines of change files, read by Spark's text reader with the line numbers the reference gives them.
+
+Spark's text source splits large files across tasks and gives no line numbers. Each row's position is
+`monotonically_increasing_id()` (its partition and its place there) with the byte offset of its file
+split (`_metadata.file_block_start`): one small aggregation counts the lines of every split, the driver
+adds them up per file (a few numbers per split, never the data), and each line gets `offset + place + 1`.
+
+Lines end at `\\n` only (a `\\r` before it is dropped, a byte-order mark at the start of a file is skipped
+by the reader, as `records.split_lines` does); lines holding only blanks are not records. The text keeps
+its bytes as they are: a line that is not UTF-8 reaches decoding as it is, and is a reject there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from engine.run.records import BLANK, MAX_RECORD_BYTES, SHOWN_RAW
+
+LINES = "file_ord int, line long, text string, size int, blank boolean"
+"""What `read_lines` gives: the file's place in the reference's order, the line number from 1, the text (its
+first `SHOWN_RAW` bytes only, for a line over `MAX_RECORD_BYTES`), its size in bytes, whether it is blank."""
+
+
+def glob_escaped(path: str) -> str:
+    """`path` with Hadoop's glob characters escaped, so that a folder named `data [2]` is read as named."""
+    return re.sub(r"([\\\[\]{}*?])", r"\\\1", path)
+
+
+def read_lines(spark: SparkSession, files: Sequence[str]) -> DataFrame:
+    """Every line of `files` (absolute paths, in the order the reference reads them) but the empty ones,
+    with `blank` set on those of blanks only (no change record; a CSV row of spaces is a row)."""
+    if not files:
+        return spark.createDataFrame([], LINES)
+    raw = (spark.read.option("lineSep", "\n").text([glob_escaped(p) for p in files])
+           .select(F.col("value"), F.col("_metadata.file_path").alias("uri"),
+                   F.col("_metadata.file_block_start").alias("block"),
+                   F.monotonically_increasing_id().alias("place")))
+    splits = raw.groupBy("uri", "block").agg(F.min("place").alias("first"), F.count("*").alias("n")).collect()
+    ordinals = _ordinals(files, {s["uri"] for s in splits})
+    rows: list[tuple[str, int, int, int, int]] = []
+    for uri in sorted({s["uri"] for s in splits}, key=lambda u: ordinals[u]):
+        offset = 0
+        for split in sorted((s for s in splits if s["uri"] == uri), key=lambda s: s["block"]):
+            rows.append((uri, split["block"], ordinals[uri], split["first"], offset))
+            offset += split["n"]
+    starts = spark.createDataFrame(rows, "uri string, block long, file_ord int, first long, before long")
+    whole = F.when(F.col("value").endswith("\r"), F.expr("substring(value, 1, length(value) - 1)")) \
+        .otherwise(F.col("value"))
+    size = F.octet_length(whole)
+    text = F.when(size > MAX_RECORD_BYTES,  # a record over the limit is a reject: its head and size say enough
+                  F.substring(whole.cast("binary"), 1, SHOWN_RAW).cast("string")).otherwise(whole)
+    empty = (F.col("value") == F.lit("")) | (F.col("value") == F.lit("\r"))
+    blank = F.btrim(F.col("value"), F.lit(BLANK)) == F.lit("")
+    return (raw.where(~empty).join(F.broadcast(starts), ["uri", "block"])
+            .select(F.col("file_ord"), (F.col("place") - F.col("first") + F.col("before") + 1).alias("line"),
+                    text.alias("text"), size.alias("size"), blank.alias("blank")))
+
+
+def _ordinals(files: Sequence[str], uris: set[str]) -> dict[str, int]:
+    """Each location Spark read (a `file:` URI, percent-escaped its own way) -> the place of its file."""
+    places = {str(Path(path).resolve()): i for i, path in enumerate(files)}
+    out = {}
+    for uri in uris:
+        path = unquote(urlsplit(uri).path) if uri.startswith("file:") else uri
+        if path not in places:
+            raise RuntimeError(f"Spark read {uri}, which is none of the files it was given")  # never expected
+        out[uri] = places[path]
+    return out

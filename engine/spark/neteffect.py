@@ -1,0 +1,379 @@
+"""Transactions -> local commits and deliveries (CONTRACT section 5, steps 2 to 4), over typed columns.
+
+One window over each transaction (site, txn) gives its commit time, each record's place in it and the
+place of its table's first record. Where every chain of the transaction is a single operation (one
+record a row: the usual case), Spark computes everything natively: each mapping's `where` on the before
+and after images, its distribution key (a key that changes sends a delete and an insert), the table of
+seed 004 (`net_effect.decide`), the mapped images in the target's types, the delivery time by the
+schedule, and each delivery's place in the transaction (`seq`, numbered as the reference numbers it).
+
+A transaction goes the reference's way instead (`reference.local_events`, `transaction_deliveries`, over
+Arrow, one Python call per transaction) when it must: a chain of several operations (a row changed twice,
+a key that moves), a record typed otherwise than the table today (`decode.force_python`), or a value
+Spark cannot give exactly as the reference does (`methods.Typed.ok`) or that does not fit its target
+column (the reference queues that change with its reason). Its events come back as canonical tokens and
+are typed natively, so both paths give the same typed events.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from engine.model.io import dump_model
+from engine.model.schema import Model, Table
+from engine.run.context import MappingPlan, RunContext, build_context
+from engine.run.records import versions_of
+from engine.run.reference import Transaction, local_events, transaction_deliveries
+from engine.run.schedule import Schedule, parse_schedule
+from engine.run.values import ConversionError, conform, row_to_json
+from engine.spark import sqltext as sql
+from engine.spark.canonical import read_row_sql, token
+from engine.spark.decode import record_of
+from engine.spark.inworker import context_of, model_of, schedule_of
+from engine.spark.methods import Binding, Typed, cast_value, compile_method, spark_kind_of, where
+from engine.spark.methods import conform as conform_sql
+from engine.spark.types import rep, table_opaque, table_struct
+
+BEGINNING = datetime.min.replace(tzinfo=UTC)
+EVENT_COLUMNS = ("kind", "rank", "at", "commit_ts", "origin", "txn", "seq", "op", "mapping", "version", "error",
+                 "old_json", "new_json", "old", "new")
+"""An event of one target table: what applies at its site (`fold.fold_events`'s dicts, typed): `rank` is 0
+for a snapshot row, 1 a local commit, 2 a delivery; `version` says which columns a local commit carries,
+`mapping` those a delivery carries; `error` a delivery the reference could not map (queued as it is, its
+images as `old_json`/`new_json`)."""
+
+REFERENCE_EVENTS = ("dest string, kind string, at timestamp, commit_ts timestamp, origin string, txn string, "
+                    "seq long, op string, mapping string, version int, error string, old_text string, "
+                    "new_text string, old_json string, new_json string, filtered long")
+"""What the reference's path gives for a transaction: its events (images as canonical tokens keyed by the
+target's column positions) and, in a row of kind `filtered`, how many (chain, mapping) pairs sent nothing."""
+
+
+@dataclass(frozen=True)
+class Events:
+    """Per target table key, its events (`EVENT_COLUMNS`); and the transactions' records with their
+    counts (`filtered`, `deliveries` as columns of `transactions`, `reference` for the rest)."""
+
+    tables: dict[str, DataFrame]
+    transactions: DataFrame
+    reference: DataFrame
+
+
+def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model, ids: dict[str, str],
+               schedule_doc: dict[str, Any], sql_natively: bool = True,
+               keep: Callable[[DataFrame], DataFrame] = lambda frame: frame) -> Events:
+    """Typed records -> events per target table. `sql_natively` False sends every transaction whose table
+    a mapping with a `where` or an `expression` reads to the reference (a run whose SQL failed on a row
+    in Spark runs again so: the reference queues that row's change, with the reason)."""
+    ctx = build_context(model)
+    schedule = parse_schedule(schedule_doc)
+    txns = keep(_transactions(records, model, ctx, ids, sql_natively))
+    reference_records = txns.where(F.col("_complex")).select("site", "txn", "file_ord", "line", "text", "normalized")
+    reference = keep(reference_records.groupBy("site", "txn").applyInArrow(
+        _reference_path(dump_model(model), json.dumps(schedule_doc)), REFERENCE_EVENTS))
+    native = txns.where(~F.col("_complex"))
+    tables: dict[str, DataFrame] = {}
+    for table in model.tables:
+        parts: list[DataFrame] = []
+        if table.key in snapshots:
+            parts.append(_snapshot_events(snapshots[table.key], table))
+        parts.append(_local_events(native, table, ids[table.key]))
+        for mapping in ctx.into(table.key):
+            parts.append(_delivery_events(native, mapping, ctx, ids, schedule, model))
+        parts.append(_typed_reference_events(reference.where(F.col("dest") == table.key), table))
+        frame = parts[0]
+        for part in parts[1:]:
+            frame = frame.unionByName(part)
+        tables[table.key] = frame
+    return Events(tables, txns, reference)
+
+
+# --- the transaction window -----------------------------------------------------------------------------
+
+
+def _transactions(records: DataFrame, model: Model, ctx: RunContext, ids: dict[str, str],
+                  sql_natively: bool) -> DataFrame:
+    """Records with their transaction's facts, each mapping's net changes (`_ch_<n>`), and `_complex`: the
+    transaction takes the reference's path."""
+    txn = Window.partitionBy("site", "txn")
+    ordered = txn.orderBy("seq", "file_ord", "line")
+    frame = records.select("*", F.max("commit_ts").over(txn).alias("_commit"), F.count("*").over(txn).alias("_n"),
+                           (F.row_number().over(ordered) - 1).alias("_i"))
+    lookup, moves = [], []
+    for table in model.tables:
+        tid = ids[table.key]
+        plan = ctx.tables[table.key]
+        this = f"table = {sql.string(table.key)}"
+        before = _identity_json(f"b_{tid}", plan.identity)
+        after = _identity_json(f"a_{tid}", plan.identity)
+        lookup.append((this, f"CASE WHEN op = 'I' THEN {after} ELSE {before} END"))
+        moves.append((this, f"op = 'U' AND NOT ({_identity_same(f'b_{tid}', f'a_{tid}', plan.identity)})"))
+    frame = frame.select("*", sql.col(sql.case(lookup), "_lookup"), sql.col(f"coalesce({sql.case(moves)}, FALSE)",
+                                                                             "_moves"))
+    frame = frame.select("*", F.min("_i").over(Window.partitionBy("site", "txn", "table")).alias("_first_touch"),
+                         F.count("*").over(Window.partitionBy("site", "txn", "table", "_lookup")).alias("_same_row"))
+    changes, counts, oks = [], [], []
+    for n, mapping in enumerate(sorted(ctx.mappings.values(), key=lambda m: m.id)):
+        source = model.table(mapping.source)
+        target = model.table(mapping.target)
+        assert source is not None and target is not None
+        expr, key_ok = _mapping_changes(mapping, source, target, ids, ctx, sql_natively, frame)
+        this = f"table = {sql.string(source.key)}"
+        changes.append(sql.col(f"CASE WHEN {this} THEN {expr} END", f"_ch_{n}"))
+        counts.append(f"CASE WHEN {this} THEN size(_ch_{n}) ELSE 0 END")
+        oks.append(f"(NOT {this} OR ({key_ok} AND forall(_ch_{n}, c -> c.ok)))")
+    frame = frame.select("*", *changes)
+    opaque = [f"table = {sql.string(t.key)}" for t in model.tables if table_opaque(t)]
+    complex_row = sql.any_of(["force_python", "_n > 1 AND (_same_row > 1 OR _moves)",
+                              f"NOT {sql.all_of(oks)}", *opaque])
+    frame = frame.select("*", sql.col(" + ".join(counts) if counts else "0", "_deliveries"),
+                         sql.col(f"coalesce({complex_row}, TRUE)", "_complex_row"))
+    frame = frame.select("*", F.max("_complex_row").over(txn).alias("_complex"),
+                         F.coalesce(F.sum("_deliveries").over(
+                             txn.orderBy("_first_touch", "_i").rowsBetween(Window.unboundedPreceding, -1)),
+                             F.lit(0)).alias("_base"))
+    filtered = [f"CASE WHEN table = {sql.string(m.source)} AND size(_ch_{n}) = 0 THEN 1 ELSE 0 END"
+                for n, m in enumerate(sorted(ctx.mappings.values(), key=lambda m: m.id))]
+    return frame.withColumn("_filtered", sql.col(" + ".join(filtered) if filtered else "0"))
+
+
+def _identity_json(image: str, identity: tuple[str, ...]) -> str:
+    fields = ", ".join(f"{sql.string(c)}, {image}.{sql.ident(c)}" for c in identity)
+    return f"to_json(named_struct({fields}))"
+
+
+def _identity_same(before: str, after: str, identity: tuple[str, ...]) -> str:
+    return sql.all_of([f"{before}.{sql.ident(c)} <=> {after}.{sql.ident(c)}" for c in identity])
+
+
+def _binding(table: Table, image: str, op: str, spark_kind: Any) -> Binding:
+    columns = {c.name: (f"{image}.{sql.ident(c.name)}", c.sql_type) for c in table.columns}
+    return Binding(columns, {"site": "site", "commit_ts": "_commit", "txn": "txn", "op": sql.string(op)},
+                   "_commit", spark_kind)
+
+
+def _mapping_changes(mapping: MappingPlan, source: Table, target: Table, ids: dict[str, str], ctx: RunContext,
+                     sql_natively: bool, frame: DataFrame) -> tuple[str, str]:
+    """The SQL of one mapping's net changes of a record (an array of `{op, old, new, ok}`), and where its
+    distribution key is exact (FALSE: the mapping cannot run natively at all)."""
+    tid = ids[source.key]
+
+    def spark_kind(bound: str) -> tuple[str, int, int]:
+        return spark_kind_of(frame.select(F.expr(bound)).schema.fields[0].dataType)
+
+    uses_sql = mapping.where is not None or any(m.method == "expression" for c in mapping.columns.values()
+                                                 for _, m in c.walk())
+    native = not table_opaque(source) and not table_opaque(target) and (sql_natively or not uses_sql)
+    if not native:  # an empty array of the changes' type: the record goes to the reference
+        row = table_struct(target).simpleString()
+        return f"CAST(array() AS ARRAY<STRUCT<op: STRING, old: {row}, new: {row}, ok: BOOLEAN>>)", "FALSE"
+    before, after = (lambda op: _binding(source, f"b_{tid}", op, spark_kind)), \
+        (lambda op: _binding(source, f"a_{tid}", op, spark_kind))
+    where_b, where_a = where(mapping.where, before("U")), where(mapping.where, after("U"))
+    initial = f"(op <> 'I' AND b_{tid} IS NOT NULL AND {where_b})"
+    final = f"(op <> 'D' AND a_{tid} IS NOT NULL AND {where_a})"
+    if mapping.dkey is not None:
+        kb = [cast_value(compile_method(mapping.columns[c], before("U")), target.column(c).sql_type)  # type: ignore[union-attr]
+              for c in mapping.dkey]
+        ka = [cast_value(compile_method(mapping.columns[c], after("U")), target.column(c).sql_type)  # type: ignore[union-attr]
+              for c in mapping.dkey]
+        moved = f"NOT {sql.all_of([f'{b.sql} <=> {a.sql}' for b, a in zip(kb, ka, strict=True)])}"
+        key_ok = sql.all_of([t.ok for t in (*kb, *ka)])
+    else:
+        moved, key_ok = "FALSE", "TRUE"
+
+    def change(op: str, old: Binding | None, new: Binding | None) -> str:
+        old_sql, old_ok = _mapped(mapping, target, old, op) if old is not None else (_null_row(target), "TRUE")
+        new_sql, new_ok = _mapped(mapping, target, new, op) if new is not None else (_null_row(target), "TRUE")
+        return f"named_struct('op', '{op}', 'old', {old_sql}, 'new', {new_sql}, 'ok', {sql.all_of([old_ok, new_ok])})"
+
+    empty = f"filter(array({change('I', None, None)}), x -> FALSE)"
+    insert = f"array({change('I', None, after('I'))})"
+    delete = f"array({change('D', before('D'), None)})"
+    update = f"array({change('U', before('U'), after('U'))})"
+    both = f"array({change('D', before('D'), None)}, {change('I', None, after('I'))})"
+    chosen = (f"CASE WHEN op = 'I' THEN (CASE WHEN {final} THEN {insert} ELSE {empty} END) "
+              f"WHEN op = 'D' THEN (CASE WHEN {initial} THEN {delete} ELSE {empty} END) "
+              f"ELSE (CASE WHEN {initial} AND {final} THEN (CASE WHEN {moved} THEN {both} ELSE {update} END) "
+              f"WHEN {initial} THEN {delete} WHEN {final} THEN {insert} ELSE {empty} END) END")
+    return chosen, key_ok
+
+
+def _null_row(table: Table) -> str:
+    return f"CAST(NULL AS {table_struct(table).simpleString()})"
+
+
+def _mapped(mapping: MappingPlan, target: Table, binding: Binding, op: str) -> tuple[str, str]:
+    """The target image a mapping computes (its columns; the others NULL), and where it is exact and fits."""
+    fields, oks = [], []
+    for column in target.columns:
+        method = mapping.columns.get(column.name)
+        if method is None:
+            fields.append(f"{sql.string(column.name)}, CAST(NULL AS {rep(column.sql_type).ddl})")
+            continue
+        value: Typed = compile_method(method, binding)
+        converted = conform_sql(value, column.sql_type)
+        fields.append(f"{sql.string(column.name)}, {converted.sql}")
+        oks.append(sql.all_of([value.ok, converted.exact, converted.fits]))
+    return f"named_struct({', '.join(fields)})", sql.all_of(oks)
+
+
+# --- events ---------------------------------------------------------------------------------------------
+
+
+def _snapshot_events(rows: DataFrame, table: Table) -> DataFrame:
+    return rows.select(F.lit("snapshot").alias("kind"), F.lit(0).alias("rank"), F.lit(BEGINNING).alias("at"),
+                       F.lit(BEGINNING).alias("commit_ts"), F.lit(table.server).alias("origin"),
+                       F.lit("").alias("txn"), F.col("seq"), F.lit("I").alias("op"),
+                       F.lit(None).cast("string").alias("mapping"), F.lit(None).cast("int").alias("version"),
+                       F.lit(None).cast("string").alias("error"), F.lit(None).cast("string").alias("old_json"),
+                       F.lit(None).cast("string").alias("new_json"), sql.col(_null_row(table), "old"),
+                       F.col("row").alias("new"))
+
+
+def _local_events(native: DataFrame, table: Table, tid: str) -> DataFrame:
+    """A transaction's records as local commits at their site; an update that moves the row to another
+    identity is a delete and an insert (`reference.local_events`)."""
+    mine = native.where(F.col("table") == table.key)
+    ops = (f"CASE WHEN _moves THEN array(named_struct('op', 'D', 'j', 0, 'old', b_{tid}, 'new', {_null_row(table)}),"
+           f" named_struct('op', 'I', 'j', 1, 'old', {_null_row(table)}, 'new', a_{tid}))"
+           f" ELSE array(named_struct('op', op, 'j', 0, 'old', b_{tid}, 'new', a_{tid})) END")
+    exploded = mine.select("*", F.explode(sql.col(ops)).alias("_e"))
+    return exploded.select(F.lit("local").alias("kind"), F.lit(1).alias("rank"), F.col("_commit").alias("at"),
+                           F.col("_commit").alias("commit_ts"), F.col("site").alias("origin"), F.col("txn"),
+                           (F.col("_i") * 2 + F.col("_e.j")).cast("long").alias("seq"), F.col("_e.op").alias("op"),
+                           F.lit(None).cast("string").alias("mapping"), F.col("version"),
+                           F.lit(None).cast("string").alias("error"), F.lit(None).cast("string").alias("old_json"),
+                           F.lit(None).cast("string").alias("new_json"), F.col("_e.old").alias("old"),
+                           F.col("_e.new").alias("new"))
+
+
+def _delivery_events(native: DataFrame, mapping: MappingPlan, ctx: RunContext, ids: dict[str, str],
+                     schedule: Schedule, model: Model) -> DataFrame:
+    order = sorted(ctx.mappings.values(), key=lambda m: m.id)
+    n = order.index(mapping)
+    reading = ctx.reading(mapping.source)
+    before = [f"size(_ch_{order.index(m)})" for m in reading if m.id < mapping.id]
+    offset = " + ".join(before) if before else "0"
+    source_server = ctx.tables[mapping.source].server
+    target_server = ctx.tables[mapping.target].server
+    mine = native.where(F.col("table") == mapping.source)
+    exploded = mine.select("*", F.posexplode(F.col(f"_ch_{n}")).alias("_pos", "_c"))
+    return exploded.select(F.lit("delivery").alias("kind"), F.lit(2).alias("rank"),
+                           sql.col(delivery_time(schedule, source_server, target_server, "_commit"), "at"),
+                           F.col("_commit").alias("commit_ts"), F.col("site").alias("origin"), F.col("txn"),
+                           sql.col(f"_base + {offset} + _pos", "seq").cast("long"), F.col("_c.op").alias("op"),
+                           F.lit(mapping.id).alias("mapping"), F.lit(None).cast("int").alias("version"),
+                           F.lit(None).cast("string").alias("error"), F.lit(None).cast("string").alias("old_json"),
+                           F.lit(None).cast("string").alias("new_json"), F.col("_c.old").alias("old"),
+                           F.col("_c.new").alias("new"))
+
+
+def delivery_time(schedule: Schedule, origin: str, destination: str, commit: str) -> str:
+    """`schedule.delivery_time` as SQL: the commit time plus the link's delay, moved to the end of the
+    outage it falls in (back-to-back and overlapping outages merged, as the reference's loop moves it)."""
+    link = schedule.link(origin, destination)
+    micros = timedelta(seconds=link.delay_s) // timedelta(microseconds=1)
+    at = f"timestamp_micros(unix_micros({commit}) + {micros})"
+    merged: list[list[datetime]] = []
+    for start, end in link.down:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    if not merged:
+        return at
+    return sql.case([(f"{at} >= {sql.lit(start)} AND {at} < {sql.lit(end)}", sql.lit(end)) for start, end in merged],
+                    at)
+
+
+def _typed_reference_events(rows: DataFrame, table: Table) -> DataFrame:
+    """The reference's events for one table, their images typed from tokens."""
+    rank = "CASE kind WHEN 'snapshot' THEN 0 WHEN 'local' THEN 1 ELSE 2 END"
+    return rows.where(F.col("kind") != "filtered").select(
+        "kind", sql.col(rank, "rank"), "at", "commit_ts", "origin", "txn", "seq", "op", "mapping", "version", "error",
+        "old_json", "new_json", sql.col(read_row_sql("old_text", table), "old"),
+        sql.col(read_row_sql("new_text", table), "new"))
+
+
+# --- the reference's path -------------------------------------------------------------------------------
+
+
+
+
+
+_OUT = pa.schema([("dest", pa.string()), ("kind", pa.string()), ("at", pa.timestamp("us", tz="UTC")),
+                  ("commit_ts", pa.timestamp("us", tz="UTC")), ("origin", pa.string()), ("txn", pa.string()),
+                  ("seq", pa.int64()), ("op", pa.string()), ("mapping", pa.string()), ("version", pa.int32()),
+                  ("error", pa.string()), ("old_text", pa.string()), ("new_text", pa.string()),
+                  ("old_json", pa.string()), ("new_json", pa.string()), ("filtered", pa.int64())])
+
+
+def _reference_path(model_text: str, schedule_text: str) -> Any:
+    """An `applyInArrow` function: one transaction's records (their lines), run by the reference."""
+    def run(group: pa.Table) -> pa.Table:
+        model, ctx, schedule = model_of(model_text), context_of(model_text), schedule_of(schedule_text)
+        rows = sorted(group.to_pylist(), key=lambda r: (r["file_ord"], r["line"]))
+        accepted = sorted((record_of(r["text"], r["normalized"], r["line"], model) for r in rows), key=lambda r: r.seq)
+        if not accepted:
+            return pa.Table.from_pylist([], schema=_OUT)
+        txn = Transaction(accepted[0].site, accepted[0].txn, max(r.commit_ts for r in accepted), accepted)
+        out: list[dict[str, Any]] = []
+        versions = {}
+        for i, record in enumerate(accepted):
+            versions[2 * i] = versions[2 * i + 1] = record.version
+        for event in local_events(txn, ctx):
+            out.append(_event_row(event, model, versions.get(event["seq"])))
+        deliveries, filtered = transaction_deliveries(txn, ctx, schedule)
+        for event in deliveries:
+            out.append(_event_row(event, model, None))
+        out.append({"dest": None, "kind": "filtered", "filtered": filtered})
+        return pa.Table.from_pylist(out, schema=_OUT)
+    return run
+
+
+def _event_row(event: dict[str, Any], model: Model, version: int | None) -> dict[str, Any]:
+    table = model.table(event["table"])
+    assert table is not None
+    errored = event.get("error") is not None
+    row = {"dest": event["table"], "kind": event["kind"], "at": event["at"], "commit_ts": event["commit_ts"],
+           "origin": event["origin"], "txn": event["txn"], "seq": event["seq"], "op": event["op"],
+           "mapping": event.get("mapping"), "version": version, "error": event.get("error"),
+           "old_text": _canonical_image(event.get("old"), table), "new_text": _canonical_image(event.get("new"), table),
+           "old_json": json.dumps(row_to_json(event["old"])) if errored and event.get("old") is not None else None,
+           "new_json": json.dumps(row_to_json(event["new"])) if errored and event.get("new") is not None else None,
+           "filtered": None}
+    return row
+
+
+def _canonical_image(image: dict[str, Any] | None, table: Table) -> str | None:
+    """An image in the table's current types (a value that cannot take one is NULL, as `fold` reads it),
+    as canonical tokens keyed by column position."""
+    if image is None:
+        return None
+    out = {}
+    for i, column in enumerate(table.columns):
+        if column.name not in image:
+            continue
+        try:
+            value = conform(image[column.name], column.sql_type)
+        except ConversionError:
+            value = None
+        out[f"c{i}"] = token(value, column.sql_type)
+    return json.dumps(out)
+
+
+def version_columns(table: Table, version: int | None) -> tuple[str, ...]:
+    """The current columns a local commit of `version` carries."""
+    types = versions_of(table).get(version)
+    names = set(types.types) if types is not None else {c.name for c in table.columns}
+    return tuple(c.name for c in table.columns if c.name in names)
+

@@ -1,0 +1,87 @@
+"""The run directory's data files, written by Spark's writers into the folder a run is published from.
+
+Each file of CONTRACT section 6 is one file, as the reference writes it: Spark writes a table with one
+task after sorting it (`coalesce(1)` keeps the sort), and the part file is renamed to its place; a
+`.jsonl` output is written sorted as text parts, which are concatenated in order (a stream of bytes on
+the driver, never rows). What is written is what the reference writes: the lines were made by the
+reference's own `jsonl_line`, the tables' Parquet types are the reference's (`rundir.arrow_type`).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from engine.model.schema import Table
+from engine.model.types import TypeFamily
+from engine.run.context import identity_columns
+from engine.run.rundir import CONFLICT_ROW_FIELDS, CONFLICT_SCALARS
+from engine.spark import sqltext as sql
+from engine.spark.types import rep
+
+PART_PREFIX = "part-"
+
+
+def write_table(rows: DataFrame, table: Table, path: Path) -> None:
+    """A table's final rows (`seq`, `row`) as one Parquet file at `path`, ordered by the table's identity
+    (NULL first), in the reference's column types."""
+    identity = identity_columns(table)
+    ordered = rows.orderBy(*(F.col("row")[c].asc_nulls_first() for c in identity), F.col("seq"))
+    columns = [sql.col(_output(f"row.{sql.ident(c.name)}", c.sql_type), c.name) for c in table.columns]
+    _single_file(ordered.select(*columns).coalesce(1), path, "parquet")
+
+
+def _output(value: str, t: object) -> str:
+    """A column as the reference's Parquet holds it (`rundir.arrow_type`): a REAL as a float, a DECIMAL
+    without precision as DECIMAL(38,10), a UDT's JSON text without the quotes of a JSON string."""
+    r = rep(t)  # type: ignore[arg-type]
+    sql_type = r.sql
+    if sql_type.name == "REAL":
+        return f"CAST({value} AS FLOAT)"
+    if r.kind == "opaque" and sql_type.family is TypeFamily.EXACT_NUMERIC:
+        return f"CAST({value} AS DECIMAL(38,10))" if sql_type.precision is None else value
+    if r.kind == "opaque":
+        return f"CASE WHEN startswith({value}, '\"') THEN get_json_object(concat('[', {value}, ']'), '$[0]') " \
+               f"ELSE {value} END"
+    return value
+
+
+def write_lines(lines: DataFrame, path: Path) -> None:
+    """`lines` (`sort`, `text`) as one text file, a line each, in `sort` order."""
+    ordered = lines.orderBy("sort").select("text")
+    folder = _scratch(path)
+    ordered.write.mode("overwrite").text(str(folder))
+    with path.open("wb") as out:
+        for part in sorted(folder.glob(f"{PART_PREFIX}*")):
+            with part.open("rb") as fh:
+                shutil.copyfileobj(fh, out, 1 << 20)
+    shutil.rmtree(folder)
+
+
+def write_conflicts_parquet(conflicts: DataFrame, path: Path) -> None:
+    """The conflicts as the flat table `rundir.conflicts_arrow` writes, in time order."""
+    names = [*CONFLICT_SCALARS, "methods_tried", "applied", *CONFLICT_ROW_FIELDS]
+    ordered = conflicts.orderBy("sort").select(*(F.col(sql.ident(n)).alias(n) for n in names)).coalesce(1)
+    _single_file(ordered, path, "parquet")
+
+
+def _single_file(frame: DataFrame, path: Path, fmt: str) -> None:
+    folder = _scratch(path)
+    frame.write.mode("overwrite").format(fmt).save(str(folder))
+    parts = sorted(folder.glob(f"{PART_PREFIX}*"))
+    if len(parts) != 1:
+        raise RuntimeError(f"Spark wrote {len(parts)} files for {path.name}, expected one")
+    parts[0].rename(path)
+    shutil.rmtree(folder)
+
+
+def _scratch(path: Path) -> Path:
+    """A folder beside `path` for Spark's own files (parts, `_SUCCESS`, checksums), removed after."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = path.with_name(f".{path.name}.spark")
+    if folder.exists():
+        shutil.rmtree(folder)
+    return folder

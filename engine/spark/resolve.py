@@ -1,0 +1,334 @@
+"""Events -> final rows, conflicts, error queue and one outcome per delivery (CONTRACT section 5, step 5).
+
+Each target table is folded in groups that cannot affect one another: one row key (`key`), the whole
+table when a row can be reached by other columns than its key (`table`), or, for the tables a
+`scope: transaction` covers, every such table of the site together (`site`: a transaction's changes
+there stand or fall together).
+
+A key group folds natively when no delivery in it can meet a conflict: Spark orders the group's events
+(one window), carries the row's state from event to event (each column's last value set), and checks
+that each delivered insert finds no row and each delivered update or delete finds exactly its old
+image. Then the final row is the last state and every delivery is `applied`. Any other group (a
+conflict, a change the reference could not map, a table whose values only the reference reads) is
+folded by the reference (`fold.fold_events`) with `groupBy(...).applyInArrow`, one Python call per group,
+which gives its rows, its conflicts and queue entries as the lines the run directory holds, and its
+outcomes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from engine.model.io import dump_model
+from engine.model.schema import Model, Table
+from engine.run.context import RunContext, build_context
+from engine.run.fold import fold_events
+from engine.run.rundir import conflict_flat, jsonl_line, time_order_key
+from engine.spark import sqltext as sql
+from engine.spark.canonical import read_row_sql, row_tokens, row_values, token, write_row_sql
+from engine.spark.inworker import context_of, model_of
+from engine.spark.neteffect import version_columns
+from engine.spark.types import rep, table_opaque
+
+OUTPUT = ("kind string, tkey string, ordinal long, text string, sort string, status string, n long, "
+          "site string, origin string, `table` string, mapping string, txn string, commit_ts string, "
+          "delivered_at string, type string, column_group string, `index` string, method string, outcome string, "
+          "reason string, methods_tried array<string>, applied boolean, dkey string, local string, "
+          "remote_old string, remote_new string, result string")
+"""What the reference's fold of a group gives, one row each: `row` (a final row of table `tkey` as canonical
+tokens, `ordinal` its place), `conflict` (its conflicts.jsonl line, the time-order `sort` key and the flat
+columns of conflicts.parquet), `queue` (its error_queue.jsonl line and `sort`), `outcome` (`n` deliveries
+ended `status`)."""
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Per table key, its final rows (`seq`, `row`) from both paths; and the reference's output of every
+    group it folded (`OUTPUT`), with the native deliveries counted (`applied`)."""
+
+    rows: dict[str, DataFrame]
+    reference: DataFrame
+    native_applied: DataFrame
+
+
+def grouping(model: Model, ctx: RunContext) -> dict[str, str]:
+    """Each table's grouping: `key`, `table` or `site` (see the module's docstring)."""
+    linked: set[str] = set()
+    for plan in ctx.tables.values():
+        if plan.scope != "transaction":
+            continue
+        linked.add(plan.key)
+        for into in ctx.into(plan.key):
+            origin = ctx.tables[into.source].server
+            for mapping in ctx.mappings.values():
+                if ctx.tables[mapping.source].server == origin and ctx.tables[mapping.target].server == plan.server:
+                    linked.add(mapping.target)
+    out = {}
+    for table in model.tables:
+        plan = ctx.tables[table.key]
+        identity = set(plan.identity)
+        if table.key in linked:
+            out[table.key] = "site"
+        elif any(m.dkey is None or set(m.dkey) != identity for m in ctx.into(table.key)) \
+                or any(set(columns) != identity for _, columns in plan.unique_sets):
+            out[table.key] = "table"
+        else:
+            out[table.key] = "key"
+    return out
+
+
+def resolve(events: dict[str, DataFrame], model: Model) -> Resolved:
+    ctx = build_context(model)
+    modes = grouping(model, ctx)
+    native_rows: dict[str, DataFrame] = {}
+    to_reference: list[DataFrame] = []
+    applied: list[DataFrame] = []
+    for table in model.tables:
+        frame = events[table.key]
+        mode = modes[table.key]
+        if mode == "key" and native_table(table):
+            checked = _checked(frame, table, ctx)
+            native = checked.where(F.col("_group_ok"))
+            native_rows[table.key] = native.where(F.col("_last") & (F.col("op") != "D")).select(
+                F.lit(0).cast("long").alias("seq"), F.col("_after").alias("row"))
+            applied.append(native.where(F.col("kind") == "delivery").select(F.lit(table.key).alias("tkey")))
+            rest = checked.where(~F.col("_group_ok"))
+            group = F.concat(F.lit(f"key:{table.key}:"), F.to_json(F.col("_key")))
+        elif mode == "key":
+            key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
+            identity = ctx.tables[table.key].identity
+            rest = frame
+            group = F.concat(F.lit(f"key:{table.key}:"), sql.col(
+                f"to_json(named_struct({', '.join(f'{sql.string(c)}, ({key}).{sql.ident(c)}' for c in identity)}))"))
+        else:
+            rest = frame
+            group = F.lit(f"table:{table.key}" if mode == "table" else f"site:{table.server}")
+        to_reference.append(_as_text(rest.withColumn("_group", group), table))
+    union = to_reference[0]
+    for part in to_reference[1:]:
+        union = union.unionByName(part)
+    reference = union.groupBy("group").applyInArrow(_fold(dump_model(model)), OUTPUT)
+    applied_all = applied[0] if applied else None
+    for part in applied[1:]:
+        applied_all = applied_all.unionByName(part)  # type: ignore[union-attr]
+    return Resolved(native_rows, reference, applied_all if applied_all is not None else
+                    union.limit(0).select(F.lit("").alias("tkey")))
+
+
+def rows_of(resolved: Resolved, table: Table) -> DataFrame:
+    """A table's final rows from both paths: (`seq`, `row`), in no particular order."""
+    folded = (resolved.reference.where((F.col("kind") == "row") & (F.col("tkey") == table.key))
+              .select(F.col("ordinal").alias("seq"), sql.col(read_row_sql("text", table), "row")))
+    if table.key in resolved.rows:
+        return resolved.rows[table.key].unionByName(folded)
+    return folded
+
+
+# --- the native check -----------------------------------------------------------------------------------
+
+
+def _checked(frame: DataFrame, table: Table, ctx: RunContext) -> DataFrame:
+    """A key-grouped table's events with the row's state carried along, whether each event applies as the
+    native fold says (`_ok`), whether its whole group does (`_group_ok`), and at the group's last event
+    (`_last`) the final row (`_after`)."""
+    plan = ctx.tables[table.key]
+    key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
+    fields = ", ".join(f"{sql.string(c)}, ({key}).{sql.ident(c)}" for c in plan.identity)
+    frame = frame.withColumn("_key", sql.col(f"named_struct({fields})"))
+    order = Window.partitionBy("_key").orderBy("at", "rank", "commit_ts", "origin", "txn", "seq")
+    before = order.rowsBetween(Window.unboundedPreceding, -1)
+    upto = order.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    frame = frame.withColumn("_exists", F.coalesce(F.lag("op").over(order) != "D", F.lit(False)))
+    mapped = {m.id: set(m.columns) for m in ctx.into(table.key)}
+    versions = {}
+    for number in _versions(table):
+        versions[number] = set(version_columns(table, number))
+    sets, values = {}, {}
+    for column in table.columns:
+        name = column.name
+        default = default_value_sql(plan.defaults.get(name), column.sql_type)
+        in_version = sql.any_of([f"version <=> {n}" if n is not None else "version IS NULL"
+                                 for n, cols in versions.items() if name in cols]) if versions else "TRUE"
+        in_mapping = sql.any_of([f"mapping = {sql.string(m)}" for m, cols in mapped.items() if name in cols])
+        sets[name] = (f"CASE WHEN kind = 'snapshot' THEN TRUE "
+                      f"WHEN op = 'D' THEN FALSE "
+                      f"WHEN kind = 'local' THEN {in_version} OR NOT _exists "
+                      f"WHEN op = 'I' THEN TRUE "
+                      f"ELSE {in_mapping} END")
+        own = f"new.{sql.ident(name)}"
+        values[name] = (f"CASE WHEN kind = 'snapshot' THEN {own} "
+                        f"WHEN kind = 'local' THEN (CASE WHEN {in_version} THEN {own} ELSE {default} END) "
+                        f"WHEN op = 'I' THEN (CASE WHEN {in_mapping} THEN {own} ELSE {default} END) "
+                        f"ELSE {own} END")
+    carried = []
+    for column in table.columns:
+        name = column.name
+        wrapped = f"CASE WHEN {sets[name]} THEN named_struct('v', {values[name]}) END"
+        carried.append(F.last(sql.col(wrapped), ignorenulls=True).over(before).alias(f"_s_{_safe(name)}"))
+        carried.append(F.last(sql.col(wrapped), ignorenulls=True).over(upto).alias(f"_a_{_safe(name)}"))
+    frame = frame.select("*", *carried)
+    checks = []
+    for mapping_id, columns in mapped.items():
+        same = sql.all_of([_same(f"old.{sql.ident(c)}", f"_s_{_safe(c)}.v", table.column(c).sql_type)  # type: ignore[union-attr]
+                           for c in sorted(columns)])
+        checks.append((f"mapping = {sql.string(mapping_id)}", same))
+    delivered = (f"error IS NULL AND (CASE WHEN op = 'I' THEN NOT _exists "
+                 f"ELSE _exists AND {sql.case(checks, 'FALSE')} END)")
+    ok = f"CASE WHEN kind = 'delivery' THEN coalesce({delivered}, FALSE) ELSE TRUE END"
+    after = ", ".join(f"{sql.string(c.name)}, _a_{_safe(c.name)}.v" for c in table.columns)
+    frame = frame.select("*", sql.col(ok, "_ok"), F.lead("op").over(order).isNull().alias("_last"),
+                         sql.col(f"named_struct({after})", "_after"))
+    return frame.withColumn("_group_ok", F.min("_ok").over(Window.partitionBy("_key")))
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in name) + f"_{abs(hash(name)) % 10**6}"
+
+
+def _same(a: str, b: str, t: Any) -> str:
+    """Null-safe equality as `values.same_value` has it; a double that is not finite is left to the
+    reference (Python's comparison of NaN and the infinities differs from Spark's)."""
+    if rep(t).kind == "double":
+        finite = f"({a} IS NULL OR (NOT isnan({a}) AND abs({a}) < CAST('Infinity' AS DOUBLE)))"
+        return f"({a} <=> {b} AND {finite})"
+    return f"{a} <=> {b}"
+
+
+def _versions(table: Table) -> list[int | None]:
+    from engine.run.records import versions_of
+    return list(versions_of(table))
+
+
+def default_value_sql(raw: Any, t: Any) -> str | None:
+    """A column's default as the reference fills it (`context.default_value`) in the column's type: a
+    literal, or the event's time for CURRENT_TIMESTAMP; None when Spark cannot give it exactly."""
+    from engine.run.values import ConversionError, conform
+    from engine.sql import evaluate as sql_evaluate
+    from engine.sql.errors import UnsupportedSql
+    from engine.sql.lineage import reads_current_time
+
+    r = rep(t)
+    if raw is None:
+        return f"CAST(NULL AS {r.ddl})"
+    value = raw
+    if isinstance(raw, str):
+        try:
+            tree = sql_evaluate.parse_sql(raw)
+        except UnsupportedSql:
+            return None
+        if reads_current_time(tree):
+            return f"CAST(at AS {r.ddl})" if r.kind == "timestamp" and tree.key == "currenttimestamp" else None
+        value = sql_evaluate.evaluate_sql(raw, {}, None)
+    try:
+        conform(value, t)
+    except ConversionError:
+        return None
+    if value is None:
+        return f"CAST(NULL AS {r.ddl})"
+    written = token(value, t)
+    if r.kind == "binary":
+        return f"unhex({sql.string(str(written))})"
+    if r.kind in ("decimal", "double", "timestamp", "opaque"):
+        return f"CAST({sql.string(str(written))} AS {r.ddl})"
+    return sql.lit(value, r.ddl)
+
+
+def native_table(table: Table) -> bool:
+    """Whether Spark can fold `table`'s key groups: no opaque column, every default given exactly."""
+    return not table_opaque(table) and all(default_value_sql(c.default, c.sql_type) is not None
+                                           for c in table.columns)
+
+
+# --- the reference's fold -------------------------------------------------------------------------------
+
+
+def _as_text(frame: DataFrame, table: Table) -> DataFrame:
+    """Events with their images as rows of tokens (`canonical`): one schema for every table."""
+    return frame.select(F.col("_group").alias("group"), F.lit(table.key).alias("tkey"), "kind", "at", "commit_ts",
+                        "origin", "txn", "seq", "op", "mapping", "version", "error", "old_json", "new_json",
+                        sql.col(write_row_sql("old", table), "old_text"),
+                        sql.col(write_row_sql("new", table), "new_text"))
+
+
+
+
+_FIELDS = [f.strip() for f in OUTPUT.split(",")]
+
+
+def _schema() -> pa.Schema:
+    fields = []
+    for part in OUTPUT.split(", "):
+        name, kind = part.split(" ", 1)
+        name = name.strip("`")
+        arrow = {"string": pa.string(), "long": pa.int64(), "boolean": pa.bool_(),
+                 "array<string>": pa.list_(pa.string())}[kind]
+        fields.append(pa.field(name, arrow))
+    return pa.schema(fields)
+
+
+_SCHEMA = _schema()
+
+
+def _fold(model_text: str) -> Any:
+    """An `applyInArrow` function: one group's events, folded by the reference."""
+    def run(group: pa.Table) -> pa.Table:
+        model, ctx = model_of(model_text), context_of(model_text)
+        events = [_event(row, model, ctx) for row in group.to_pylist()]
+        folded = fold_events(events, ctx)
+        out: list[dict[str, Any]] = []
+        for ordinal, row in enumerate(folded.rows):
+            table = model.table(row["table"])
+            assert table is not None
+            text = row_tokens(row["values"], table)
+            out.append({"kind": "row", "tkey": row["table"], "ordinal": ordinal, "text": text})
+        for conflict in folded.conflicts:
+            out.append({"kind": "conflict", "text": jsonl_line(conflict), "sort": time_order_key(conflict),
+                        **conflict_flat(conflict)})
+        for entry in folded.queue:
+            out.append({"kind": "queue", "text": jsonl_line(entry), "sort": time_order_key(entry)})
+        statuses: dict[str, int] = {}
+        for outcome in folded.outcomes:
+            statuses[outcome["status"]] = statuses.get(outcome["status"], 0) + 1
+        for status, n in statuses.items():
+            out.append({"kind": "outcome", "status": status, "n": n})
+        return pa.Table.from_pylist(out, schema=_SCHEMA)
+    return run
+
+
+def _event(row: dict[str, Any], model: Model, ctx: RunContext) -> dict[str, Any]:
+    """An event of `fold.fold_events` from its canonical row: images carry exactly the columns the
+    reference's would (a local commit its version's, a delivery its mapping's, a snapshot row all)."""
+    table = model.table(row["tkey"])
+    assert table is not None
+    kind = row["kind"]
+    if kind == "local":
+        present: tuple[str, ...] = version_columns(table, row["version"])
+    elif kind == "delivery":
+        present = tuple(ctx.mappings[row["mapping"]].columns)
+    else:
+        present = tuple(c.name for c in table.columns)
+    event: dict[str, Any] = {"kind": kind, "site": table.server, "table": table.key, "at": _utc(row["at"]),
+                             "commit_ts": _utc(row["commit_ts"]), "origin": row["origin"], "txn": row["txn"],
+                             "seq": row["seq"], "op": row["op"]}
+    if kind == "delivery":
+        event["mapping"] = row["mapping"]
+    if row["error"] is not None:
+        event["error"] = row["error"]
+        event["old"] = json.loads(row["old_json"]) if row["old_json"] is not None else None
+        event["new"] = json.loads(row["new_json"]) if row["new_json"] is not None else None
+        return event
+    event["old"] = row_values(row["old_text"], table, present)
+    event["new"] = row_values(row["new_text"], table, present)
+    return event
+
+
+def _utc(value: datetime) -> datetime:
+    from datetime import UTC
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

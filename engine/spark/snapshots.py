@@ -1,0 +1,356 @@
+"""Snapshots (the initial rows at each site) read by Spark's readers, typed by their tables' columns.
+
+`DIR/snapshots/<server>/<table>.jsonl` is read line by line (`lines.read_lines`) and typed from its
+VARIANT as change records are; `.csv` by the text reader, its cells split natively when the file keeps
+to plain CSV (no quotes, no stray carriage return); `.parquet` by Spark's Parquet reader, each column
+cast when its Parquet type holds the model's type exactly.
+
+Snapshots must fit their tables: a value that does not, a NULL primary-key column or a duplicate key is an
+input error naming the file and line (CONTRACT section 6). Native expressions find whether a table has
+any such problem, or a value they cannot type exactly; only such a table is read again by the reference
+(`records.read_snapshot_file`, `debezium.add_snapshot_rows`), in one Python task per table, which either
+gives the exact `InputError` or the rows, written back as canonical tokens. A clean snapshot never
+leaves Spark, and nothing of it reaches the driver.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from engine.model.io import dump_model
+from engine.model.schema import Model, Table
+from engine.model.types import SqlType, TypeFamily
+from engine.run.debezium import SnapshotRow, add_snapshot_rows
+from engine.run.records import InputError, read_snapshot_file, snapshot_files
+from engine.spark import sqltext as sql
+from engine.spark.canonical import read_row_sql, row_tokens, row_values
+from engine.spark.decode import HEX, clean_typed_sql, token_fits, token_kinds
+from engine.spark.inworker import model_of
+from engine.spark.types import rep, table_struct
+
+ROWS = "seq long, row {struct}"
+"""A table's initial rows: their order (`seq`) and the row."""
+
+_INT = r"^[+-]?[0-9]{1,18}$"
+_DECIMAL = r"^[+-]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})$"
+_DOUBLE = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?$"
+_BOOL = r"^(?i)(true|false|t|f|0|1)$"
+
+
+@dataclass(frozen=True)
+class _Source:
+    """One snapshot file's rows as Spark types them: `seq`, `clean` (typed exactly), `row`."""
+
+    table: Table
+    frame: DataFrame
+    path: Path | None
+
+
+def snapshot_text_files(data_dir: Path, model: Model) -> list[Path]:
+    """The snapshot files Spark reads as lines (`lines.read_lines` reads them with the change files)."""
+    return [path for path, _ in snapshot_files(data_dir, model) if path.suffix.lower() in (".csv", ".jsonl")]
+
+
+def read_snapshots(spark: SparkSession, data_dir: Path, model: Model, lines: DataFrame, ordinals: dict[Path, int],
+                   debezium: DataFrame | None = None) -> dict[str, DataFrame]:
+    """Table key -> its initial rows (`ROWS`), for every table with a snapshot file or Debezium `r` event.
+
+    `lines` holds the lines of `snapshot_text_files`, by their `ordinals`. `debezium` holds the `r` events
+    the decoding read (`table`, `file`, `line`, `order`: their place in file and line order, `text`: the row
+    as tokens keyed `c0`...). Raises `InputError` as the reference does."""
+    files = snapshot_files(data_dir, model)  # the reference's own listing and its errors, on the driver
+    sources: dict[str, list[_Source]] = {}
+    for ordinal, (path, table) in enumerate(files):
+        text = lines.where(F.col("file_ord") == ordinals[path]) if path in ordinals else None
+        sources.setdefault(table.key, []).append(_Source(table, _read_file(spark, path, table, ordinal, text), path))
+    if debezium is not None:
+        for table in model.tables:
+            rows = debezium.where(F.col("table") == table.key)
+            frame = _canonical_rows(rows.select((F.lit(len(files) << 40) + F.col("order")).alias("seq"), "text"),
+                                    table).withColumn("clean", F.lit(True))
+            sources.setdefault(table.key, []).append(_Source(table, frame, None))
+    frames = {key: _union([s.frame for s in group]) for key, group in sources.items()}
+    suspicious = _suspicious(frames, model)
+    if suspicious:
+        replaced = _read_by_reference(spark, model, suspicious, files, debezium)
+        frames.update(replaced)
+    return {key: frame.select("seq", "row") for key, frame in frames.items()}
+
+
+def _union(frames: list[DataFrame]) -> DataFrame:
+    out = frames[0]
+    for frame in frames[1:]:
+        out = out.unionByName(frame)
+    return out
+
+
+# --- reading one file natively ---------------------------------------------------------------------------
+
+
+def _read_file(spark: SparkSession, path: Path, table: Table, ordinal: int, lines: DataFrame | None) -> DataFrame:
+    suffix = path.suffix.lower()
+    seq = F.lit(ordinal).cast("long") * F.lit(1 << 40)
+    if suffix == ".jsonl":
+        assert lines is not None
+        return _jsonl_rows(lines.where(~F.col("blank")), table).withColumn("seq", seq + F.col("line"))
+    if suffix == ".csv":
+        assert lines is not None
+        return _csv_rows(lines, path, table).withColumn("seq", seq + F.col("line"))
+    return _parquet_rows(spark, path, table, seq)
+
+
+def _jsonl_rows(lines: DataFrame, table: Table) -> DataFrame:
+    """A JSONL snapshot: each line an object of the table's columns (any may be left out)."""
+    names = [c.name for c in table.columns]
+    items = "".join(f"(?:{_escape(c.name)}: (?:{'|'.join([*token_kinds(c.sql_type), 'VOID'])}), )?"
+                    for c in sorted(table.columns, key=lambda c: c.name))
+    pattern = f"^OBJECT<(?:, |{items})>$"
+    raw_ddl = ", ".join(f"{sql.ident(n)}: {_RAW_TOKEN[rep(c.sql_type).kind]}" for n, c in zip(names, table.columns,
+                                                                                             strict=True))
+    parsed = lines.withColumn("v", F.expr("try_parse_json(text)")) \
+        .withColumn("_raw", F.expr(f"try_variant_get(v, '$', {sql.string(f'struct<{raw_ddl}>')})"))
+    checks = [f"regexp_replace(schema_of_variant(v), '>', ', >') RLIKE {sql.string(pattern)}",
+              "is_valid_utf8(text)"]
+    for c in table.columns:
+        value = f"_raw.{sql.ident(c.name)}"
+        fits = token_fits(value, c.sql_type)
+        if fits is not None:
+            checks.append(f"({value} IS NULL OR coalesce({fits}, FALSE))")
+    fields = ", ".join(f"{sql.string(c.name)}, {clean_typed_sql('_raw.' + sql.ident(c.name), c.sql_type)}"
+                       for c in table.columns)
+    return parsed.select("line", sql.col(f"coalesce({sql.all_of(checks)}, FALSE)", "clean"),
+                         sql.col(f"CAST(named_struct({fields}) AS {table_struct(table).simpleString()})", "row"))
+
+
+_RAW_TOKEN = {"text": "string", "int": "bigint", "decimal": "decimal(38,18)", "double": "double",
+              "timestamp": "string", "bool": "string", "binary": "string", "opaque": "string"}
+
+
+def _escape(name: str) -> str:
+    return re.escape(name)
+
+
+def _csv_rows(all_lines: DataFrame, path: Path, table: Table) -> DataFrame:
+    """A CSV snapshot: a header row naming columns, then one row a line. Natively only plain CSV (no
+    quote, no carriage return but at a line's end); anything else is left unclean for the reference."""
+    header, plain = _csv_header(path)
+    lines = all_lines.where(F.col("line") > 1)
+    known = header is not None and plain and all(table.column(h) is not None for h in header) \
+        and len(set(header)) == len(header)
+    if not known or header is None:
+        empty = F.expr(f"CAST(NULL AS {table_struct(table).simpleString()})")
+        return lines.select("line", F.lit(False).alias("clean"), empty.alias("row"))
+    position = {name: i for i, name in enumerate(header)}
+    cells = "split(text, ',', -1)"
+    checks = ["NOT (text RLIKE '[\"\\r]')", f"size({cells}) <= {len(header)}", "is_valid_utf8(text)"]
+    fields = []
+    for c in table.columns:
+        if c.name not in position:
+            fields.append(f"{sql.string(c.name)}, CAST(NULL AS {rep(c.sql_type).ddl})")
+            continue
+        cell = f"nullif(try_element_at({cells}, {position[c.name] + 1}), '')"
+        fits = _cell_fits(cell, c.sql_type)
+        checks.append(f"({cell} IS NULL OR coalesce({fits}, FALSE))")
+        fields.append(f"{sql.string(c.name)}, {_cell_typed(cell, c.sql_type)}")
+    return lines.select("line", sql.col(f"coalesce({sql.all_of(checks)}, FALSE)", "clean"),
+                        sql.col(f"CAST(named_struct({', '.join(fields)}) AS {table_struct(table).simpleString()})",
+                                "row"))
+
+
+def _csv_header(path: Path) -> tuple[list[str] | None, bool]:
+    """The header row's names (read on the driver: one line), and whether it is plain CSV."""
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(1 << 20).decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None, False
+    first = first.removesuffix("\n").removesuffix("\r")
+    if not first or '"' in first or "\r" in first:
+        return None, False
+    return next(csv.reader(io.StringIO(first))), True
+
+
+def _cell_fits(cell: str, t: SqlType) -> str:
+    """Whether a CSV cell's text (not NULL: the empty cell is) reads as type `t` exactly as the reference's
+    `decode_text` reads it."""
+    kind = rep(t).kind
+    if kind == "text":
+        return f"char_length({cell}) <= {t.length}" if t.family is TypeFamily.CHARACTER and t.length else "TRUE"
+    if kind == "int":
+        return f"({cell} RLIKE {sql.string(_INT)} AND {token_fits(f'CAST({cell} AS BIGINT)', t) or 'TRUE'})"
+    if kind == "decimal":
+        check = token_fits(f"CAST({cell} AS DECIMAL(38,18))", t) or "TRUE"
+        return f"({cell} RLIKE {sql.string(_DECIMAL)} AND {check})"
+    if kind == "double":
+        return f"({cell} RLIKE {sql.string(_DOUBLE)} AND {token_fits(f'CAST({cell} AS DOUBLE)', t)})"
+    if kind == "timestamp":
+        return token_fits(cell, t) or "TRUE"
+    if kind == "bool":
+        return f"{cell} RLIKE {sql.string(_BOOL)}"
+    if kind == "binary":
+        return f"{cell} RLIKE {sql.string(HEX)}"
+    return "FALSE"
+
+
+def _cell_typed(cell: str, t: SqlType) -> str:
+    r = rep(t)
+    kind = r.kind
+    if kind == "decimal":
+        return f"CAST(CAST({cell} AS DECIMAL(38,{t.scale or 0})) AS {r.ddl})"
+    if kind in ("int", "double"):
+        return f"CAST({cell} AS {r.ddl})"
+    if kind == "timestamp":
+        return f"try_cast({cell} AS TIMESTAMP)"
+    if kind == "bool":
+        return f"lower({cell}) IN ('true', 't', '1')"
+    if kind == "binary":
+        return f"unhex(regexp_replace({cell}, '^0[xX]', ''))"
+    if kind == "text":
+        return cell
+    return f"CAST(NULL AS {r.ddl})"
+
+
+_PARQUET_EXACT: dict[str, tuple[type[T.DataType], ...]] = {
+    "text": (T.StringType,), "int": (T.ByteType, T.ShortType, T.IntegerType, T.LongType),
+    "double": (T.FloatType, T.DoubleType, T.ByteType, T.ShortType, T.IntegerType), "bool": (T.BooleanType,),
+    "binary": (T.BinaryType,), "timestamp": (T.TimestampType, T.TimestampNTZType, T.DateType),
+    "decimal": (T.DecimalType, T.ByteType, T.ShortType, T.IntegerType, T.LongType),
+}
+"""Parquet types whose values the reference's `decode_value` takes as Spark casts them to the column."""
+
+
+def _parquet_rows(spark: SparkSession, path: Path, table: Table, seq: Any) -> DataFrame:
+    from engine.spark.lines import glob_escaped
+
+    frame = spark.read.parquet(glob_escaped(str(path.resolve())))
+    given = {f.name: f.dataType for f in frame.schema.fields}
+    checks, fields = [], []
+    exact = all(table.column(n) is not None for n in given)
+    for c in table.columns:
+        r = rep(c.sql_type)
+        if c.name not in given:
+            fields.append(f"{sql.string(c.name)}, CAST(NULL AS {r.ddl})")
+            continue
+        value = sql.ident(c.name)
+        if not isinstance(given[c.name], _PARQUET_EXACT.get(r.kind, ())):
+            exact = False
+            fields.append(f"{sql.string(c.name)}, CAST(NULL AS {r.ddl})")
+            continue
+        fit = token_fits(f"CAST({value} AS {_RAW_TOKEN[r.kind] if r.kind in ('int', 'decimal', 'double') else r.ddl})",
+                         c.sql_type) if r.kind in ("int", "decimal", "double", "text") else None
+        if fit is not None:
+            checks.append(f"({value} IS NULL OR coalesce({fit}, FALSE))")
+        typed = (f"CAST(CAST({value} AS DECIMAL(38,{c.sql_type.scale or 0})) AS {r.ddl})" if r.kind == "decimal"
+                 else f"CAST({value} AS {r.ddl})")
+        fields.append(f"{sql.string(c.name)}, {typed}")
+    clean = sql.all_of(checks) if exact else "FALSE"
+    return frame.select((seq + F.monotonically_increasing_id()).alias("seq"),
+                        sql.col(f"coalesce({clean}, FALSE)", "clean"),
+                        sql.col(f"named_struct({', '.join(fields)})", "row"))
+
+
+def _canonical_rows(frame: DataFrame, table: Table) -> DataFrame:
+    """`seq`, `text` (a row of tokens, `canonical`) -> `seq`, `row`."""
+    return frame.select("seq", sql.col(read_row_sql("text", table), "row"))
+
+
+# --- what the reference must read -----------------------------------------------------------------------
+
+
+def _suspicious(frames: dict[str, DataFrame], model: Model) -> list[str]:
+    """The tables whose snapshot has a value Spark could not type exactly, a NULL primary-key column or a
+    duplicate key: one small aggregation over every snapshot."""
+    parts = []
+    for key, frame in frames.items():
+        table = model.table(key)
+        assert table is not None
+        pk_null = sql.any_of([f"row.{sql.ident(c)} IS NULL" for c in table.primary_key])
+        sets = ([tuple(table.primary_key)] if table.primary_key else []) + [tuple(u.columns)
+                                                                            for u in table.unique_indexes]
+        stats = [F.sum(F.when(~F.col("clean"), 1).otherwise(0)).alias("unclean"),
+                 F.sum(sql.col(f"CASE WHEN {pk_null} THEN 1 ELSE 0 END")).alias("null_keys")]
+        for i, columns in enumerate(sets):
+            key_sql = f"to_json(named_struct({', '.join(f'{sql.string(c)}, row.{sql.ident(c)}' for c in columns)}))"
+            full = sql.all_of([f"row.{sql.ident(c)} IS NOT NULL" for c in columns])
+            stats.append((F.count(sql.col(f"CASE WHEN {full} THEN 1 END"))
+                          - F.count_distinct(sql.col(f"CASE WHEN {full} THEN {key_sql} END"))).alias(f"dup{i}"))
+        flags = ["coalesce(unclean, 0)", "coalesce(null_keys, 0)", *(f"dup{i}" for i in range(len(sets)))]
+        agg = frame.agg(*stats).select(F.lit(key).alias("table"),
+                                       sql.col(f"greatest({', '.join(flags)}) > 0", "problem"))
+        parts.append(agg)
+    if not parts:
+        return []
+    return [r["table"] for r in _union(parts).where("problem").collect()]
+
+
+
+def _read_by_reference(spark: SparkSession, model: Model, tables: list[str], files: list[tuple[Path, Table]],
+                       debezium: DataFrame | None) -> dict[str, DataFrame]:
+    """The suspicious tables' snapshots read by the reference, one Python task each: raises the first
+    `InputError` in the reference's order, else gives their rows."""
+    order = {table.key: i for i, (_, table) in enumerate(files)}
+    requests = spark.createDataFrame(
+        [(key, order.get(key, len(files)), next((str(p) for p, t in files if t.key == key), None), None, None, None)
+         for key in tables], "table string, rank int, path string, file string, line long, text string")
+    if debezium is not None:
+        requests = requests.unionByName(
+            debezium.where(F.col("table").isin(tables)).select(
+                "table", F.lit(None).cast("int").alias("rank"), F.lit(None).cast("string").alias("path"),
+                "file", "line", "text"))
+    out_ddl = "table string, rank int, error string, seq long, text string"
+    read = requests.groupBy("table").applyInArrow(_reference_reader(dump_model(model)), out_ddl).persist()
+    errors = read.where(F.col("error").isNotNull()).orderBy("rank").select("error").limit(1).collect()
+    if errors:
+        read.unpersist()
+        raise InputError(errors[0]["error"])
+    out = {}
+    for key in tables:
+        table = model.table(key)
+        assert table is not None
+        out[key] = _canonical_rows(read.where(F.col("table") == key), table).withColumn("clean", F.lit(True))
+    return out
+
+
+def _reference_reader(model_text: str) -> Any:
+    def read(group: pa.Table) -> pa.Table:
+        model = model_of(model_text)
+        rows = group.to_pylist()
+        key = rows[0]["table"]
+        table = model.table(key)
+        assert table is not None
+        path = next((r["path"] for r in rows if r["path"] is not None), None)
+        rank = next((r["rank"] for r in rows if r["rank"] is not None), 1 << 30)
+        try:
+            typed = read_snapshot_file(Path(path), table) if path is not None else []
+        except InputError as exc:
+            return _result(key, rank, str(exc), [])
+        events = [SnapshotRow(r["file"], r["line"], key, row_values(r["text"], table) or {})
+                  for r in rows if r["path"] is None and r["file"] is not None]
+        if events:
+            merged = {key: list(typed)}
+            try:
+                add_snapshot_rows(merged, events, model)
+            except InputError as exc:
+                return _result(key, (1 << 20) + min(e.line for e in events), str(exc), [])
+            typed = merged[key]
+        return _result(key, rank, None, [row_tokens(row, table) for row in typed])
+    return read
+
+
+def _result(key: str, rank: int, error: str | None, texts: list[str]) -> pa.Table:
+    n = max(1, len(texts))
+    return pa.table({"table": [key] * n, "rank": [rank] * n, "error": [error] * n,
+                     "seq": list(range(len(texts))) or [None], "text": texts or [None]},
+                    schema=pa.schema([("table", pa.string()), ("rank", pa.int32()), ("error", pa.string()),
+                                      ("seq", pa.int64()), ("text", pa.string())]))
+

@@ -1,0 +1,79 @@
+"""Spark SQL text for the expressions the pipeline generates from a model.
+
+A model of tens of tables gives expressions of thousands of nodes. Built through pyspark's Column API,
+each node is a round trip to the JVM (seconds for one projection); written as SQL text, each column is
+one `F.expr` call that the JVM parses at once. Every name and value of the model reaches that text
+through `ident` and `lit`, never pasted: a model cannot inject SQL.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+
+def ident(name: str) -> str:
+    """A Spark SQL identifier (backticks doubled inside)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def path(*names: str) -> str:
+    """A column or struct field reference: `a`.`b`."""
+    return ".".join(ident(n) for n in names)
+
+
+def string(text: str) -> str:
+    """A Spark SQL string literal (backslash and quote escaped; Spark reads backslash escapes)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r") + "'"
+
+
+def lit(value: Any, spark_type: str | None = None) -> str:
+    """A literal of a Python value, cast to `spark_type` when given."""
+    if value is None:
+        text = "NULL"
+    elif isinstance(value, bool):
+        text = "TRUE" if value else "FALSE"
+    elif isinstance(value, int):
+        text = f"{value}L" if -(2**63) <= value < 2**63 else f"CAST({string(str(value))} AS DECIMAL(38,0))"
+    elif isinstance(value, float):
+        text = (f"CAST({string(repr(value))} AS DOUBLE)" if math.isfinite(value)
+                else f"CAST({string('NaN' if value != value else 'Infinity' if value > 0 else '-Infinity')} AS DOUBLE)")
+    elif isinstance(value, Decimal):
+        digits = format(value, "f")
+        text = f"CAST({string(digits)} AS DECIMAL(38,{max(0, -value.as_tuple().exponent)}))"  # type: ignore[operator]
+    elif isinstance(value, datetime):
+        text = f"CAST({string(value.isoformat())} AS TIMESTAMP)"
+    elif isinstance(value, bytes):
+        text = f"X{string(value.hex())}"
+    else:
+        text = string(str(value))
+    return f"CAST({text} AS {spark_type})" if spark_type is not None else text
+
+
+def case(branches: Iterable[tuple[str, str]], default: str | None = None) -> str:
+    """CASE WHEN c1 THEN v1 ... [ELSE d] END; NULL (or `default`) when there is no branch."""
+    parts = [f"WHEN {cond} THEN {value}" for cond, value in branches]
+    if not parts:
+        return default if default is not None else "NULL"
+    tail = f" ELSE {default}" if default is not None else ""
+    return f"(CASE {' '.join(parts)}{tail} END)"
+
+
+def all_of(parts: Sequence[str]) -> str:
+    return "(" + " AND ".join(parts) + ")" if parts else "TRUE"
+
+
+def any_of(parts: Sequence[str]) -> str:
+    return "(" + " OR ".join(parts) + ")" if parts else "FALSE"
+
+
+def col(text: str, alias: str | None = None) -> Column:
+    """One Column from SQL text (one call to the JVM)."""
+    column = F.expr(text)
+    return column.alias(alias) if alias is not None else column

@@ -1,0 +1,210 @@
+"""How the model's column types are held in Spark, and how the Python paths read and write them over Arrow.
+
+Each column type has one Spark representation (`Rep`), the typed counterpart of the reference's Python
+values (`engine.run.values`):
+
+| family | Spark | reference value |
+|---|---|---|
+| CHAR, VARCHAR..., TEXT, CLOB, LONG | string | `str` |
+| SMALLINT / INTEGER, INT, SERIAL / BIGINT, SERIAL8 | short / int / long | `int` |
+| DECIMAL(p,s), p <= 38 | decimal(p,s) | `Decimal` with exponent -s |
+| REAL, FLOAT, DOUBLE | double (a REAL too: the reference holds a Python float) | `float` |
+| DATE, TIMESTAMP, DATETIME | timestamp (UTC) | `datetime` in UTC |
+| BOOLEAN, BIT | boolean | `bool` |
+| BINARY..., BLOB, BYTE, LONG RAW | binary | `bytes` |
+| UDT, complex, DECIMAL without precision or over 38 digits | string: the exact text | JSON value / `Decimal` |
+
+The last row is *opaque*: Spark holds the value exactly, but only the reference's own code reads its
+meaning, so a table with an opaque column is resolved by the reference over Arrow (`Rep.opaque`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import types as T
+
+from engine.model.schema import Model, Table
+from engine.model.types import SqlType, TypeFamily
+from engine.run.values import INTEGER_TYPES, is_binary, is_textual
+
+Row = dict[str, Any]
+MAX_PRECISION = 38
+
+_INTEGERS: dict[str, T.DataType] = {"SMALLINT": T.ShortType(), "INTEGER": T.IntegerType(), "INT": T.IntegerType(),
+                                    "SERIAL": T.IntegerType(), "BIGINT": T.LongType(), "SERIAL8": T.LongType()}
+
+
+@dataclass(frozen=True)
+class Rep:
+    """A column type's Spark representation: its `kind` (text, int, decimal, double, timestamp, bool, binary,
+    opaque), its Spark type, and the `SqlType` it holds."""
+
+    kind: str
+    spark: T.DataType
+    sql: SqlType
+
+    @property
+    def opaque(self) -> bool:
+        return self.kind == "opaque"
+
+    @property
+    def ddl(self) -> str:
+        return self.spark.simpleString()
+
+
+@lru_cache(maxsize=1024)
+def rep(t: SqlType) -> Rep:
+    """The Spark representation of a column type."""
+    if is_textual(t):
+        return Rep("text", T.StringType(), t)
+    if t.family is TypeFamily.EXACT_NUMERIC:
+        if t.name in INTEGER_TYPES:
+            return Rep("int", _INTEGERS[t.name], t)
+        if t.precision is not None and t.precision <= MAX_PRECISION:
+            return Rep("decimal", T.DecimalType(t.precision, t.scale or 0), t)
+        return Rep("opaque", T.StringType(), t)
+    if t.family is TypeFamily.APPROX_NUMERIC:
+        return Rep("double", T.DoubleType(), t)
+    if t.family is TypeFamily.DATETIME:
+        return Rep("timestamp", T.TimestampType(), t)
+    if t.family in (TypeFamily.BOOLEAN, TypeFamily.BIT):
+        return Rep("bool", T.BooleanType(), t)
+    if is_binary(t):
+        return Rep("binary", T.BinaryType(), t)
+    return Rep("opaque", T.StringType(), t)
+
+
+def same_rep(a: SqlType | None, b: SqlType | None) -> bool:
+    """Whether two column types hold the same values the same way (a replication definition's type against
+    the table's current one): same Spark type but for a decimal's precision."""
+    if a is None or b is None:
+        return a is b
+    ra, rb = rep(a), rep(b)
+    if ra.kind != rb.kind:
+        return False
+    if ra.kind == "decimal":
+        return ra.spark.scale == rb.spark.scale  # type: ignore[attr-defined]
+    if ra.kind == "opaque":
+        return str(a) == str(b)
+    return ra.spark == rb.spark
+
+
+def table_struct(table: Table) -> T.StructType:
+    """A row of `table` as a Spark struct, its current columns in order."""
+    return T.StructType([T.StructField(c.name, rep(c.sql_type).spark, True) for c in table.columns])
+
+
+def table_opaque(table: Table) -> bool:
+    return any(rep(c.sql_type).opaque for c in table.columns)
+
+
+def table_ids(model: Model) -> dict[str, str]:
+    """A short, safe column name for each table key (`t0`, `t1`...), in model order."""
+    return {table.key: f"t{i}" for i, table in enumerate(model.tables)}
+
+
+def quoted(name: str) -> str:
+    """`name` as a Spark SQL identifier."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+# --- Arrow <-> the reference's values (the Python paths) ----------------------------------------------------
+
+
+def from_arrow(value: Any, r: Rep) -> Any:
+    """A value Spark handed over Arrow (`to_pylist`), as the reference holds it."""
+    if value is None:
+        return None
+    if r.kind == "timestamp":
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if r.kind == "opaque":
+        return _opaque_value(value, r.sql)
+    if r.kind == "binary":
+        return bytes(value)
+    return value
+
+
+def to_arrow(value: Any, r: Rep) -> Any:
+    """A reference value as Arrow takes it for the column's Spark type."""
+    if value is None:
+        return None
+    if r.kind == "decimal":
+        return Decimal(value).quantize(Decimal(1).scaleb(-r.spark.scale))  # type: ignore[attr-defined]
+    if r.kind == "opaque":
+        return opaque_text(value)
+    if r.kind == "int" and isinstance(value, Decimal):
+        return int(value)
+    if r.kind == "double" and not isinstance(value, float):
+        return float(value)
+    if r.kind == "text" and not isinstance(value, str):
+        return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else str(value)
+    return value
+
+
+def opaque_text(value: Any) -> str:
+    """The text an opaque value is held as: an unbounded decimal's digits, a UDT's canonical JSON."""
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, str) and not isinstance(value, dict | list):
+        return json.dumps(value)
+    return json.dumps(value, sort_keys=True)
+
+
+def _opaque_value(text: str, t: SqlType) -> Any:
+    if t.family is TypeFamily.EXACT_NUMERIC:
+        return Decimal(text)
+    return json.loads(text)
+
+
+def arrow_type(r: Rep) -> pa.DataType:
+    """The Arrow type Spark exchanges a representation as."""
+    spark = r.spark
+    if isinstance(spark, T.ShortType):
+        return pa.int16()
+    if isinstance(spark, T.IntegerType):
+        return pa.int32()
+    if isinstance(spark, T.LongType):
+        return pa.int64()
+    if isinstance(spark, T.DecimalType):
+        return pa.decimal128(spark.precision, spark.scale)
+    if isinstance(spark, T.DoubleType):
+        return pa.float64()
+    if isinstance(spark, T.TimestampType):
+        return pa.timestamp("us", tz="UTC")
+    if isinstance(spark, T.BooleanType):
+        return pa.bool_()
+    if isinstance(spark, T.BinaryType):
+        return pa.binary()
+    return pa.string()
+
+
+def row_arrow_type(table: Table) -> pa.StructType:
+    return pa.struct([pa.field(c.name, arrow_type(rep(c.sql_type))) for c in table.columns])
+
+
+def row_from_arrow(values: Row | None, table: Table, columns: Sequence[str] | None = None) -> Row | None:
+    """A struct Spark handed over Arrow as a reference row; `columns` keeps only those (in that order)."""
+    if values is None:
+        return None
+    names = columns if columns is not None else [c.name for c in table.columns]
+    reps = {c.name: rep(c.sql_type) for c in table.columns}
+    return {name: from_arrow(values.get(name), reps[name]) for name in names}
+
+
+def row_to_arrow(values: Row | None, table: Table) -> Row | None:
+    """A reference row as an Arrow struct of the table's columns (absent columns NULL)."""
+    if values is None:
+        return None
+    return {c.name: to_arrow(values.get(c.name), rep(c.sql_type)) for c in table.columns}
+
+
+def utc(value: datetime) -> datetime:
+    return value.astimezone(UTC)
