@@ -31,7 +31,7 @@ from benchmarks import topology
 from benchmarks.memory import Sampler
 from engine.model import Model, load_model
 from engine.run.reference import RunResult, run_reference
-from engine.run.rundir import RunInfo, model_sha256, write_run
+from engine.run.rundir import RunInfo, RunSummary, model_sha256, write_run, write_spark_run
 from engine.run.schedule import load_schedule
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -55,15 +55,14 @@ def machine() -> dict[str, Any]:
             "python": platform.python_version(), "load_average_at_start": [round(x, 2) for x in os.getloadavg()]}
 
 
-def pipeline(spark: Any, model: Model, model_path: Path, data: Path, out: Path, master: str) -> RunResult:
-    """The pipeline as `mapwright run` runs it once Spark is up: run_spark, then the run directory."""
+def pipeline(spark: Any, model: Model, model_path: Path, data: Path, out: Path, master: str) -> RunSummary:
+    """The pipeline as `mapwright run` runs it once Spark is up: run_spark writing the run directory."""
     from engine.spark.pipeline import run_spark
 
     started = datetime.now(UTC)
-    result = run_spark(spark, model, data)
-    write_run(result, model, out, RunInfo(model_sha256(model_path), master=master, spark_version=spark.version,
-                                          started=started, finished=datetime.now(UTC), model_path=str(model_path)))
-    return result
+    return write_spark_run(lambda staged: run_spark(spark, model, data, staged), model, out,
+                           lambda: RunInfo(model_sha256(model_path), master=master, spark_version=spark.version,
+                                           started=started, finished=datetime.now(UTC), model_path=str(model_path)))
 
 
 def reference(model: Model, model_path: Path, data: Path, out: Path) -> RunResult:

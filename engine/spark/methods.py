@@ -239,7 +239,16 @@ class Conformed:
 
 
 def conform(value: Typed, target: SqlType) -> Conformed:
-    """`values.conform`: the value taking the target column's type, or not fitting it."""
+    """`values.conform`: the value taking the target column's type, or not fitting it (a NULL fits)."""
+    converted = _conform(value, target)
+    if converted.fits == "TRUE" or value.kind == "null":
+        return converted
+    fits = f"({value.sql} IS NULL)" if converted.fits == "FALSE" else \
+        f"({value.sql} IS NULL OR coalesce({converted.fits}, FALSE))"
+    return Conformed(converted.sql, fits, converted.exact)
+
+
+def _conform(value: Typed, target: SqlType) -> Conformed:
     r = rep(target)
     kind, v, ok = value.kind, value.sql, value.ok
     null = f"CAST(NULL AS {r.ddl})"

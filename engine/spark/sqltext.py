@@ -66,11 +66,19 @@ def case(branches: Iterable[tuple[str, str]], default: str | None = None) -> str
 
 
 def all_of(parts: Sequence[str]) -> str:
-    return "(" + " AND ".join(parts) + ")" if parts else "TRUE"
+    """The conjunction of `parts` (TRUE ones dropped; FALSE when one is FALSE; TRUE when none is left)."""
+    kept = list(dict.fromkeys(p for p in parts if p != "TRUE"))
+    if "FALSE" in kept:
+        return "FALSE"
+    return "TRUE" if not kept else "(" + " AND ".join(kept) + ")"
 
 
 def any_of(parts: Sequence[str]) -> str:
-    return "(" + " OR ".join(parts) + ")" if parts else "FALSE"
+    """The disjunction of `parts` (FALSE ones dropped; TRUE when one is TRUE; FALSE when none is left)."""
+    kept = list(dict.fromkeys(p for p in parts if p != "FALSE"))
+    if "TRUE" in kept:
+        return "TRUE"
+    return "FALSE" if not kept else "(" + " OR ".join(kept) + ")"
 
 
 def col(text: str, alias: str | None = None) -> Column:
