@@ -212,7 +212,7 @@ def _exact(raw: Any, t: SqlType) -> int | Decimal:
         number = number.quantize(Decimal(1).scaleb(-t.scale), rounding=ROUND_HALF_UP, context=_EXACT)
     if t.precision is not None and abs(number) >= Decimal(10) ** (t.precision - (t.scale or 0)):
         raise ValueDecodeError(f"{shown} does not fit {t}")
-    return number
+    return number if number else number.copy_abs()  # no column holds a negative zero (-0.00 is 0.00)
 
 
 def _boolean(raw: Any, t: SqlType) -> bool:

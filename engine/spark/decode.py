@@ -59,13 +59,13 @@ SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 ISO_TIMESTAMP = (r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
                  r"([T ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?"
-                 r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?)?$")
+                 r"(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9])?)?\z")
 """Timestamps Spark's cast and Python's `fromisoformat` read alike (what either refuses goes to the
 reference)."""
 COMMIT_YEARS = r"^(19[0-9]{2}|[2-8][0-9]{3})-"
 VALUE_YEARS = r"^[1-8][0-9]{3}-"
 """Years no offset can carry out of what either side holds."""
-HEX = r"^(0[xX])?([0-9a-fA-F]{2})*$"
+HEX = r"^(0[xX])?([0-9a-fA-F]{2})*\z"
 RED_FLAGS = r"\\u[dD][89a-fA-F]|[:\[,]\s*-0+(\.0+)?([eE][+-]?[0-9]+)?\s*[,}\]]"
 """What Spark's JSON reading holds otherwise than Python's: escaped surrogates (Python keeps a lone one,
 which the reference refuses) and a negative zero (Spark drops its sign). Such a line goes to the reference."""
@@ -223,7 +223,7 @@ def record_pattern(table: Table, types: dict[str, SqlType | None], op: str) -> s
     after = f"after: {image}, " if op in ("I", "U") else "(?:after: VOID, )?"
     before = f"before: {image}, " if op in ("U", "D") else "(?:before: VOID, )?"
     return (f"^OBJECT<{after}{before}commit_ts: STRING, op: STRING, (?:schema_version: (?:BIGINT|VOID), )?"
-            f"(?:seq: BIGINT, )?site: STRING, table: STRING, txn: (?:STRING|BIGINT), >$")
+            "(?:seq: BIGINT, )?site: STRING, table: STRING, txn: (?:STRING|BIGINT), >\\z")
 
 
 def token_kinds(t: SqlType | None) -> list[str]:

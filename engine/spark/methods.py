@@ -40,13 +40,15 @@ from engine.spark.types import rep
 from engine.sql.spark import bound_sql
 
 DOUBLE_MAX = 1.7976931348623157e308
-_INT_TEXT = r"^[+-]?([0-9]{1,19}(\.[0-9]{0,18})?|\.[0-9]{1,18})$"
-_DECIMAL_TEXT = r"^[+-]?([0-9]{1,38}(\.[0-9]{0,38})?|\.[0-9]{1,38})$"
-_DOUBLE_TEXT = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?$"
-_BOOL_TEXT = r"^(?i)(true|false|t|f|0|1)$"
-_HEX_TEXT = r"^(0[xX])?([0-9a-fA-F]{2})*$"
+_INT_TEXT = r"^[+-]?([0-9]{1,19}(\.[0-9]{0,18})?|\.[0-9]{1,18})\z"
+_DECIMAL_TEXT = r"^[+-]?([0-9]{1,38}(\.[0-9]{0,38})?|\.[0-9]{1,38})\z"
+_DOUBLE_TEXT = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?\z"
+_BOOL_TEXT = r"^(?i)(true|false|t|f|0|1)\z"
+_HEX_TEXT = r"^(0[xX])?([0-9a-fA-F]{2})*\z"
 _ISO_TEXT = (r"^[1-8][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
-             r"([T ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?)?$")
+             r"([T ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?"
+             r"(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9])?)?\z")
+r"""Java's `$` also matches before a final line terminator: each pattern Spark runs ends at `\z`."""
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,10 @@ def cast_value(value: Typed, target: SqlType) -> Typed:
             guard = f"{v} RLIKE {sql.string(_INT_TEXT)}"
             return Typed(f"try_cast(try_cast({v} AS DECIMAL(38,18)) AS {r.ddl})", "int",
                          value.both(f"coalesce({guard}, TRUE)"))
-        if kind in ("int", "decimal", "double"):
+        if kind == "double":  # Spark's cast saturates at 2^63; the reference's integer does not fit: NULL
+            return Typed(f"CASE WHEN {v} >= -9.223372036854775808E18 AND {v} < 9.223372036854775808E18 "
+                         f"THEN try_cast({v} AS {r.ddl}) END", "int", value.ok)
+        if kind in ("int", "decimal"):
             return Typed(f"try_cast({v} AS {r.ddl})", "int", value.ok)
         return Typed(f"CAST(NULL AS {r.ddl})", "int", value.ok)  # a boolean, a timestamp, bytes: no integer
     converted = conform(value, target)

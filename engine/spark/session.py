@@ -74,6 +74,7 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
                    .config("spark.ui.enabled", "false")
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
+                   .config("spark.python.daemon.module", "engine.spark.daemon")
                    .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}")
                    # the driver is the executor too on local[N]: room for a record of up to 16 MiB (and the
                    # head of a larger one, a reject) in each task, whatever the size of the run

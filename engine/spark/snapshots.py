@@ -41,10 +41,10 @@ from engine.spark.types import rep, table_struct
 ROWS = "seq long, row {struct}"
 """A table's initial rows: their order (`seq`) and the row."""
 
-_INT = r"^[+-]?[0-9]{1,18}$"
-_DECIMAL = r"^[+-]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})$"
-_DOUBLE = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?$"
-_BOOL = r"^(?i)(true|false|t|f|0|1)$"
+_INT = r"^[+-]?[0-9]{1,18}\z"
+_DECIMAL = r"^[+-]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})\z"
+_DOUBLE = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?\z"
+_BOOL = r"^(?i)(true|false|t|f|0|1)\z"
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def _jsonl_rows(lines: DataFrame, table: Table) -> DataFrame:
     names = [c.name for c in table.columns]
     items = "".join(f"(?:{_escape(c.name)}: (?:{'|'.join([*token_kinds(c.sql_type), 'VOID'])}), )?"
                     for c in sorted(table.columns, key=lambda c: c.name))
-    pattern = f"^OBJECT<(?:, |{items})>$"
+    pattern = f"^OBJECT<(?:, |{items})>" + r"\z"
     raw_ddl = ", ".join(f"{sql.ident(n)}: {_RAW_TOKEN[rep(c.sql_type).kind]}" for n, c in zip(names, table.columns,
                                                                                              strict=True))
     parsed = lines.withColumn("v", F.expr("try_parse_json(text)")) \

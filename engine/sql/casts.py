@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import datetime
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from sqlglot import exp
@@ -24,6 +24,8 @@ TRUE_TEXT = ("t", "true", "y", "yes", "1")
 FALSE_TEXT = ("f", "false", "n", "no", "0")
 _WHOLE = re.compile(r"[+-]?\d+")
 _SPACE = "".join(chr(c) for c in range(33))  # Spark trims every character up to the space off cast text
+_WIDE = Context(prec=100)
+"""Wide enough to quantize any DECIMAL(38, s) value (the default context holds 28 digits)."""
 _NAMES = {"INT": "INT", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "BIGINT": "BIGINT", "BOOLEAN": "BOOLEAN",
           "DOUBLE": "DOUBLE", "FLOAT": "DOUBLE", "DECIMAL": "DECIMAL", "TEXT": "STRING", "VARCHAR": "STRING",
           "CHAR": "STRING", "TIMESTAMP": "TIMESTAMP"}
@@ -139,10 +141,12 @@ def _decimal(value: Any, precision: int, scale: int) -> Decimal:
         number = Decimal(int(value)) if isinstance(value, bool) else Decimal(value)
     else:
         raise SqlRuntimeError(f"cannot cast {type(value).__name__} to DECIMAL")
-    rounded = number.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+    if number and number.adjusted() >= precision - scale + 1:  # far too large: not worth quantizing
+        raise _overflow(value, f"DECIMAL({precision},{scale})")
+    rounded = number.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP, context=_WIDE)
     if rounded and rounded.adjusted() >= precision - scale:
         raise _overflow(value, f"DECIMAL({precision},{scale})")
-    return rounded
+    return rounded if rounded else rounded.copy_abs()  # Spark holds no negative zero
 
 
 def _invalid(value: Any, name: str) -> SqlRuntimeError:

@@ -147,10 +147,20 @@ def _compare_op(test: Callable[[int], bool]) -> Callable[[Evaluator, exp.Binary]
 
 
 def _order(a: Any, b: Any) -> int | None:
-    """SQL comparison with Spark's implicit casts: text meets number or timestamp by parsing the text."""
+    """SQL comparison with Spark's implicit casts: text meets number or timestamp by parsing the text, a
+    DECIMAL meets a DOUBLE as a double; and Spark's order of doubles: NaN equals NaN, above every number."""
     if a is None or b is None:
         return None
     a, b = _coerce_pair(a, b)
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, Decimal | int) and not isinstance(a, bool):
+            a = float(a)
+        if isinstance(b, Decimal | int) and not isinstance(b, bool):
+            b = float(b)
+        if isinstance(a, float) and isinstance(b, float):
+            if math.isnan(a) or math.isnan(b):
+                return (not math.isnan(b)) - (not math.isnan(a))
+            return (a > b) - (a < b)
     return compare(a, b)
 
 

@@ -1,102 +1,73 @@
-"""The compiler of methods and `where` clauses to Spark Columns, on tiny inline DataFrames
-(pyspark.testing.assertDataFrameEqual), checked against the reference's `evaluate_method`."""
+"""The SQL home's Spark side: Spark runs only the checked tree's SQL, its column names bound to the columns
+that hold them (on tiny inline DataFrames, pyspark.testing.assertDataFrameEqual, against the reference).
+The pipeline's method compiler over these is tested in tests/spark/test_methods.py."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from pydantic import TypeAdapter
 from pyspark.sql import functions as F
 from pyspark.testing import assertDataFrameEqual
 
-from engine.model.methods import MethodSpec
-from engine.run.methods import evaluate_method
 from engine.sql.errors import UnsupportedSql
 from engine.sql.evaluate import predicate_holds
-from engine.sql.spark import checked_sql, method_column, where_column
+from engine.sql.spark import bound_sql, checked_sql
 
-SCHEMA = "ID bigint, CODE string, NAME string, QTY string"
 ROWS = [
     {"ID": 1, "CODE": "a-b-c", "NAME": "  Ada ", "QTY": "2.7"},
     {"ID": 2, "CODE": "x", "NAME": None, "QTY": "12"},
     {"ID": 3, "CODE": None, "NAME": "Bo\t", "QTY": "abc"},
 ]
-METHODS: dict[str, Any] = {
-    "copy": "NAME",
-    "constant": {"method": "constant", "value": "EU"},
-    "concat": {"method": "concat", "inputs": ["CODE", "NAME"], "sep": "/"},
-    "concat_number": {"method": "concat", "inputs": ["ID", {"method": "constant", "value": "x"}], "sep": "#"},
-    "split": {"method": "split", "input": "CODE", "sep": "-", "index": 1},
-    "split_past_the_end": {"method": "split", "input": "CODE", "sep": "-", "index": 5},
-    "substring": {"method": "substring", "input": "CODE", "start": 2, "length": 2},
-    "substring_to_end": {"method": "substring", "input": "CODE", "start": 3},
-    "cast_int": {"method": "cast", "input": "QTY", "type": "INTEGER"},
-    "cast_decimal": {"method": "cast", "input": "QTY", "type": "DECIMAL(6,2)"},
-    "upper_trim": {"method": "upper", "input": {"method": "trim", "input": "NAME"}},
-    "lower": {"method": "lower", "input": "CODE"},
-    "expression": {"method": "expression", "sql": "concat(CODE, '-', ID * 2)"},
-}
+
+
+def in_struct(name: str) -> str | None:
+    """Names bound to the fields of a row struct `r`, as the pipeline keeps rows; NAMEX is no column."""
+    return None if name == "NAMEX" else f"r.`{name}`"
 
 
 @pytest.fixture(scope="module")
 def source(spark: Any) -> Any:
-    return spark.createDataFrame(ROWS, SCHEMA)
-
-
-METHOD: TypeAdapter[Any] = TypeAdapter(MethodSpec)
-
-
-def _method(spec: Any) -> Any:
-    return METHOD.validate_python(spec)
+    flat = spark.createDataFrame(ROWS, "ID bigint, CODE string, NAME string, QTY string")
+    return flat.select(F.struct(*flat.columns).alias("r"), "ID")
 
 
 @pytest.mark.slow
-def test_every_method_compiles_to_what_the_reference_computes(spark: Any, source: Any) -> None:
-    methods = {name: _method(spec) for name, spec in METHODS.items()}
-    got = source.select("ID", *(method_column(m).alias(name) for name, m in methods.items()))
-    expected = spark.createDataFrame(
-        [{"ID": row["ID"], **{name: evaluate_method(m, row) for name, m in methods.items()}} for row in ROWS],
-        got.schema)
-    assertDataFrameEqual(got, expected)
-    by_id = {r["ID"]: r for r in got.collect()}  # and what they are, written out
-    assert by_id[1]["split"] == "b" and by_id[1]["split_past_the_end"] is None
-    assert by_id[1]["cast_int"] == 2 and by_id[3]["cast_int"] is None  # a try-cast, truncating
-    assert by_id[1]["upper_trim"] == "ADA" and by_id[3]["upper_trim"] == "BO\t"  # trim takes spaces only
-    assert by_id[2]["concat"] is None and by_id[2]["concat_number"] == "2#x"
-    assert by_id[2]["expression"] == "x-4"
-
-
-@pytest.mark.slow
-def test_a_where_clause_filters_as_the_reference_holds(spark: Any, source: Any) -> None:
+def test_a_bound_where_clause_holds_where_the_reference_holds(spark: Any, source: Any) -> None:
     where = "upper(trim(NAME)) LIKE 'A%' OR CODE = 'x' AND ID BETWEEN 2 AND 3"
-    got = source.where(where_column(where)).select("ID")
+    got = source.where(F.expr(f"coalesce({bound_sql(where, in_struct, 'NULL')}, FALSE)")).select("ID")
     expected = spark.createDataFrame([{"ID": r["ID"]} for r in ROWS if predicate_holds(where, r)], "ID bigint")
     assertDataFrameEqual(got, expected)
     assert sorted(r["ID"] for r in got.collect()) == [1, 2]
 
 
 @pytest.mark.slow
-def test_system_values_come_from_the_columns_given(spark: Any, source: Any) -> None:
-    site = _method({"method": "system", "name": "site"})
-    got = source.select(method_column(site, {"site": F.lit("hq")}).alias("S"))
-    assertDataFrameEqual(got, spark.createDataFrame([{"S": "hq"}] * 3, "S string"))
-    with pytest.raises(UnsupportedSql, match="system value 'txn'"):
-        method_column(_method({"method": "system", "name": "txn"}))
+def test_a_name_no_column_holds_is_null_and_the_time_is_the_one_given(spark: Any, source: Any) -> None:
+    sql = "concat(coalesce(NAMEX, 'none'), '@', cast(current_timestamp() AS STRING))"
+    now = "CAST('2026-01-05 10:00:00' AS TIMESTAMP)"
+    got = source.select(F.expr(bound_sql(sql, in_struct, now)).alias("V"), "ID")
+    expected = spark.createDataFrame([{"V": "none@2026-01-05 10:00:00", "ID": r["ID"]} for r in ROWS],
+                                     "V string, ID bigint")
+    assertDataFrameEqual(got, expected)
+    assert predicate_holds("current_timestamp() > cast('2026-01-01' AS TIMESTAMP)", {},
+                           datetime(2026, 1, 5, tzinfo=UTC))
 
 
 @pytest.mark.parametrize("sql", ["reflect('java.lang.Runtime', 'getRuntime')", "java_method('a', 'b')",
                                  "read_files('/etc/passwd') IS NOT NULL", "NAME IN (SELECT NAME FROM t)"])
 def test_sql_outside_the_allow_list_never_reaches_spark(sql: str) -> None:
     with pytest.raises(UnsupportedSql, match="which Mapwright does not run"):
-        where_column(sql)
+        checked_sql(sql)
     with pytest.raises(UnsupportedSql, match="which Mapwright does not run"):
-        method_column(_method({"method": "expression", "sql": sql}))
+        bound_sql(sql, in_struct, "NULL")
 
 
 def test_spark_gets_the_sql_of_the_checked_tree() -> None:
     assert checked_sql("nvl(NAME, 'x') || substr(CODE, 2)") == "COALESCE(NAME, 'x') || SUBSTRING(CODE, 2)"
     assert checked_sql("`odd col` > 1") == "`odd col` > 1"
+    bound = bound_sql("`odd col` > 1 AND NAME = 'mwbound'", in_struct, "NULL")
+    assert bound == "((r.`odd col`) > 1 AND (r.`NAME`) = 'mwbound')"  # a literal like a mark stays
 
 
 @pytest.mark.slow
