@@ -79,20 +79,17 @@ def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model
     reference_records = txns.where(F.col("_complex")).select("site", "txn", "file_ord", "line", "text", "normalized")
     reference = keep(reference_records.groupBy("site", "txn").applyInArrow(
         _reference_path(dump_model(model), json.dumps(schedule_doc)), REFERENCE_EVENTS))
-    native = txns.where(~F.col("_complex"))
+    spark = records.sparkSession
+    native, by_reference = sql.view(txns), sql.view(reference)
+    snapshot_views = {key: sql.view(frame) for key, frame in snapshots.items()}
     tables: dict[str, DataFrame] = {}
     for table in model.tables:
-        parts: list[DataFrame] = []
-        if table.key in snapshots:
-            parts.append(_snapshot_events(snapshots[table.key], table))
-        parts.append(_local_events(native, table, ids[table.key]))
-        for mapping in ctx.into(table.key):
-            parts.append(_delivery_events(native, mapping, ctx, ids, schedule, model))
-        parts.append(_typed_reference_events(reference.where(F.col("dest") == table.key), table))
-        frame = parts[0]
-        for part in parts[1:]:
-            frame = frame.unionByName(part)
-        tables[table.key] = frame
+        parts = [_local_events(native, table, ids[table.key]),
+                 *(_delivery_events(native, m, ctx, schedule) for m in ctx.into(table.key)),
+                 _typed_reference_events(by_reference, table)]
+        if table.key in snapshot_views:
+            parts.insert(0, _snapshot_events(snapshot_views[table.key], table))
+        tables[table.key] = spark.sql(" UNION ALL ".join(f"({part})" for part in parts))
     return Events(tables, txns, reference)
 
 
@@ -229,52 +226,46 @@ def _mapped(mapping: MappingPlan, target: Table, binding: Binding, op: str) -> t
 # --- events ---------------------------------------------------------------------------------------------
 
 
-def _snapshot_events(rows: DataFrame, table: Table) -> DataFrame:
-    return rows.select(F.lit("snapshot").alias("kind"), F.lit(0).alias("rank"), F.lit(BEGINNING).alias("at"),
-                       F.lit(BEGINNING).alias("commit_ts"), F.lit(table.server).alias("origin"),
-                       F.lit("").alias("txn"), F.col("seq"), F.lit("I").alias("op"),
-                       F.lit(None).cast("string").alias("mapping"), F.lit(None).cast("int").alias("version"),
-                       F.lit(None).cast("string").alias("error"), F.lit(None).cast("string").alias("old_json"),
-                       F.lit(None).cast("string").alias("new_json"), sql.col(_null_row(table), "old"),
-                       F.col("row").alias("new"))
+def _event(kind: str, rank: int, at: str, commit_ts: str, origin: str, txn: str, seq: str, op: str,
+           mapping: str, version: str, old: str, new: str, error: str = "CAST(NULL AS STRING)",
+           old_json: str = "CAST(NULL AS STRING)", new_json: str = "CAST(NULL AS STRING)") -> str:
+    """The select list of an event row (`EVENT_COLUMNS`, in order)."""
+    values = {"kind": sql.string(kind), "rank": str(rank), "at": at, "commit_ts": commit_ts, "origin": origin,
+              "txn": txn, "seq": f"CAST({seq} AS BIGINT)", "op": op, "mapping": mapping,
+              "version": f"CAST({version} AS INT)", "error": error, "old_json": old_json, "new_json": new_json,
+              "old": old, "new": new}
+    return ", ".join(sql.named(values[c], c) for c in EVENT_COLUMNS)
 
 
-def _local_events(native: DataFrame, table: Table, tid: str) -> DataFrame:
+def _snapshot_events(rows: str, table: Table) -> str:
+    beginning = sql.lit(BEGINNING)
+    columns = _event("snapshot", 0, beginning, beginning, sql.string(table.server), "''", "seq", "'I'",
+                     "CAST(NULL AS STRING)", "NULL", _null_row(table), "row")
+    return f"SELECT {columns} FROM {rows}"
+
+
+def _local_events(native: str, table: Table, tid: str) -> str:
     """A transaction's records as local commits at their site; an update that moves the row to another
     identity is a delete and an insert (`reference.local_events`)."""
-    mine = native.where(F.col("table") == table.key)
     ops = (f"CASE WHEN _moves THEN array(named_struct('op', 'D', 'j', 0, 'old', b_{tid}, 'new', {_null_row(table)}),"
            f" named_struct('op', 'I', 'j', 1, 'old', {_null_row(table)}, 'new', a_{tid}))"
            f" ELSE array(named_struct('op', op, 'j', 0, 'old', b_{tid}, 'new', a_{tid})) END")
-    exploded = mine.select("*", F.explode(sql.col(ops)).alias("_e"))
-    return exploded.select(F.lit("local").alias("kind"), F.lit(1).alias("rank"), F.col("_commit").alias("at"),
-                           F.col("_commit").alias("commit_ts"), F.col("site").alias("origin"), F.col("txn"),
-                           (F.col("_i") * 2 + F.col("_e.j")).cast("long").alias("seq"), F.col("_e.op").alias("op"),
-                           F.lit(None).cast("string").alias("mapping"), F.col("version"),
-                           F.lit(None).cast("string").alias("error"), F.lit(None).cast("string").alias("old_json"),
-                           F.lit(None).cast("string").alias("new_json"), F.col("_e.old").alias("old"),
-                           F.col("_e.new").alias("new"))
+    columns = _event("local", 1, "_commit", "_commit", "site", "txn", "_i * 2 + _e.j", "_e.op",
+                     "CAST(NULL AS STRING)", "version", "_e.old", "_e.new")
+    return (f"SELECT {columns} FROM (SELECT *, explode({ops}) AS _e FROM {native} "
+            f"WHERE NOT _complex AND `table` = {sql.string(table.key)})")
 
 
-def _delivery_events(native: DataFrame, mapping: MappingPlan, ctx: RunContext, ids: dict[str, str],
-                     schedule: Schedule, model: Model) -> DataFrame:
+def _delivery_events(native: str, mapping: MappingPlan, ctx: RunContext, schedule: Schedule) -> str:
     order = sorted(ctx.mappings.values(), key=lambda m: m.id)
     n = order.index(mapping)
-    reading = ctx.reading(mapping.source)
-    before = [f"size(_ch_{order.index(m)})" for m in reading if m.id < mapping.id]
+    before = [f"size(_ch_{order.index(m)})" for m in ctx.reading(mapping.source) if m.id < mapping.id]
     offset = " + ".join(before) if before else "0"
-    source_server = ctx.tables[mapping.source].server
-    target_server = ctx.tables[mapping.target].server
-    mine = native.where(F.col("table") == mapping.source)
-    exploded = mine.select("*", F.posexplode(F.col(f"_ch_{n}")).alias("_pos", "_c"))
-    return exploded.select(F.lit("delivery").alias("kind"), F.lit(2).alias("rank"),
-                           sql.col(delivery_time(schedule, source_server, target_server, "_commit"), "at"),
-                           F.col("_commit").alias("commit_ts"), F.col("site").alias("origin"), F.col("txn"),
-                           sql.col(f"_base + {offset} + _pos", "seq").cast("long"), F.col("_c.op").alias("op"),
-                           F.lit(mapping.id).alias("mapping"), F.lit(None).cast("int").alias("version"),
-                           F.lit(None).cast("string").alias("error"), F.lit(None).cast("string").alias("old_json"),
-                           F.lit(None).cast("string").alias("new_json"), F.col("_c.old").alias("old"),
-                           F.col("_c.new").alias("new"))
+    at = delivery_time(schedule, ctx.tables[mapping.source].server, ctx.tables[mapping.target].server, "_commit")
+    columns = _event("delivery", 2, at, "_commit", "site", "txn", f"_base + {offset} + _pos", "_c.op",
+                     sql.string(mapping.id), "NULL", "_c.old", "_c.new")
+    return (f"SELECT {columns} FROM (SELECT *, posexplode(_ch_{n}) AS (_pos, _c) FROM {native} "
+            f"WHERE NOT _complex AND `table` = {sql.string(mapping.source)})")
 
 
 def delivery_time(schedule: Schedule, origin: str, destination: str, commit: str) -> str:
@@ -295,13 +286,13 @@ def delivery_time(schedule: Schedule, origin: str, destination: str, commit: str
                     at)
 
 
-def _typed_reference_events(rows: DataFrame, table: Table) -> DataFrame:
+def _typed_reference_events(rows: str, table: Table) -> str:
     """The reference's events for one table, their images typed from tokens."""
     rank = "CASE kind WHEN 'snapshot' THEN 0 WHEN 'local' THEN 1 ELSE 2 END"
-    return rows.where(F.col("kind") != "filtered").select(
-        "kind", sql.col(rank, "rank"), "at", "commit_ts", "origin", "txn", "seq", "op", "mapping", "version", "error",
-        "old_json", "new_json", sql.col(read_row_sql("old_text", table), "old"),
-        sql.col(read_row_sql("new_text", table), "new"))
+    columns = [*("kind", sql.named(rank, "rank"), "at", "commit_ts", "origin", "txn", "seq", "op", "mapping",
+                 "version", "error", "old_json", "new_json"),
+               sql.named(read_row_sql("old_text", table), "old"), sql.named(read_row_sql("new_text", table), "new")]
+    return f"SELECT {', '.join(columns)} FROM {rows} WHERE kind <> 'filtered' AND dest = {sql.string(table.key)}"
 
 
 # --- the reference's path -------------------------------------------------------------------------------

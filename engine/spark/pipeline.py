@@ -35,6 +35,7 @@ from engine.run.records import InputError, change_files
 from engine.run.reference import RunCounts
 from engine.run.schedule import load_schedule
 from engine.spark import output
+from engine.spark import sqltext as sql
 from engine.spark.converge import reports
 from engine.spark.decode import decode
 from engine.spark.lines import read_lines
@@ -101,11 +102,6 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
         persisted.append(kept)
         return kept
 
-    def cache(frame: DataFrame) -> DataFrame:
-        """Keep `frame` once its first job computes it (no job of its own), for a second reader."""
-        persisted.append(frame.persist())
-        return frame
-
     def stage(name: str) -> _Stage:
         return _Stage(name, run.stage_seconds, progress, spark)
 
@@ -126,7 +122,7 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             deb_ords = {len(changes) + i: server for i, server in enumerate(debezium.values())}
             decoded = decode(change_lines, model, names, deb_ords, keep)
             read = decoded.read_by_reference
-            records = keep(decoded.records)
+            records = decoded.records
             kinds = {r["kind"]: int(r["count"]) for r in read.groupBy("kind").count().collect()}
             accepted = records.count()
             run.counts.rejects = kinds.get("reject", 0)
@@ -136,7 +132,6 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             ordinals = {path: len(names) + i for i, path in enumerate(snapshot_texts)}
             snapshot_rows = _debezium_snapshot_rows(spark, read, names, len(changes)) if debezium else None
             snapshots = read_snapshots(spark, data_dir, model, lines, ordinals, snapshot_rows)
-            snapshots = {key: keep(frame) for key, frame in snapshots.items()}
 
         with stage("net_effect"):
             events = net_effect(records, snapshots, model, decoded.tables, schedule_doc, sql_natively, keep)
@@ -149,14 +144,14 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             run.counts.deliveries = int((native["deliveries"] or 0) + (by_reference["deliveries"] or 0))  # type: ignore[index]
 
         with stage("resolve"):
-            resolved = resolve(events.tables, model)
+            resolved = resolve(events.tables, model, keep)
             resolved = replace(resolved, reference=keep(resolved.reference))
             folded = resolved.reference
             conflicts = folded.where(F.col("kind") == "conflict")
             rows: dict[str, DataFrame] = {}
             writes: list[Callable[[], None]] = []
             for table in model.tables:
-                rows[table.key] = cache(rows_of(resolved, table))
+                rows[table.key] = rows_of(resolved, table)
                 path = out / "tables" / table.server / f"{table.name}.parquet"
                 writes.append(lambda frame=rows[table.key], table=table, path=path:  # type: ignore[misc]
                               output.write_table(frame, table, path))
@@ -188,6 +183,8 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
     finally:
         for frame in persisted:
             frame.unpersist()
+        spark.catalog.clearCache()  # what the stages cached for a second reader
+        sql.drop_views(spark)
     return run
 
 

@@ -18,12 +18,13 @@ outcomes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from engine.model.io import dump_model
@@ -84,42 +85,42 @@ def grouping(model: Model, ctx: RunContext) -> dict[str, str]:
     return out
 
 
-def resolve(events: dict[str, DataFrame], model: Model) -> Resolved:
+def resolve(events: dict[str, DataFrame], model: Model,
+            keep: Callable[[DataFrame], DataFrame] = lambda frame: frame) -> Resolved:
+    """Each table's events -> its final rows, and the reference's fold of what Spark cannot fold natively.
+    `keep` materializes each table's checked events, read three times (a cached frame would not be found
+    again under a union of several: Spark's plan deduplication hides it)."""
     ctx = build_context(model)
     modes = grouping(model, ctx)
+    spark = next(iter(events.values())).sparkSession
     native_rows: dict[str, DataFrame] = {}
-    to_reference: list[DataFrame] = []
-    applied: list[DataFrame] = []
+    to_reference: list[str] = []
+    applied: list[str] = []
+    key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
     for table in model.tables:
-        frame = events[table.key]
+        frame = sql.view(events[table.key])
         mode = modes[table.key]
+        identity = ctx.tables[table.key].identity
         if mode == "key" and native_table(table):
-            checked = _checked(frame, table, ctx)
-            native = checked.where(F.col("_group_ok"))
-            native_rows[table.key] = native.where(F.col("_last") & (F.col("op") != "D")).select(
-                F.lit(0).cast("long").alias("seq"), F.col("_after").alias("row"))
-            applied.append(native.where(F.col("kind") == "delivery").select(F.lit(table.key).alias("tkey")))
-            rest = checked.where(~F.col("_group_ok"))
-            group = F.concat(F.lit(f"key:{table.key}:"), F.to_json(F.col("_key")))
+            checked = sql.view(keep(spark.sql(_checked(frame, table, ctx))))  # read three times below
+            native_rows[table.key] = spark.sql(f"SELECT CAST(0 AS BIGINT) AS seq, _after AS row FROM {checked} "
+                                               "WHERE _group_ok AND _last AND op <> 'D'")
+            applied.append(f"SELECT {sql.string(table.key)} AS tkey FROM {checked} "
+                           "WHERE _group_ok AND kind = 'delivery'")
+            group = f"concat({sql.string(f'key:{table.key}:')}, to_json(_key))"
+            to_reference.append(_as_text(checked, table, group, "NOT _group_ok"))
         elif mode == "key":
-            key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
-            identity = ctx.tables[table.key].identity
-            rest = frame
-            group = F.concat(F.lit(f"key:{table.key}:"), sql.col(
-                f"to_json(named_struct({', '.join(f'{sql.string(c)}, ({key}).{sql.ident(c)}' for c in identity)}))"))
+            fields = ", ".join(f"{sql.string(c)}, ({key}).{sql.ident(c)}" for c in identity)
+            group = f"concat({sql.string(f'key:{table.key}:')}, to_json(named_struct({fields})))"
+            to_reference.append(_as_text(frame, table, group))
         else:
-            rest = frame
-            group = F.lit(f"table:{table.key}" if mode == "table" else f"site:{table.server}")
-        to_reference.append(_as_text(rest.withColumn("_group", group), table))
-    union = to_reference[0]
-    for part in to_reference[1:]:
-        union = union.unionByName(part)
+            group = sql.string(f"table:{table.key}" if mode == "table" else f"site:{table.server}")
+            to_reference.append(_as_text(frame, table, group))
+    union = spark.sql(" UNION ALL ".join(f"({part})" for part in to_reference))
     reference = union.groupBy("group").applyInArrow(_fold(dump_model(model)), OUTPUT)
-    applied_all = applied[0] if applied else None
-    for part in applied[1:]:
-        applied_all = applied_all.unionByName(part)  # type: ignore[union-attr]
-    return Resolved(native_rows, reference, applied_all if applied_all is not None else
-                    union.limit(0).select(F.lit("").alias("tkey")))
+    native_applied = spark.sql(" UNION ALL ".join(f"({part})" for part in applied) if applied
+                               else "SELECT CAST(NULL AS STRING) AS tkey WHERE FALSE")
+    return Resolved(native_rows, reference, native_applied)
 
 
 def rows_of(resolved: Resolved, table: Table) -> DataFrame:
@@ -134,58 +135,54 @@ def rows_of(resolved: Resolved, table: Table) -> DataFrame:
 # --- the native check -----------------------------------------------------------------------------------
 
 
-def _checked(frame: DataFrame, table: Table, ctx: RunContext) -> DataFrame:
-    """A key-grouped table's events with the row's state carried along, whether each event applies as the
-    native fold says (`_ok`), whether its whole group does (`_group_ok`), and at the group's last event
-    (`_last`) the final row (`_after`)."""
+def _checked(events: str, table: Table, ctx: RunContext) -> str:
+    """The query of a key-grouped table's events with the row's state carried along, whether each event
+    applies as the native fold says (`_ok`), whether its whole group does (`_group_ok`), and at the
+    group's last event (`_last`) the final row (`_after`)."""
     plan = ctx.tables[table.key]
     key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
     fields = ", ".join(f"{sql.string(c)}, ({key}).{sql.ident(c)}" for c in plan.identity)
-    frame = frame.withColumn("_key", sql.col(f"named_struct({fields})"))
-    order = Window.partitionBy("_key").orderBy("at", "rank", "commit_ts", "origin", "txn", "seq")
-    before = order.rowsBetween(Window.unboundedPreceding, -1)
-    upto = order.rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    frame = frame.withColumn("_exists", F.coalesce(F.lag("op").over(order) != "D", F.lit(False)))
+    order = "PARTITION BY _key ORDER BY at, rank, commit_ts, origin, txn, seq"
     mapped = {m.id: set(m.columns) for m in ctx.into(table.key)}
-    versions = {}
-    for number in _versions(table):
-        versions[number] = set(version_columns(table, number))
-    sets, values = {}, {}
+    versions = {number: set(version_columns(table, number)) for number in _versions(table)}
+    carried = []
     for column in table.columns:
         name = column.name
         default = default_value_sql(plan.defaults.get(name), column.sql_type)
         in_version = sql.any_of([f"version <=> {n}" if n is not None else "version IS NULL"
                                  for n, cols in versions.items() if name in cols]) if versions else "TRUE"
         in_mapping = sql.any_of([f"mapping = {sql.string(m)}" for m, cols in mapped.items() if name in cols])
-        sets[name] = (f"CASE WHEN kind = 'snapshot' THEN TRUE "
-                      f"WHEN op = 'D' THEN FALSE "
-                      f"WHEN kind = 'local' THEN {in_version} OR NOT _exists "
-                      f"WHEN op = 'I' THEN TRUE "
-                      f"ELSE {in_mapping} END")
+        sets = (f"CASE WHEN kind = 'snapshot' THEN TRUE WHEN op = 'D' THEN FALSE "
+                f"WHEN kind = 'local' THEN {in_version} OR NOT _exists WHEN op = 'I' THEN TRUE ELSE {in_mapping} END")
         own = f"new.{sql.ident(name)}"
-        values[name] = (f"CASE WHEN kind = 'snapshot' THEN {own} "
-                        f"WHEN kind = 'local' THEN (CASE WHEN {in_version} THEN {own} ELSE {default} END) "
-                        f"WHEN op = 'I' THEN (CASE WHEN {in_mapping} THEN {own} ELSE {default} END) "
-                        f"ELSE {own} END")
-    carried = []
-    for column in table.columns:
-        name = column.name
-        wrapped = f"CASE WHEN {sets[name]} THEN named_struct('v', {values[name]}) END"
-        carried.append(F.last(sql.col(wrapped), ignorenulls=True).over(before).alias(f"_s_{_safe(name)}"))
-        carried.append(F.last(sql.col(wrapped), ignorenulls=True).over(upto).alias(f"_a_{_safe(name)}"))
-    frame = frame.select("*", *carried)
+        value = (f"CASE WHEN kind = 'snapshot' THEN {own} "
+                 f"WHEN kind = 'local' THEN (CASE WHEN {in_version} THEN {own} ELSE {default} END) "
+                 f"WHEN op = 'I' THEN (CASE WHEN {in_mapping} THEN {own} ELSE {default} END) ELSE {own} END")
+        wrapped = f"CASE WHEN {sets} THEN named_struct('v', {value}) END"
+        before = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"
+        upto = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+        carried.append(sql.named(f"last({wrapped}, TRUE) OVER ({before})", f"_s_{_safe(name)}"))
+        carried.append(sql.named(f"last({wrapped}, TRUE) OVER ({upto})", f"_a_{_safe(name)}"))
     checks = []
     for mapping_id, columns in mapped.items():
-        same = sql.all_of([_same(f"old.{sql.ident(c)}", f"_s_{_safe(c)}.v", table.column(c).sql_type)  # type: ignore[union-attr]
-                           for c in sorted(columns)])
+        same = sql.all_of([_same(f"old.{sql.ident(c)}", f"_s_{_safe(c)}.v", _type(table, c)) for c in sorted(columns)])
         checks.append((f"mapping = {sql.string(mapping_id)}", same))
     delivered = (f"error IS NULL AND (CASE WHEN op = 'I' THEN NOT _exists "
                  f"ELSE _exists AND {sql.case(checks, 'FALSE')} END)")
     ok = f"CASE WHEN kind = 'delivery' THEN coalesce({delivered}, FALSE) ELSE TRUE END"
     after = ", ".join(f"{sql.string(c.name)}, _a_{_safe(c.name)}.v" for c in table.columns)
-    frame = frame.select("*", sql.col(ok, "_ok"), F.lead("op").over(order).isNull().alias("_last"),
-                         sql.col(f"named_struct({after})", "_after"))
-    return frame.withColumn("_group_ok", F.min("_ok").over(Window.partitionBy("_key")))
+    keyed = f"SELECT *, named_struct({fields}) AS _key FROM {events}"
+    existed = f"SELECT *, coalesce(lag(op) OVER ({order}) <> 'D', FALSE) AS _exists FROM ({keyed})"
+    states = f"SELECT *, {', '.join(carried)} FROM ({existed})"
+    judged = (f"SELECT *, {ok} AS _ok, lead(op) OVER ({order}) IS NULL AS _last, named_struct({after}) AS _after "
+              f"FROM ({states})")
+    return f"SELECT *, min(_ok) OVER (PARTITION BY _key) AS _group_ok FROM ({judged})"
+
+
+def _type(table: Table, name: str) -> Any:
+    column = table.column(name)
+    assert column is not None
+    return column.sql_type
 
 
 def _safe(name: str) -> str:
@@ -249,14 +246,13 @@ def native_table(table: Table) -> bool:
 # --- the reference's fold -------------------------------------------------------------------------------
 
 
-def _as_text(frame: DataFrame, table: Table) -> DataFrame:
-    """Events with their images as rows of tokens (`canonical`): one schema for every table."""
-    return frame.select(F.col("_group").alias("group"), F.lit(table.key).alias("tkey"), "kind", "at", "commit_ts",
-                        "origin", "txn", "seq", "op", "mapping", "version", "error", "old_json", "new_json",
-                        sql.col(write_row_sql("old", table), "old_text"),
-                        sql.col(write_row_sql("new", table), "new_text"))
-
-
+def _as_text(events: str, table: Table, group: str, where: str = "TRUE") -> str:
+    """The query of a table's events for the reference's fold, with their `group` and their images as rows
+    of tokens (`canonical`): one schema for every table."""
+    columns = [sql.named(group, "group"), sql.named(sql.string(table.key), "tkey"), "kind", "at", "commit_ts",
+               "origin", "txn", "seq", "op", "mapping", "version", "error", "old_json", "new_json",
+               sql.named(write_row_sql("old", table), "old_text"), sql.named(write_row_sql("new", table), "new_text")]
+    return f"SELECT {', '.join(columns)} FROM {events} WHERE {where}"
 
 
 _FIELDS = [f.strip() for f in OUTPUT.split(",")]

@@ -8,13 +8,15 @@ through `ident` and `lit`, never pasted: a model cannot inject SQL.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 
@@ -85,3 +87,37 @@ def col(text: str, alias: str | None = None) -> Column:
     """One Column from SQL text (one call to the JVM)."""
     column = F.expr(text)
     return column.alias(alias) if alias is not None else column
+
+
+# --- whole queries --------------------------------------------------------------------------------------
+
+_views: list[str] = []
+_count = itertools.count()
+
+
+def view(frame: DataFrame) -> str:
+    """`frame` as a temporary view for the queries of this run (`drop_views` drops them)."""
+    name = f"mw_view_{next(_count)}"
+    frame.createOrReplaceTempView(name)
+    _views.append(name)
+    return ident(name)
+
+
+def select(frame: DataFrame, columns: Sequence[str], where: str | None = None) -> DataFrame:
+    """`SELECT columns FROM frame [WHERE where]` as one query: the JVM parses the text at once, where the
+    Column API costs a round trip per expression (`columns` are SQL, `expr AS alias` where named)."""
+    text = f"SELECT {', '.join(columns)} FROM {view(frame)}" + (f" WHERE {where}" if where else "")
+    return frame.sparkSession.sql(text)
+
+
+def named(text: str, alias: str) -> str:
+    """`text AS alias`, the alias quoted."""
+    return f"{text} AS {ident(alias)}"
+
+
+def drop_views(spark: SparkSession) -> None:
+    """Drop the views this process made for its queries (after a run)."""
+    while _views:
+        name = _views.pop()
+        with contextlib.suppress(Exception):
+            spark.catalog.dropTempView(name)
