@@ -287,6 +287,9 @@ def spark_failure(exc: BaseException) -> str:
     """The line of a Spark error a user can act on (a Python worker's own error when there is one)."""
     text = str(exc).strip()
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    causes = [line.removeprefix("Caused by:").strip() for line in lines if line.startswith("Caused by:")]
+    if "TASK_WRITE_FAILED" in text and causes:  # a full disk, a folder gone read-only: the root cause says which
+        return f"cannot write the run directory: {causes[-1].split(': ', 1)[-1]}"[:500]
     for line in reversed(lines):
         if line.split(":")[0].endswith(("Error", "Exception", "Cancelled")) and "Traceback" not in line:
             return line[:500]

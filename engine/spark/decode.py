@@ -361,7 +361,8 @@ def _image(table: Table, tid: str, side: str, trusted: bool) -> str:
     known = {n for types in plain_versions(table).values() for n in types}
     fields = [clean_typed_sql(f"{raw}.{sql.ident(c.name)}", c.sql_type) if c.name in known
               else f"CAST(NULL AS {rep(c.sql_type).ddl})" for c in table.columns]
-    return sql.case([(f"{raw} IS NOT NULL", _struct(table, fields))], empty)
+    # only a clean line's values are known to fit (ANSI casts fail on the rest, which the reference reads)
+    return sql.case([(f"clean AND {raw} IS NOT NULL", _struct(table, fields))], empty)
 
 
 def _struct(table: Table, fields: list[str]) -> str:

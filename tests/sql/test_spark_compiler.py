@@ -50,8 +50,9 @@ def test_a_name_no_column_holds_is_null_and_the_time_is_the_one_given(spark: Any
     expected = spark.createDataFrame([{"V": "none@2026-01-05 10:00:00", "ID": r["ID"]} for r in ROWS],
                                      "V string, ID bigint")
     assertDataFrameEqual(got, expected)
-    assert predicate_holds("current_timestamp() > cast('2026-01-01' AS TIMESTAMP)", {},
-                           datetime(2026, 1, 5, tzinfo=UTC))
+    day = "cast(current_timestamp() AS STRING) = '2026-01-05 00:00:00'"  # the reference's clock is the one given
+    assert predicate_holds(day, {}, datetime(2026, 1, 5, tzinfo=UTC))
+    assert not predicate_holds(day, {}, datetime(2026, 1, 6, tzinfo=UTC))
 
 
 @pytest.mark.parametrize("sql", ["reflect('java.lang.Runtime', 'getRuntime')", "java_method('a', 'b')",
