@@ -11,9 +11,10 @@ spellings.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from engine.model.schema import Table
@@ -49,11 +50,24 @@ def token(value: Any, t: SqlType | None) -> Any:
     return opaque_text(value)
 
 
+_AS_WRITTEN: dict[str, type] = {"text": str, "int": int, "bool": bool}
+"""The token kinds whose JSON value is the reference's value itself."""
+
+
 def value_of(raw: Any, t: SqlType) -> Any:
     """A token (either spelling) as the reference's value of type `t`."""
     if raw is None:
         return None
-    kind = rep(t).kind
+    r = rep(t)
+    kind = r.kind
+    if type(raw) is _AS_WRITTEN.get(kind):  # text, an integer, a boolean: written by either side exactly
+        return raw
+    if kind == "decimal" and type(raw) is str:
+        with contextlib.suppress(InvalidOperation):
+            number = Decimal(raw)
+            if number.is_finite() and number.as_tuple().exponent == -r.spark.scale \
+                    and not (number.is_signed() and not number):  # type: ignore[attr-defined]
+                return number  # a token at the column's scale, as both sides write one
     if kind == "double":
         return float(raw)
     if kind == "timestamp":

@@ -6,12 +6,15 @@ diverges when one side lacks it or the two sides' rows differ (as multisets: equ
 target key another mapping into the table gives is not counted against this one, nor a target row whose
 value in a column this mapping sets to a constant differs from that constant.
 
-Every mapping's rows are brought to one shape (mapping, key and values as JSON text of their typed
-values, which side) and grouped once by (mapping, key): one shuffle for the whole model. The counts are
-one aggregation of that; the examples (up to 20 per mapping) are the first diverged keys in key order,
-whose few rows the driver gives to the reference's own `compare_mapping` to write them as it does. A
-mapping whose methods Spark cannot compute exactly (see `methods`) maps its source rows with the
-reference over Arrow instead.
+Each mapping's sides are brought to one shape (typed distribution key, side, and three 32-bit
+halves of two independent 64-bit hashes of the compared values, cast to the target's types) and grouped
+by key: per key, each side's row count and hash sums stand for its multiset of rows, so unequal
+multisets agree on all of them about once in 2^96 keys, the checksum comparison replication
+verification tools make, and no row's values travel as text. Only a diverged key is written as JSON.
+The counts are one aggregation of that; the examples (up to 20 per mapping) are the first diverged keys
+in key order, whose few rows the driver gives to the reference's own `compare_mapping` to write them as
+it does. A mapping whose methods Spark cannot compute exactly (see `methods`) maps its source rows with
+the reference over Arrow instead.
 """
 
 from __future__ import annotations
@@ -49,39 +52,9 @@ def reports(rows: dict[str, DataFrame], model: Model, sql_natively: bool = True,
     ctx = build_context(model)
     mappings = [m for m in sorted(ctx.mappings.values(), key=lambda m: m.id) if m.dkey is not None]
     mapped = {m.id: _mapped_source(rows[m.source], m, model, sql_natively) for m in mappings}
-    parts: list[DataFrame] = []
-    for mapping in mappings:
-        target = _table(model, mapping.target)
-        dkey = list(mapping.dkey or ())
-        have = _compared_columns(mapping)
-        parts.append(mapped[mapping.id].select(
-            F.lit(mapping.id).alias("mapping"), sql.col(_key_json("vals", dkey, target, have), "key_json"),
-            F.lit("source").alias("side"), F.to_json("vals", JSON_OPTIONS).alias("vals_json"),
-            F.lit(None).cast("boolean").alias("could"), F.col("unfit")))
-        parts.append(rows[mapping.target].select(
-            F.lit(mapping.id).alias("mapping"), sql.col(_key_json("row", dkey, target), "key_json"),
-            F.lit("target").alias("side"), sql.col(f"to_json({_vals('row', have)}, {_options()})", "vals_json"),
-            sql.col(_could(mapping, target), "could"), F.lit(False).alias("unfit")))
-        for other in ctx.into(mapping.target):
-            if other.id != mapping.id and other.dkey is not None and set(other.dkey) == set(dkey):
-                parts.append(mapped[other.id].select(
-                    F.lit(mapping.id).alias("mapping"),
-                    sql.col(_key_json("vals", dkey, target, _compared_columns(other)), "key_json"),
-                    F.lit("explained").alias("side"), F.lit(None).cast("string").alias("vals_json"),
-                    F.lit(None).cast("boolean").alias("could"), F.lit(False).alias("unfit")))
     out = []
-    if parts:
-        keys = keep(_union(parts).groupBy("mapping", "key_json").agg(
-            F.array_sort(F.collect_list(F.when(F.col("side") == "source", F.col("vals_json")))).alias("s"),
-            F.array_sort(F.collect_list(F.when(F.col("side") == "target", F.col("vals_json")))).alias("t"),
-            F.max(F.when(F.col("side") == "source", 1)).alias("in_source"),
-            F.max(F.when(F.col("side") == "target", F.col("could").cast("int"))).alias("could"),
-            F.max(F.when(F.col("side") == "explained", 1)).alias("explained"),
-            F.max(F.col("unfit").cast("int")).alias("unfit"))
-            .select("mapping", "key_json",
-                    sql.col("in_source = 1 OR (explained IS NULL AND coalesce(could, 0) = 1)", "counted"),
-                    sql.col("(in_source = 1 OR (explained IS NULL AND coalesce(could, 0) = 1)) "
-                            "AND (coalesce(unfit, 0) = 1 OR NOT (s <=> t))", "diverged")))
+    if mappings:
+        keys = keep(_union([_compared(mapping, mapped, rows, model, ctx) for mapping in mappings]))
         counts = {r["mapping"]: (int(r["compared"]), int(r["diverged"])) for r in keys.groupBy("mapping").agg(
             F.count(F.when(F.col("counted"), 1)).alias("compared"),
             F.count(F.when(F.col("diverged"), 1)).alias("diverged")).collect()}
@@ -98,6 +71,55 @@ def reports(rows: dict[str, DataFrame], model: Model, sql_natively: bool = True,
         n, d = counts.get(mapping_id, (0, 0))
         out.append({"mapping": mapping.id, "compared": n, "diverged": d, "examples": examples.get(mapping_id, [])})
     return out
+
+
+def _compared(mapping: MappingPlan, mapped: dict[str, DataFrame], rows: dict[str, DataFrame], model: Model,
+              ctx: RunContext) -> DataFrame:
+    """One mapping's keys (`mapping`, `counted`, `diverged`, and `key_json` for a diverged one): its mapped
+    source rows, the target's rows and the keys other mappings into the target explain, grouped by the
+    typed distribution key. Each side's rows compare as a multiset by their count and two independent
+    64-bit hashes of their values (xxhash64 and murmur3, summed in halves so no sum overflows): unequal
+    multisets agree on all three about once in 2^96 keys, the checksum comparison replication
+    verification tools make."""
+    target = _table(model, mapping.target)
+    dkey = list(mapping.dkey or ())
+    have = _compared_columns(mapping)
+
+    key_ddl = _struct_ddl(target, dkey)
+    vals_ddl = _struct_ddl(target, have) if have else "struct<_: int>"
+
+    def side(frame: DataFrame, name: str, key: str, vals: str | None, could: str, unfit: str) -> DataFrame:
+        typed = f"CAST({vals} AS {vals_ddl})"  # both sides hash the same types
+        hashes = [f"xxhash64({typed}) & 4294967295", f"shiftrightunsigned(xxhash64({typed}), 32)",
+                  f"CAST(hash({typed}) AS BIGINT) & 4294967295"] if vals is not None else ["0", "0", "0"]
+        return frame.select(sql.col(f"CAST({key} AS {key_ddl})", "key"), F.lit(name).alias("side"),
+                            *(sql.col(h, f"h{i}") for i, h in enumerate(hashes)),
+                            sql.col(could, "could"), sql.col(unfit, "unfit"))
+
+    parts = [side(mapped[mapping.id], "source", _key_struct("vals", dkey, target, have), "vals",
+                  "CAST(NULL AS BOOLEAN)", "unfit"),
+             side(rows[mapping.target], "target", _key_struct("row", dkey, target), _vals("row", have),
+                  _could(mapping, target), "FALSE")]
+    for other in ctx.into(mapping.target):
+        if other.id != mapping.id and other.dkey is not None and set(other.dkey) == set(dkey):
+            parts.append(side(mapped[other.id], "explained",
+                              _key_struct("vals", dkey, target, _compared_columns(other)), None,
+                              "CAST(NULL AS BOOLEAN)", "FALSE"))
+    sums = []
+    for name in ("source", "target"):
+        this = F.col("side") == name
+        sums.append(F.count(F.when(this, 1)).alias(f"n_{name[0]}"))
+        sums += [F.sum(F.when(this, F.col(f"h{i}"))).alias(f"h{i}_{name[0]}") for i in range(3)]
+    counted = "(n_s > 0 OR (explained IS NULL AND coalesce(could, 0) = 1))"
+    same = sql.all_of(["n_s = n_t", *(f"h{i}_s <=> h{i}_t" for i in range(3))])
+    return (_union(parts).groupBy("key").agg(
+        *sums, F.max(F.when(F.col("side") == "target", F.col("could").cast("int"))).alias("could"),
+        F.max(F.when(F.col("side") == "explained", 1)).alias("explained"),
+        F.max(F.col("unfit").cast("int")).alias("unfit"))
+        .select(F.lit(mapping.id).alias("mapping"), sql.col(counted, "counted"),
+                sql.col(f"{counted} AND (coalesce(unfit, 0) = 1 OR NOT {same})", "diverged"), "key")
+        .select("mapping", "counted", "diverged",
+                sql.col(f"CASE WHEN diverged THEN to_json(key, {_options()}) END", "key_json")))
 
 
 def _options() -> str:
@@ -137,6 +159,10 @@ def _key_struct(struct: str, dkey: list[str], target: Table, have: list[str] | N
 
 def _key_json(struct: str, dkey: list[str], target: Table, have: list[str] | None = None) -> str:
     return f"to_json({_key_struct(struct, dkey, target, have)}, {_options()})"
+
+
+def _struct_ddl(table: Table, columns: list[str]) -> str:
+    return "struct<" + ", ".join(f"{sql.ident(c)}: {rep(_type(table, c)).ddl}" for c in columns) + ">"
 
 
 def _vals(struct: str, columns: list[str]) -> str:
@@ -250,7 +276,7 @@ def _examples(keys: DataFrame, mappings: list[MappingPlan], mapped: dict[str, Da
     for mapping in mappings:
         target = _table(model, mapping.target)
         dkey = list(mapping.dkey or ())
-        ddl = "struct<" + ", ".join(f"{sql.ident(c)}: {rep(_type(target, c)).ddl}" for c in dkey) + ">"
+        ddl = _struct_ddl(target, dkey)
         firsts.append(keys.where((F.col("mapping") == mapping.id) & F.col("diverged"))
                       .select("mapping", "key_json", sql.col(f"from_json(key_json, {sql.string(ddl)}, {_options()})",
                                                              "key"))

@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -37,6 +38,7 @@ from engine.run.values import ConversionError, conform, row_to_json
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, token
 from engine.spark.decode import record_of
+from engine.spark.grouped import Fold, fold_groups
 from engine.spark.inworker import context_of, model_of, schedule_of
 from engine.spark.methods import Binding, Typed, cast_value, compile_method, spark_kind_of, where
 from engine.spark.methods import conform as conform_sql
@@ -77,8 +79,9 @@ def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model
     schedule = parse_schedule(schedule_doc)
     txns = keep(_transactions(records, model, ctx, ids, sql_natively))
     reference_records = txns.where(F.col("_complex")).select("site", "txn", "file_ord", "line", "text", "normalized")
-    reference = keep(reference_records.groupBy("site", "txn").applyInArrow(
-        _reference_path(dump_model(model), json.dumps(schedule_doc)), REFERENCE_EVENTS))
+    reference = keep(fold_groups(reference_records, ["site", "txn"], ["file_ord", "line"],
+                                 _reference_path(dump_model(model), json.dumps(schedule_doc)), _OUT,
+                                 REFERENCE_EVENTS))
     spark = records.sparkSession
     native, by_reference = sql.view(txns), sql.view(reference)
     snapshot_views = {key: sql.view(frame) for key, frame in snapshots.items()}
@@ -308,27 +311,30 @@ _OUT = pa.schema([("dest", pa.string()), ("kind", pa.string()), ("at", pa.timest
                   ("old_json", pa.string()), ("new_json", pa.string()), ("filtered", pa.int64())])
 
 
-def _reference_path(model_text: str, schedule_text: str) -> Any:
-    """An `applyInArrow` function: one transaction's records (their lines), run by the reference."""
-    def run(group: pa.Table) -> pa.Table:
-        model, ctx, schedule = model_of(model_text), context_of(model_text), schedule_of(schedule_text)
-        rows = sorted(group.to_pylist(), key=lambda r: (r["file_ord"], r["line"]))
-        accepted = sorted((record_of(r["text"], r["normalized"], r["line"], model) for r in rows), key=lambda r: r.seq)
-        if not accepted:
-            return pa.Table.from_pylist([], schema=_OUT)
-        txn = Transaction(accepted[0].site, accepted[0].txn, max(r.commit_ts for r in accepted), accepted)
-        out: list[dict[str, Any]] = []
-        versions = {}
-        for i, record in enumerate(accepted):
-            versions[2 * i] = versions[2 * i + 1] = record.version
-        for event in local_events(txn, ctx):
-            out.append(_event_row(event, model, versions.get(event["seq"])))
-        deliveries, filtered = transaction_deliveries(txn, ctx, schedule)
-        for event in deliveries:
-            out.append(_event_row(event, model, None))
-        out.append({"dest": None, "kind": "filtered", "filtered": filtered})
-        return pa.Table.from_pylist(out, schema=_OUT)
-    return run
+def _reference_path(model_text: str, schedule_text: str) -> Callable[[], Fold]:
+    """The reference's run of one transaction (`grouped.fold_groups`)."""
+    return lambda: partial(_run_transaction, model_of(model_text), context_of(model_text),
+                           schedule_of(schedule_text))
+
+
+def _run_transaction(model: Model, ctx: RunContext, schedule: Schedule, rows: list[dict[str, Any]]) \
+        -> list[dict[str, Any]]:
+    """A transaction's records (their lines, in file and line order) -> its events (`REFERENCE_EVENTS`)."""
+    accepted = sorted((record_of(r["text"], r["normalized"], r["line"], model) for r in rows), key=lambda r: r.seq)
+    if not accepted:
+        return []
+    txn = Transaction(accepted[0].site, accepted[0].txn, max(r.commit_ts for r in accepted), accepted)
+    out: list[dict[str, Any]] = []
+    versions = {}
+    for i, record in enumerate(accepted):
+        versions[2 * i] = versions[2 * i + 1] = record.version
+    for event in local_events(txn, ctx):
+        out.append(_event_row(event, model, versions.get(event["seq"])))
+    deliveries, filtered = transaction_deliveries(txn, ctx, schedule)
+    for event in deliveries:
+        out.append(_event_row(event, model, None))
+    out.append({"dest": None, "kind": "filtered", "filtered": filtered})
+    return out
 
 
 def _event_row(event: dict[str, Any], model: Model, version: int | None) -> dict[str, Any]:

@@ -10,8 +10,8 @@ A key group folds natively when no delivery in it can meet a conflict: Spark ord
 that each delivered insert finds no row and each delivered update or delete finds exactly its old
 image. Then the final row is the last state and every delivery is `applied`. Any other group (a
 conflict, a change the reference could not map, a table whose values only the reference reads) is
-folded by the reference (`fold.fold_events`) with `groupBy(...).applyInArrow`, one Python call per group,
-which gives its rows, its conflicts and queue entries as the lines the run directory holds, and its
+folded by the reference (`fold.fold_events`) over Arrow batches of whole groups (`grouped.fold_groups`:
+Spark shuffles and sorts, Python walks the consecutive groups of each batch), which gives its rows, its conflicts and queue entries as the lines the run directory holds, and its
 outcomes.
 """
 
@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -34,8 +35,9 @@ from engine.run.fold import fold_events
 from engine.run.rundir import conflict_flat, jsonl_line, time_order_key
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_tokens, row_values, token, write_row_sql
+from engine.spark.grouped import Fold, fold_groups
 from engine.spark.inworker import context_of, model_of
-from engine.spark.neteffect import version_columns
+from engine.spark.neteffect import EVENT_COLUMNS, version_columns
 from engine.spark.types import rep, table_opaque
 
 OUTPUT = ("kind string, tkey string, ordinal long, text string, sort string, status string, n long, "
@@ -117,7 +119,7 @@ def resolve(events: dict[str, DataFrame], model: Model,
             group = sql.string(f"table:{table.key}" if mode == "table" else f"site:{table.server}")
             to_reference.append(_as_text(frame, table, group))
     union = spark.sql(" UNION ALL ".join(f"({part})" for part in to_reference))
-    reference = union.groupBy("group").applyInArrow(_fold(dump_model(model)), OUTPUT)
+    reference = fold_groups(union, ["group"], [], _fold(dump_model(model)), _SCHEMA, OUTPUT)
     native_applied = spark.sql(" UNION ALL ".join(f"({part})" for part in applied) if applied
                                else "SELECT CAST(NULL AS STRING) AS tkey WHERE FALSE")
     return Resolved(native_rows, reference, native_applied)
@@ -176,7 +178,8 @@ def _checked(events: str, table: Table, ctx: RunContext) -> str:
     states = f"SELECT *, {', '.join(carried)} FROM ({existed})"
     judged = (f"SELECT *, {ok} AS _ok, lead(op) OVER ({order}) IS NULL AS _last, named_struct({after}) AS _after "
               f"FROM ({states})")
-    return f"SELECT *, min(_ok) OVER (PARTITION BY _key) AS _group_ok FROM ({judged})"
+    kept = ", ".join([*EVENT_COLUMNS, "_key", "_last", "_after"])  # what the three readers of the check read
+    return f"SELECT {kept}, min(_ok) OVER (PARTITION BY _key) AS _group_ok FROM ({judged})"
 
 
 def _type(table: Table, name: str) -> Any:
@@ -272,30 +275,32 @@ def _schema() -> pa.Schema:
 _SCHEMA = _schema()
 
 
-def _fold(model_text: str) -> Any:
-    """An `applyInArrow` function: one group's events, folded by the reference."""
-    def run(group: pa.Table) -> pa.Table:
-        model, ctx = model_of(model_text), context_of(model_text)
-        events = [_event(row, model, ctx) for row in group.to_pylist()]
-        folded = fold_events(events, ctx)
-        out: list[dict[str, Any]] = []
-        for ordinal, row in enumerate(folded.rows):
-            table = model.table(row["table"])
-            assert table is not None
-            text = row_tokens(row["values"], table)
-            out.append({"kind": "row", "tkey": row["table"], "ordinal": ordinal, "text": text})
-        for conflict in folded.conflicts:
-            out.append({"kind": "conflict", "text": jsonl_line(conflict), "sort": time_order_key(conflict),
-                        **conflict_flat(conflict)})
-        for entry in folded.queue:
-            out.append({"kind": "queue", "text": jsonl_line(entry), "sort": time_order_key(entry)})
-        statuses: dict[str, int] = {}
-        for outcome in folded.outcomes:
-            statuses[outcome["status"]] = statuses.get(outcome["status"], 0) + 1
-        for status, n in statuses.items():
-            out.append({"kind": "outcome", "status": status, "n": n})
-        return pa.Table.from_pylist(out, schema=_SCHEMA)
-    return run
+def _fold(model_text: str) -> Callable[[], Fold]:
+    """The reference's fold of one group's events (`grouped.fold_groups`)."""
+    return lambda: partial(_fold_group, model_of(model_text), context_of(model_text))
+
+
+def _fold_group(model: Model, ctx: RunContext, group: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A group's rows (`_as_text`) -> `OUTPUT`'s rows: its final rows, conflicts, queue and outcomes."""
+    events = [_event(row, model, ctx) for row in group]
+    folded = fold_events(events, ctx)
+    out: list[dict[str, Any]] = []
+    for ordinal, row in enumerate(folded.rows):
+        table = model.table(row["table"])
+        assert table is not None
+        text = row_tokens(row["values"], table)
+        out.append({"kind": "row", "tkey": row["table"], "ordinal": ordinal, "text": text})
+    for conflict in folded.conflicts:
+        out.append({"kind": "conflict", "text": jsonl_line(conflict), "sort": time_order_key(conflict),
+                    **conflict_flat(conflict)})
+    for entry in folded.queue:
+        out.append({"kind": "queue", "text": jsonl_line(entry), "sort": time_order_key(entry)})
+    statuses: dict[str, int] = {}
+    for outcome in folded.outcomes:
+        statuses[outcome["status"]] = statuses.get(outcome["status"], 0) + 1
+    for status, n in statuses.items():
+        out.append({"kind": "outcome", "status": status, "n": n})
+    return out
 
 
 def _event(row: dict[str, Any], model: Model, ctx: RunContext) -> dict[str, Any]:
