@@ -123,12 +123,13 @@ def _episode(rng: random.Random, topo: Topology, key: int, base: Row, at: dateti
     """Add one episode's changes (a burst of `size` sites, each before the others' changes reach it) and
     return the row every site settles on."""
     sites = rng.sample([s for s, _, _ in SITES], size)
+    # every commit of the burst before any earlier one reaches its site: the whole burst, a second apart at
+    # least, spans less than the shortest delay between two of its sites
+    span = min((DELAYS_S[(a, b)] for a in sites for b in sites if a != b), default=1) - 1
     times = [at]
-    for i in range(1, size):  # each commit before any earlier burst change reaches its site
-        room = min(DELAYS_S[(s, sites[i])] - (times[-1] - t).total_seconds()
-                   for s, t in zip(sites[:i], times, strict=True))
-        gap = rng.randint(1, max(1, int(room - 1) // (size - i)))  # leave room for the sites still to come
-        times.append(times[-1] + timedelta(seconds=gap))
+    for i in range(1, size):
+        budget = span - int((times[-1] - at).total_seconds()) - (size - 1 - i)  # a second for each still to come
+        times.append(times[-1] + timedelta(seconds=rng.randint(1, budget)))
     settled = dict(base)
     for site, when in zip(sites, times, strict=True):
         after = dict(base)

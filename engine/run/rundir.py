@@ -45,7 +45,7 @@ from engine.run.records import InputError
 from engine.run.reference import Progress, RunCancelled, RunCounts, RunResult, run_reference
 from engine.run.schedule import ScheduleError
 from engine.run.sqleval import UnsupportedSql
-from engine.run.values import INTEGER_TYPES, is_binary, to_json_value
+from engine.run.values import INTEGER_TYPES, is_binary, quantized, to_json_value
 
 CONFLICT_ROW_FIELDS = ("dkey", "local", "remote_old", "remote_new", "result")
 
@@ -103,7 +103,7 @@ def _arrow_value(value: Any, t: pa.DataType) -> Any:
     if value is None:
         return None
     if pa.types.is_decimal(t) and isinstance(value, (int, Decimal)):
-        return Decimal(value).quantize(Decimal(1).scaleb(-t.scale))
+        return quantized(value, t.scale)
     if pa.types.is_string(t) and isinstance(value, Decimal):
         return format(value, "f")
     if pa.types.is_string(t) and not isinstance(value, str):

@@ -43,6 +43,12 @@ _EXACT = Context(prec=MAX_UNBOUNDED_DIGITS * 2 + 10)
 """Arithmetic wide enough to quantize any accepted DECIMAL exactly (the default context keeps 28 digits)."""
 
 
+def quantized(value: int | Decimal, scale: int) -> Decimal:
+    """`value` at `scale` digits after the point, rounded half away from zero as SQL's casts round, exactly
+    whatever its digits."""
+    return Decimal(value).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP, context=_EXACT)
+
+
 class ValueDecodeError(ValueError):
     """A value that does not read as its column's type."""
 

@@ -65,8 +65,8 @@ def value_of(raw: Any, t: SqlType) -> Any:
     if kind == "decimal" and type(raw) is str:
         with contextlib.suppress(InvalidOperation):
             number = Decimal(raw)
-            if number.is_finite() and number.as_tuple().exponent == -r.spark.scale \
-                    and not (number.is_signed() and not number):  # type: ignore[attr-defined]
+            scale = r.spark.scale  # type: ignore[attr-defined]
+            if number.is_finite() and number.as_tuple().exponent == -scale and not (number.is_signed() and not number):
                 return number  # a token at the column's scale, as both sides write one
     if kind == "double":
         return float(raw)

@@ -1,6 +1,6 @@
 """Small Spark clusters on 127.0.0.1, started from the pyspark package itself.
 
-`StandaloneCluster` runs a standalone master and one worker (`spark-class`);
+`StandaloneCluster` runs a standalone master and one or more workers (`spark-class`);
 `ConnectServer` runs a Spark Connect server (`spark-submit` of
 `SparkConnectServer`). Tests use them; so can a user who wants to try a
 cluster run without installing Spark.
@@ -91,24 +91,45 @@ class _Processes:
 
 
 class StandaloneCluster(_Processes):
-    """A standalone master and one worker on 127.0.0.1; `url` is `spark://127.0.0.1:PORT`."""
+    """A standalone master and `workers` workers on 127.0.0.1; `url` is `spark://127.0.0.1:PORT`.
 
-    def __init__(self, cores: int = 2, memory: str = "2g") -> None:
+    Each worker offers `cores` cores and `memory`, and has its own web UI port and its own work folder
+    (`work_dirs`, under `logdir`: where it keeps each executor's stdout and stderr, by application id). The
+    master's web UI (`http://127.0.0.1:{webui_port}/json/`) describes the cluster. `start` returns once
+    every worker has registered with the master.
+    """
+
+    def __init__(self, cores: int = 2, memory: str = "2g", workers: int = 1) -> None:
+        if workers < 1:
+            raise ValueError(f"a cluster needs at least one worker, not {workers}")
         super().__init__()
-        self.cores, self.memory = cores, memory
-        self.port = free_port()
+        self.cores, self.memory, self.workers = cores, memory, workers
+        self.port, self.webui_port = free_port(), free_port()
         self.url = f"spark://127.0.0.1:{self.port}"
+        self.work_dirs = [self.logdir / f"worker-{n}" for n in range(1, workers + 1)]
 
     def start(self, timeout: float = 90) -> StandaloneCluster:
+        """Start the master, then every worker side by side; stops whatever started if one never registers."""
         cls = str(spark_home() / "bin" / "spark-class")
-        master, mlog = self._spawn("master", [cls, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                                              "--port", str(self.port), "--webui-port", str(free_port())])
-        wait_for_port(self.port, timeout, master, mlog)
-        worker, wlog = self._spawn("worker", [cls, "org.apache.spark.deploy.worker.Worker", self.url,
-                                              "--host", "127.0.0.1", "--cores", str(self.cores),
-                                              "--memory", self.memory, "--webui-port", str(free_port())])
-        wait_for_text(wlog, "Successfully registered with master", timeout, worker)
+        try:
+            master, mlog = self._spawn("master", [cls, "org.apache.spark.deploy.master.Master", "--host",
+                                                  "127.0.0.1", "--port", str(self.port),
+                                                  "--webui-port", str(self.webui_port)])
+            wait_for_port(self.port, timeout, master, mlog)
+            started = [self._spawn_worker(cls, work_dir) for work_dir in self.work_dirs]
+            for worker, wlog in started:  # each says so once the master knows it
+                wait_for_text(wlog, "Successfully registered with master", timeout, worker)
+        except BaseException:
+            self.stop()
+            raise
         return self
+
+    def _spawn_worker(self, cls: str, work_dir: Path) -> tuple[subprocess.Popen[bytes], Path]:
+        work_dir.mkdir()
+        return self._spawn(work_dir.name, [cls, "org.apache.spark.deploy.worker.Worker", self.url,
+                                           "--host", "127.0.0.1", "--cores", str(self.cores),
+                                           "--memory", self.memory, "--webui-port", str(free_port()),
+                                           "--work-dir", str(work_dir)])
 
     def __enter__(self) -> StandaloneCluster:
         return self.start()

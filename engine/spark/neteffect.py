@@ -175,8 +175,12 @@ def _mapping_changes(mapping: MappingPlan, source: Table, target: Table, ids: di
     if not native:  # an empty array of the changes' type: the record goes to the reference
         row = table_struct(target).simpleString()
         return f"CAST(array() AS ARRAY<STRUCT<op: STRING, old: {row}, new: {row}, ok: BOOLEAN>>)", "FALSE"
-    before, after = (lambda op: _binding(source, f"b_{tid}", op, spark_kind)), \
-        (lambda op: _binding(source, f"a_{tid}", op, spark_kind))
+    def before(op: str) -> Binding:
+        return _binding(source, f"b_{tid}", op, spark_kind)
+
+    def after(op: str) -> Binding:
+        return _binding(source, f"a_{tid}", op, spark_kind)
+
     where_b, where_a = where(mapping.where, before("U")), where(mapping.where, after("U"))
     initial = f"(op <> 'I' AND b_{tid} IS NOT NULL AND {where_b})"
     final = f"(op <> 'D' AND a_{tid} IS NOT NULL AND {where_a})"

@@ -1,7 +1,7 @@
 """The run directory's data files, written by Spark's writers into the folder a run is published from.
 
 Each file of CONTRACT section 6 is one file, as the reference writes it: Spark writes a table with one
-task after sorting it (`coalesce(1)` keeps the sort), and the part file is renamed to its place; a
+task, which sorts it, and the part file is renamed to its place; a
 `.jsonl` output is written sorted as text parts, which are concatenated in order (a stream of bytes on
 the driver, never rows). What is written is what the reference writes: the lines were made by the
 reference's own `jsonl_line`, the tables' Parquet types are the reference's (`rundir.arrow_type`).
@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from engine.model.schema import Table
@@ -29,15 +29,15 @@ def write_table(rows: DataFrame, table: Table, path: Path) -> None:
     """A table's final rows (`seq`, `row`) as one Parquet file at `path`, ordered by the table's identity
     (NULL first), in the reference's column types."""
     identity = identity_columns(table)
-    ordered = rows.orderBy(*(F.col("row")[c].asc_nulls_first() for c in identity), F.col("seq"))
+    ordered = _sorted(rows, *(F.col("row")[c].asc_nulls_first() for c in identity), F.col("seq"))
     columns = [sql.col(_output(f"row.{sql.ident(c.name)}", c.sql_type), c.name) for c in table.columns]
-    _single_file(ordered.select(*columns).coalesce(1), path, "parquet")
+    _single_file(ordered.select(*columns), path, "parquet")
 
 
 def _output(value: str, t: object) -> str:
     """A column as the reference's Parquet holds it (`rundir.arrow_type`): a REAL as a float, a DECIMAL
     without precision as DECIMAL(38,10), a UDT's JSON text without the quotes of a JSON string."""
-    r = rep(t)  # type: ignore[arg-type]
+    r = rep(t)
     sql_type = r.sql
     if sql_type.name == "REAL":
         return f"CAST({value} AS FLOAT)"
@@ -51,7 +51,7 @@ def _output(value: str, t: object) -> str:
 
 def write_lines(lines: DataFrame, path: Path) -> None:
     """`lines` (`sort`, `text`) as one text file, a line each, in `sort` order."""
-    ordered = lines.orderBy("sort").select("text")
+    ordered = _sorted(lines, F.col("sort")).select("text")
     folder = _scratch(path)
     ordered.write.mode("overwrite").text(str(folder))
     with path.open("wb") as out:
@@ -64,8 +64,14 @@ def write_lines(lines: DataFrame, path: Path) -> None:
 def write_conflicts_parquet(conflicts: DataFrame, path: Path) -> None:
     """The conflicts as the flat table `rundir.conflicts_arrow` writes, in time order."""
     names = [*CONFLICT_SCALARS, "methods_tried", "applied", *CONFLICT_ROW_FIELDS]
-    ordered = conflicts.orderBy("sort").select(*(F.col(sql.ident(n)).alias(n) for n in names)).coalesce(1)
+    ordered = _sorted(conflicts, F.col("sort")).select(*(F.col(sql.ident(n)).alias(n) for n in names))
     _single_file(ordered, path, "parquet")
+
+
+def _sorted(frame: DataFrame, *order: Column) -> DataFrame:
+    """`frame` in one partition, sorted: the one task that writes the file sorts it (no sampling job for a
+    range partitioning, no coalesce of sorted ranges)."""
+    return frame.repartition(1).sortWithinPartitions(*order)
 
 
 def _single_file(frame: DataFrame, path: Path, fmt: str) -> None:

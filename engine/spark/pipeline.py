@@ -54,6 +54,9 @@ SQL_FAILURES = ("DIVIDE_BY_ZERO", "REMAINDER_BY_ZERO", "CAST_INVALID_INPUT", "CA
                 "NUMERIC_OUT_OF_SUPPORTED_RANGE", "CANNOT_PARSE_TIMESTAMP", "INVALID_FRACTION_OF_SECOND")
 """Spark's error conditions of a row that the model's SQL fails on (ANSI mode)."""
 
+INTERPRETED_BELOW = 4 << 20
+"""Input bytes up to which a run's expressions are interpreted rather than compiled (`configure`)."""
+
 
 @dataclass
 class SparkRun:
@@ -70,7 +73,7 @@ def run_spark(spark: SparkSession, model: Model, data_dir: Path, out: Path,
     raises the reference's input errors."""
     if not data_dir.is_dir():
         raise InputError(f"{data_dir}: no such folder (the run's --data)")
-    _configure(spark)
+    configure(spark, _input_bytes(data_dir))
     try:
         return _run(spark, model, data_dir, out, progress, sql_natively=True)
     except Exception as exc:
@@ -82,12 +85,24 @@ def run_spark(spark: SparkSession, model: Model, data_dir: Path, out: Path,
     return _run(spark, model, data_dir, out, progress, sql_natively=False)
 
 
-def _configure(spark: SparkSession) -> None:
-    """What the pipeline relies on, set on the session it is given (a warm one too)."""
+def configure(spark: SparkSession, input_bytes: int) -> None:
+    """What the pipeline relies on, set on the session it is given (a warm one too).
+
+    A small input runs Spark's expressions interpreted: compiling a few hundred generated classes (whole
+    stages and projections, a second or two of Janino on a cold JVM) costs more than evaluating the few
+    thousand rows they would see; a large one runs them compiled."""
     spark.conf.set("spark.sql.session.timeZone", "UTC")
     spark.conf.set("spark.sql.ansi.enabled", "true")
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static")
+    small = input_bytes <= INTERPRETED_BELOW
+    spark.conf.set("spark.sql.codegen.wholeStage", str(not small).lower())
+    spark.conf.set("spark.sql.codegen.factoryMode", "NO_CODEGEN" if small else "FALLBACK")
+
+
+def _input_bytes(data_dir: Path) -> int:
+    """The size of the files a run reads (changes, snapshots, schedule)."""
+    return sum(p.stat().st_size for p in data_dir.rglob("*") if p.is_file())
 
 
 def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress: Progress | None,

@@ -47,7 +47,7 @@ class JobProgress:
                 for stage_id in {*self._stage_ids(), *self.seen}:
                     if stage_id in self._known:
                         continue
-                    info = self.tracker.getStageInfo(stage_id)  # type: ignore[union-attr]
+                    info = self.tracker.getStageInfo(stage_id)
                     if info is not None:
                         self.seen[stage_id] = (info.numCompletedTasks, info.numTasks)
                 done = sum(d for d, _ in self.seen.values())

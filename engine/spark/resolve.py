@@ -11,8 +11,8 @@ that each delivered insert finds no row and each delivered update or delete find
 image. Then the final row is the last state and every delivery is `applied`. Any other group (a
 conflict, a change the reference could not map, a table whose values only the reference reads) is
 folded by the reference (`fold.fold_events`) over Arrow batches of whole groups (`grouped.fold_groups`:
-Spark shuffles and sorts, Python walks the consecutive groups of each batch), which gives its rows, its conflicts and queue entries as the lines the run directory holds, and its
-outcomes.
+Spark shuffles and sorts, Python walks the consecutive groups of each batch), which gives its rows,
+its conflicts and queue entries as the lines the run directory holds, and its outcomes.
 """
 
 from __future__ import annotations

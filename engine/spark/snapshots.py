@@ -182,17 +182,19 @@ def _csv_header(path: Path) -> tuple[list[str] | None, bool]:
 
 def _cell_fits(cell: str, t: SqlType) -> str:
     """Whether a CSV cell's text (not NULL: the empty cell is) reads as type `t` exactly as the reference's
-    `decode_text` reads it."""
+    `decode_text` reads it. Its casts are `try_cast`: Spark may evaluate a cast before the pattern that
+    guards it (a BETWEEN is rewritten over a projection), and an ANSI cast of text that is no number fails
+    the query where this only wants FALSE."""
     kind = rep(t).kind
     if kind == "text":
         return f"char_length({cell}) <= {t.length}" if t.family is TypeFamily.CHARACTER and t.length else "TRUE"
     if kind == "int":
-        return f"({cell} RLIKE {sql.string(_INT)} AND {token_fits(f'CAST({cell} AS BIGINT)', t) or 'TRUE'})"
+        return f"({cell} RLIKE {sql.string(_INT)} AND {token_fits(f'try_cast({cell} AS BIGINT)', t) or 'TRUE'})"
     if kind == "decimal":
-        check = token_fits(f"CAST({cell} AS DECIMAL(38,18))", t) or "TRUE"
+        check = token_fits(f"try_cast({cell} AS DECIMAL(38,18))", t) or "TRUE"
         return f"({cell} RLIKE {sql.string(_DECIMAL)} AND {check})"
     if kind == "double":
-        return f"({cell} RLIKE {sql.string(_DOUBLE)} AND {token_fits(f'CAST({cell} AS DOUBLE)', t)})"
+        return f"({cell} RLIKE {sql.string(_DOUBLE)} AND {token_fits(f'try_cast({cell} AS DOUBLE)', t)})"
     if kind == "timestamp":
         return token_fits(cell, t) or "TRUE"
     if kind == "bool":
@@ -203,12 +205,13 @@ def _cell_fits(cell: str, t: SqlType) -> str:
 
 
 def _cell_typed(cell: str, t: SqlType) -> str:
+    """A CSV cell's value as the column's Spark type; NULL where it does not fit (the row is then unclean)."""
     r = rep(t)
     kind = r.kind
     if kind == "decimal":
-        return f"CAST(CAST({cell} AS DECIMAL(38,{t.scale or 0})) AS {r.ddl})"
+        return f"try_cast(try_cast({cell} AS DECIMAL(38,{t.scale or 0})) AS {r.ddl})"
     if kind in ("int", "double"):
-        return f"CAST({cell} AS {r.ddl})"
+        return f"try_cast({cell} AS {r.ddl})"
     if kind == "timestamp":
         return f"try_cast({cell} AS TIMESTAMP)"
     if kind == "bool":
@@ -246,12 +249,13 @@ def _parquet_rows(spark: SparkSession, path: Path, table: Table, seq: Any) -> Da
             exact = False
             fields.append(f"{sql.string(c.name)}, CAST(NULL AS {r.ddl})")
             continue
-        fit = token_fits(f"CAST({value} AS {_RAW_TOKEN[r.kind] if r.kind in ('int', 'decimal', 'double') else r.ddl})",
-                         c.sql_type) if r.kind in ("int", "decimal", "double", "text") else None
+        raw = _RAW_TOKEN[r.kind] if r.kind in ("int", "decimal", "double") else r.ddl
+        fit = token_fits(f"try_cast({value} AS {raw})", c.sql_type) if r.kind in ("int", "decimal", "double", "text") \
+            else None
         if fit is not None:
             checks.append(f"({value} IS NULL OR coalesce({fit}, FALSE))")
-        typed = (f"CAST(CAST({value} AS DECIMAL(38,{c.sql_type.scale or 0})) AS {r.ddl})" if r.kind == "decimal"
-                 else f"CAST({value} AS {r.ddl})")
+        typed = (f"try_cast(try_cast({value} AS DECIMAL(38,{c.sql_type.scale or 0})) AS {r.ddl})"
+                 if r.kind == "decimal" else f"try_cast({value} AS {r.ddl})")  # NULL where unclean: no ANSI failure
         fields.append(f"{sql.string(c.name)}, {typed}")
     clean = sql.all_of(checks) if exact else "FALSE"
     return frame.select((seq + F.monotonically_increasing_id()).alias("seq"),
@@ -349,8 +353,9 @@ def _reference_reader(model_text: str) -> Any:
 
 def _result(key: str, rank: int, error: str | None, texts: list[str]) -> pa.Table:
     n = max(1, len(texts))
-    return pa.table({"table": [key] * n, "rank": [rank] * n, "error": [error] * n,
-                     "seq": list(range(len(texts))) or [None], "text": texts or [None]},
+    seq: list[int | None] = list(range(len(texts))) or [None]
+    text: list[str | None] = list(texts) or [None]
+    return pa.table({"table": [key] * n, "rank": [rank] * n, "error": [error] * n, "seq": seq, "text": text},
                     schema=pa.schema([("table", pa.string()), ("rank", pa.int32()), ("error", pa.string()),
                                       ("seq", pa.int64()), ("text", pa.string())]))
 

@@ -33,7 +33,7 @@ from pyspark.sql import types as T
 
 from engine.model.schema import Model, Table
 from engine.model.types import SqlType, TypeFamily
-from engine.run.values import INTEGER_TYPES, is_binary, is_textual
+from engine.run.values import INTEGER_TYPES, is_binary, is_textual, quantized
 
 Row = dict[str, Any]
 MAX_PRECISION = 38
@@ -91,7 +91,7 @@ def same_rep(a: SqlType | None, b: SqlType | None) -> bool:
     if ra.kind != rb.kind:
         return False
     if ra.kind == "decimal":
-        return ra.spark.scale == rb.spark.scale  # type: ignore[attr-defined]
+        return bool(ra.spark.scale == rb.spark.scale)  # type: ignore[attr-defined]
     if ra.kind == "opaque":
         return str(a) == str(b)
     return ra.spark == rb.spark
@@ -137,7 +137,7 @@ def to_arrow(value: Any, r: Rep) -> Any:
     if value is None:
         return None
     if r.kind == "decimal":
-        return Decimal(value).quantize(Decimal(1).scaleb(-r.spark.scale))  # type: ignore[attr-defined]
+        return quantized(value, r.spark.scale)  # type: ignore[attr-defined]
     if r.kind == "opaque":
         return opaque_text(value)
     if r.kind == "int" and isinstance(value, Decimal):

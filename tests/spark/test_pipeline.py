@@ -14,12 +14,18 @@ from sparkkit import both, spark_run
 
 from engine.model import Model, load_model
 from engine.rules import Severity, validate
+from engine.spark import pipeline
 
 EXAMPLES_USED = ["ordering_conflict", "row_images"]
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["interpreted", "compiled"])
 @pytest.mark.parametrize("name", EXAMPLES_USED)
-def test_examples_equal_the_reference(spark: Any, examples: Path, name: str, tmp_path: Path) -> None:
+def test_examples_equal_the_reference(spark: Any, examples: Path, name: str, compiled: bool, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The examples are small inputs, run interpreted; compiled (as a large input runs) they give the same."""
+    if compiled:
+        monkeypatch.setattr(pipeline, "INTERPRETED_BELOW", -1)
     model = load_model(examples / name / "model.json")
     data = examples / name / "data"
     got, want = both(spark, model, data, tmp_path)
@@ -27,6 +33,8 @@ def test_examples_equal_the_reference(spark: Any, examples: Path, name: str, tmp
     seen: list[tuple[Any, ...]] = []
     spark_run(spark, model, data, tmp_path / "again", lambda *event, **tasks: seen.append(event))
     assert seen[0] == ("decode", 0, 4) and seen[-1] == ("converge", 4, 4)
+    assert spark.conf.get("spark.sql.codegen.wholeStage") == str(compiled).lower()
+    assert spark.conf.get("spark.sql.codegen.factoryMode") == ("FALLBACK" if compiled else "NO_CODEGEN")
 
 
 SITES = ["A", "B", "C"]
