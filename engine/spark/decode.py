@@ -69,8 +69,9 @@ HEX = r"^(0[xX])?([0-9a-fA-F]{2})*\z"
 RED_FLAGS = r"\\u[dD][89a-fA-F]|[:\[,]\s*-0+(\.0+)?([eE][+-]?[0-9]+)?\s*[,}\]]"
 """What Spark's JSON reading holds otherwise than Python's: escaped surrogates (Python keeps a lone one,
 which the reference refuses) and a negative zero (Spark drops its sign). Such a line goes to the reference."""
-_MAYBE_RED = f"(instr(text, {sql.string(chr(92) + 'u')}) > 0 OR instr(text, '-0') > 0)"
-"""What every red flag holds (cheap to look for; the pattern runs only on such lines)."""
+_MAYBE_RED = f"(instr(text, {sql.string(chr(92) + 'u')}) > 0 OR text RLIKE '-0[^0-9]')"
+"""What every red flag holds (cheap to look for; the pattern runs only on such lines). A JSON zero's `-0`
+is followed by no digit (`-00` is no JSON), where a date's or an offset's `-0` always is."""
 DECIMAL_15 = r"DECIMAL\(([1-9]|1[0-5]),[0-9]+\)"
 """A JSON number of at most 15 significant digits: Python's float of it prints back the same decimal, so
 the reference's `Decimal(repr(float))` is the exact value Spark reads."""

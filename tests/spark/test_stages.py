@@ -195,6 +195,22 @@ def test_decode_types_records_and_rejects_the_rest_with_the_reference_s_reasons(
     assert reasons[4].startswith("invalid UTF-8 at byte ")
 
 
+@pytest.mark.parametrize(("value", "native"), [("-0.0", False), ("-0", False), ("-0e3", False), ("-0.5", True),
+                                                ("1.5", True)])
+def test_decode_leaves_a_negative_zero_to_the_reference(spark: SparkSession, value: str, native: bool) -> None:
+    """Spark's JSON reading drops a negative zero's sign, the reference keeps it: such a line is the
+    reference's to read, and only such a line (a date's or an offset's `-0` is not one)."""
+    m = model([server("s")], [table("s", "T", [col("ID", nullable=False), col("X", "DOUBLE")], pk=["ID"])])
+    text = ('{"site": "s", "txn": "t1", "commit_ts": "2026-01-05T10:00:00-05:00", "table": "T", "op": "I", '
+            f'"after": {{"ID": 1, "X": {value}}}}}')
+    decoded = decode(lines_frame(spark, [text]), m, ["changes/a.jsonl"], {})
+    got = decoded.records.select("normalized", F.col("a_t0.X").alias("x")).collect()
+    want = decoded_records([text], m)[0].after
+    assert want is not None and len(got) == 1
+    assert got[0]["normalized"] is (not native)
+    assert str(got[0]["x"]) == str(want["X"])  # the sign too: str(-0.0) is '-0.0'
+
+
 # --- snapshots ------------------------------------------------------------------------------------------
 
 
