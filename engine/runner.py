@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -283,16 +284,23 @@ def _finish_failed(out: Path, status: str, reason: str, info: RunInfo, spark: An
     return EXIT_FAILED
 
 
+_WRITER_CALL = re.compile(r"An error occurred while calling o[0-9]+\.(save|text|parquet|json|csv)\.")
+"""The first line of a Py4J error raised by one of Spark's writers."""
+
+
 def spark_failure(exc: BaseException) -> str:
     """The line of a Spark error a user can act on (a Python worker's own error when there is one)."""
     text = str(exc).strip()
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     causes = [line.removeprefix("Caused by:").strip() for line in lines if line.startswith("Caused by:")]
-    if "TASK_WRITE_FAILED" in text and causes:  # a full disk, a folder gone read-only: the root cause says which
+    if causes and ("TASK_WRITE_FAILED" in text or _WRITER_CALL.search(text)):
+        # a full disk, a folder gone read-only, in a task or in the job's commit: the root cause says which
         return f"cannot write the run directory: {causes[-1].split(': ', 1)[-1]}"[:500]
     for line in reversed(lines):
         if line.split(":")[0].endswith(("Error", "Exception", "Cancelled")) and "Traceback" not in line:
             return line[:500]
+    if causes:  # a Java error: its root cause
+        return causes[-1][:500]
     return f"{type(exc).__name__}: {lines[0][:500] if lines else 'no message'}"
 
 

@@ -18,6 +18,7 @@ its conflicts and queue entries as the lines the run directory holds, and its ou
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -189,7 +190,9 @@ def _type(table: Table, name: str) -> Any:
 
 
 def _safe(name: str) -> str:
-    return "".join(ch if ch.isalnum() else "_" for ch in name) + f"_{abs(hash(name)) % 10**6}"
+    """A column name as part of a generated one: letters and digits, and a checksum of the name (the same in
+    every process, so a warm session sees the same query text again)."""
+    return "".join(ch if ch.isalnum() else "_" for ch in name) + f"_{zlib.crc32(name.encode()) % 10**6}"
 
 
 def _same(a: str, b: str, t: Any) -> str:

@@ -247,6 +247,25 @@ def test_a_full_disk_keeps_the_good_run(examples: Path, small_disk: Path) -> Non
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "run", "run.attempt"]
 
 
+@pytest.mark.parametrize(("text", "line"), [
+    ("An error occurred while calling o1037.save.\n: org.apache.spark.SparkException: [TASK_WRITE_FAILED] Task "
+     "failed while writing rows to file:/x. SQLSTATE: 58030\n\tat a.b(C.scala:1)\nCaused by: org.apache.hadoop.fs."
+     "FSError: java.io.IOException: No space left on device\n\tat d.e(F.java:2)\nCaused by: java.io.IOException: "
+     "No space left on device\n\tat g.h(I.java:3)",
+     "cannot write the run directory: No space left on device"),
+    ("An error occurred while calling o1037.save.\n: org.apache.spark.SparkException: Job aborted.\n\tat a.b(C.sc"
+     "ala:1)\nCaused by: java.io.IOException: No space left on device\n\tat g.h(I.java:3)",
+     "cannot write the run directory: No space left on device"),  # the job's commit, not a task, ran out
+    ("An error occurred while calling o12.collectToPython.\n: org.apache.spark.SparkException: Job aborted.\n\tat "
+     "a.b(C.scala:1)\nCaused by: java.io.FileNotFoundException: /d/changes/a.jsonl (No such file or directory)",
+     "java.io.FileNotFoundException: /d/changes/a.jsonl (No such file or directory)"),  # a read: its root cause
+])
+def test_a_spark_failure_is_one_line_naming_its_root_cause(text: str, line: str) -> None:
+    from engine.runner import spark_failure
+
+    assert spark_failure(RuntimeError(text)) == line
+
+
 # -- the publish instant
 
 
