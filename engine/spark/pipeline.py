@@ -28,7 +28,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from engine.model.schema import Model
+from engine.model.schema import Model, Table
 from engine.run.context import build_context
 from engine.run.debezium import debezium_files
 from engine.run.records import InputError, change_files
@@ -165,11 +165,16 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             conflicts = folded.where(F.col("kind") == "conflict")
             rows: dict[str, DataFrame] = {}
             writes: list[Callable[[], None]] = []
+
+            def final_rows(table: Table, path: Path) -> None:
+                """A table's final rows, kept (the writer and convergence read them: never the events
+                again), and written."""
+                rows[table.key] = keep(rows_of(resolved, table))
+                output.write_table(rows[table.key], table, path)
+
             for table in model.tables:
-                rows[table.key] = rows_of(resolved, table)
                 path = out / "tables" / table.server / f"{table.name}.parquet"
-                writes.append(lambda frame=rows[table.key], table=table, path=path:  # type: ignore[misc]
-                              output.write_table(frame, table, path))
+                writes.append(lambda table=table, path=path: final_rows(table, path))  # type: ignore[misc]
             writes += [lambda: output.write_lines(conflicts.select("sort", "text"), out / "conflicts.jsonl"),
                        lambda: output.write_conflicts_parquet(conflicts, out / "conflicts.parquet"),
                        lambda: output.write_lines(folded.where(F.col("kind") == "queue").select("sort", "text"),
