@@ -125,3 +125,9 @@ def test_spark_equals_reference_on_random_workloads(spark: Any, tmp_path_factory
     write_data(data, records, snapshots, schedule)
     got, want = both(spark, model, data, tmp_path_factory.mktemp("runs"))
     assert got == want
+
+
+def test_the_session_runs_the_throughput_collector(spark: Any) -> None:
+    """A run is a batch: the JVM collects with the parallel (throughput) collector, not G1."""
+    beans = spark._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
+    assert {bean.getName() for bean in beans} == {"PS Scavenge", "PS MarkSweep"}
