@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -186,8 +186,6 @@ def arrow_type(r: Rep) -> pa.DataType:
     return pa.string()
 
 
-def row_arrow_type(table: Table) -> pa.StructType:
-    return pa.struct([pa.field(c.name, arrow_type(rep(c.sql_type))) for c in table.columns])
 
 
 def row_from_arrow(values: Row | None, table: Table, columns: Sequence[str] | None = None) -> Row | None:
@@ -199,12 +197,4 @@ def row_from_arrow(values: Row | None, table: Table, columns: Sequence[str] | No
     return {name: from_arrow(values.get(name), reps[name]) for name in names}
 
 
-def row_to_arrow(values: Row | None, table: Table) -> Row | None:
-    """A reference row as an Arrow struct of the table's columns (absent columns NULL)."""
-    if values is None:
-        return None
-    return {c.name: to_arrow(values.get(c.name), rep(c.sql_type)) for c in table.columns}
 
-
-def utc(value: datetime) -> datetime:
-    return value.astimezone(UTC)

@@ -495,49 +495,23 @@ def test_to_text_is_exact_for_every_type_but_doubles() -> None:
         assert (M.to_text(_column(name)).ok == "TRUE") == (rep(t).kind != "double"), name
 
 
-def test_to_text_on_the_edges(spark: Any) -> None:
-    checks = to_text_checks()
+CHECKS = {"to_text": to_text_checks, "cast_value": cast_checks, "conform": conform_checks}
+"""Each typing step's checks: 1. `to_text`, 2. `cast_value`, 3. `conform`."""
+
+
+@pytest.mark.parametrize("step", CHECKS)
+def test_typing_steps_on_the_edges(spark: Any, step: str) -> None:
+    checks = CHECKS[step]()
     outcome = _run(_frame(spark, EDGES), EDGES, checks)
     _assert_agree(outcome)
     assert not _never_exact(outcome, checks)
 
 
+@pytest.mark.parametrize("step", CHECKS)
 @PROPERTY
 @given(example=examples)
-def test_to_text_equals_the_reference(spark: Any, example: Example) -> None:
-    _assert_agree(_run(_frame(spark, example), example, to_text_checks()))
-
-
-# --- 2. cast_value --------------------------------------------------------------------------------------
-
-
-def test_cast_value_on_the_edges(spark: Any) -> None:
-    checks = cast_checks()
-    outcome = _run(_frame(spark, EDGES), EDGES, checks)
-    _assert_agree(outcome)
-    assert not _never_exact(outcome, checks)
-
-
-@PROPERTY
-@given(example=examples)
-def test_cast_value_equals_the_reference(spark: Any, example: Example) -> None:
-    _assert_agree(_run(_frame(spark, example), example, cast_checks()))
-
-
-# --- 3. conform -----------------------------------------------------------------------------------------
-
-
-def test_conform_on_the_edges(spark: Any) -> None:
-    checks = conform_checks()
-    outcome = _run(_frame(spark, EDGES), EDGES, checks)
-    _assert_agree(outcome)
-    assert not _never_exact(outcome, checks)
-
-
-@PROPERTY
-@given(example=examples)
-def test_conform_equals_the_reference(spark: Any, example: Example) -> None:
-    _assert_agree(_run(_frame(spark, example), example, conform_checks()))
+def test_typing_steps_equal_the_reference(spark: Any, step: str, example: Example) -> None:
+    _assert_agree(_run(_frame(spark, example), example, CHECKS[step]()))
 
 
 # --- 4. compile_method ----------------------------------------------------------------------------------
