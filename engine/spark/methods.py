@@ -220,12 +220,14 @@ def cast_value(value: Typed, target: SqlType) -> Typed:
     if r.kind == "int":
         if kind == "text":
             guard = f"{v} RLIKE {sql.string(_INT_TEXT)}"
-            return Typed(f"try_cast(try_cast({v} AS DECIMAL(38,18)) AS {r.ddl})", "int",
+            return Typed(f"try_cast(try_cast(try_cast({v} AS DECIMAL(38,18)) AS BIGINT) AS {r.ddl})", "int",
                          value.both(f"coalesce({guard}, TRUE)"))
         if kind == "double":  # Spark's cast saturates at 2^63; the reference's integer does not fit: NULL
             return Typed(f"CASE WHEN {v} >= -9.223372036854775808E18 AND {v} < 9.223372036854775808E18 "
                          f"THEN try_cast({v} AS {r.ddl}) END", "int", value.ok)
-        if kind in ("int", "decimal"):
+        if kind == "decimal":  # by BIGINT: Spark rounds a wide decimal's cast to INT (99999999.9999999999 -> 1E8)
+            return Typed(f"try_cast(try_cast({v} AS BIGINT) AS {r.ddl})", "int", value.ok)
+        if kind == "int":
             return Typed(f"try_cast({v} AS {r.ddl})", "int", value.ok)
         return Typed(f"CAST(NULL AS {r.ddl})", "int", value.ok)  # a boolean, a timestamp, bytes: no integer
     converted = conform(value, target)

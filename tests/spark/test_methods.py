@@ -477,6 +477,8 @@ EDGE_ROWS: list[Row] = [
         ("T", 32768, 1, None, "-1.05", None, 0.5, None, None, None, None),
         ("0x0aff", None, None, None, None, None, math.nan, None, None, None, None),
         ("1", 2, 9999, 2, "1.00", "1.0000000000", 1.0, 2.0**63 - 1024, None, True, b"\x01"),
+        # Spark rounds this wide decimal's cast to INT (1E8); an integer cast truncates it
+        ("99999999.9999999999", None, None, None, None, "99999999.9999999999", None, None, None, None, None),
     ]
 ] + [_row(TXT=text, D=_dec("1.50", 2), I=7) for text in INTERESTING_TEXT] + [
     _row(),  # all NULL: a NULL fits every target (conform), casts to NULL, renders as NULL
