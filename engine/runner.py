@@ -39,7 +39,7 @@ from engine.rules import count, validate
 from engine.run.publish import RunDirError, check_out_dir, claim
 from engine.run.reference import RunCancelled
 from engine.run.rundir import RUN_INPUT_ERRORS, RunInfo, model_sha256, write_failed_run, write_spark_run
-from engine.spark.session import MasterError, check_reachable, parse_master
+from engine.spark.session import SMALL_INPUT_BYTES, MasterError, check_reachable, input_bytes, parse_master
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 WORKER = "mapwright-run"
@@ -76,12 +76,16 @@ class Sessions(Protocol):
 
 
 class OneShot:
-    """`mapwright run`'s own session: started for the run, in a thread a cancel does not wait for; stopped after."""
+    """`mapwright run`'s own session: started for the run, in a thread a cancel does not wait for; stopped
+    after. `small`: the run's input is small (`session.SMALL_INPUT_BYTES`), which its JVM is started for."""
 
     cancel_grace_s = 30.0
 
+    def __init__(self, small: bool = False) -> None:
+        self.small = small
+
     def acquire(self, master_url: str, cancel: threading.Event) -> Any:
-        return _in_worker(lambda: _start_spark(master_url), cancel, None, grace_s=0.0)
+        return _in_worker(lambda: _start_spark(master_url, self.small), cancel, None, grace_s=0.0)
 
     def release(self, spark: Any) -> None:
         _stop_quietly(spark)
@@ -144,6 +148,8 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
         check_out_dir(out)  # first of all; then the input, read only; then the lock, and the run
         model = load_model(model_path)
         _check_usable(data_dir, master_url)
+        if own_process:  # a session for this run alone: started for its size
+            sessions = OneShot(small=input_bytes(data_dir) <= SMALL_INPUT_BYTES)
         with claim(out) as target:
             code = _run_claimed(model_path, model, data_dir, target, master_url, cancel, sessions)
     except RunDirError as exc:
@@ -235,12 +241,12 @@ def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, mast
     return EXIT_OK
 
 
-def _start_spark(master_url: str) -> Any:
+def _start_spark(master_url: str, small: bool = False) -> Any:
     """Import pyspark and start a session: seconds of work a cancel must not wait for."""
     import engine.spark.pipeline  # noqa: F401  (pyspark's import is a good part of the start)
     from engine.spark.session import spark_session
 
-    return spark_session(master_url)
+    return spark_session(master_url, one_small_run=small)
 
 
 def _kill_children() -> None:

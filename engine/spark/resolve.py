@@ -38,6 +38,7 @@ from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_tokens, row_values, token, write_row_sql
 from engine.spark.grouped import Fold, fold_groups
 from engine.spark.inworker import context_of, model_of
+from engine.spark.jobs import concurrently
 from engine.spark.neteffect import EVENT_COLUMNS, version_columns
 from engine.spark.types import rep, table_opaque
 
@@ -100,12 +101,21 @@ def resolve(events: dict[str, DataFrame], model: Model,
     to_reference: list[str] = []
     applied: list[str] = []
     key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
+    frames = {table.key: sql.view(events[table.key]) for table in model.tables}
+    natives = [table for table in model.tables if modes[table.key] == "key" and native_table(table)]
+
+    def check(table: Table) -> str:
+        """The table's events checked by the native fold, kept: read three times below."""
+        return sql.view(keep(spark.sql(_checked(frames[table.key], table, ctx))))
+
+    checks = concurrently([partial(check, table) for table in natives])  # one table's job beside another's
+    checked_of = dict(zip((table.key for table in natives), checks, strict=True))
     for table in model.tables:
-        frame = sql.view(events[table.key])
+        frame = frames[table.key]
         mode = modes[table.key]
         identity = ctx.tables[table.key].identity
-        if mode == "key" and native_table(table):
-            checked = sql.view(keep(spark.sql(_checked(frame, table, ctx))))  # read three times below
+        if table.key in checked_of:
+            checked = checked_of[table.key]
             native_rows[table.key] = spark.sql(f"SELECT CAST(0 AS BIGINT) AS seq, _after AS row FROM {checked} "
                                                "WHERE _group_ok AND _last AND op <> 'D'")
             applied.append(f"SELECT {sql.string(table.key)} AS tkey FROM {checked} "
@@ -148,7 +158,7 @@ def _checked(events: str, table: Table, ctx: RunContext) -> str:
     order = "PARTITION BY _key ORDER BY at, rank, commit_ts, origin, txn, seq"
     mapped = {m.id: set(m.columns) for m in ctx.into(table.key)}
     versions = {number: set(version_columns(table, number)) for number in _versions(table)}
-    carried = []
+    carried, setting = [], []
     for column in table.columns:
         name = column.name
         default = default_value_sql(plan.defaults.get(name), column.sql_type)
@@ -163,9 +173,10 @@ def _checked(events: str, table: Table, ctx: RunContext) -> str:
                  f"WHEN op = 'I' THEN (CASE WHEN {in_mapping} THEN {own} ELSE {default} END) ELSE {own} END")
         wrapped = f"CASE WHEN {sets} THEN named_struct('v', {value}) END"
         before = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"
-        upto = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
         carried.append(sql.named(f"last({wrapped}, TRUE) OVER ({before})", f"_s_{_safe(name)}"))
-        carried.append(sql.named(f"last({wrapped}, TRUE) OVER ({upto})", f"_a_{_safe(name)}"))
+        # the state after the event: the event's own value where it sets the column, else the state before
+        # it (one window per column, not two: the frame up to the current row adds only the current row)
+        setting.append(sql.named(f"coalesce({wrapped}, _s_{_safe(name)})", f"_a_{_safe(name)}"))
     checks = []
     for mapping_id, columns in mapped.items():
         same = sql.all_of([_same(f"old.{sql.ident(c)}", f"_s_{_safe(c)}.v", _type(table, c)) for c in sorted(columns)])
@@ -176,7 +187,7 @@ def _checked(events: str, table: Table, ctx: RunContext) -> str:
     after = ", ".join(f"{sql.string(c.name)}, _a_{_safe(c.name)}.v" for c in table.columns)
     keyed = f"SELECT *, named_struct({fields}) AS _key FROM {events}"
     existed = f"SELECT *, coalesce(lag(op) OVER ({order}) <> 'D', FALSE) AS _exists FROM ({keyed})"
-    states = f"SELECT *, {', '.join(carried)} FROM ({existed})"
+    states = f"SELECT *, {', '.join(setting)} FROM (SELECT *, {', '.join(carried)} FROM ({existed}))"
     judged = (f"SELECT *, {ok} AS _ok, lead(op) OVER ({order}) IS NULL AS _last, named_struct({after}) AS _after "
               f"FROM ({states})")
     kept = ", ".join([*EVENT_COLUMNS, "_key", "_last", "_after"])  # what the three readers of the check read

@@ -23,7 +23,9 @@ EXAMPLES_USED = ["ordering_conflict", "row_images"]
 @pytest.mark.parametrize("name", EXAMPLES_USED)
 def test_examples_equal_the_reference(spark: Any, examples: Path, name: str, compiled: bool, tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """The examples are small inputs, run interpreted; compiled (as a large input runs) they give the same."""
+    """The examples are small inputs, planned as such (interpreted, one shuffle partition, no adaptive
+    re-planning, no inferred constraints); planned as a large input is, they give the same."""
+    session_partitions = spark.sparkContext.getConf().get("spark.sql.shuffle.partitions")  # as started
     if compiled:
         monkeypatch.setattr(pipeline, "INTERPRETED_BELOW", -1)
     model = load_model(examples / name / "model.json")
@@ -35,6 +37,20 @@ def test_examples_equal_the_reference(spark: Any, examples: Path, name: str, com
     assert seen[0] == ("decode", 0, 4) and seen[-1] == ("converge", 4, 4)
     assert spark.conf.get("spark.sql.codegen.wholeStage") == str(compiled).lower()
     assert spark.conf.get("spark.sql.codegen.factoryMode") == ("FALLBACK" if compiled else "NO_CODEGEN")
+    assert spark.conf.get("spark.sql.adaptive.enabled") == str(compiled).lower()
+    assert spark.conf.get("spark.sql.constraintPropagation.enabled") == str(compiled).lower()
+    assert spark.conf.get("spark.sql.shuffle.partitions") == (session_partitions if compiled else "1")
+
+
+def test_a_large_run_after_a_small_one_gets_the_sessions_partitions_back(spark: Any) -> None:
+    """A warm session serves small and large runs in turn: a small run's one partition does not stay."""
+    own = spark.sparkContext.getConf().get("spark.sql.shuffle.partitions")  # as the session started
+    pipeline.configure(spark, input_bytes=0)
+    pipeline.configure(spark, input_bytes=0)  # twice: the session's own value is kept once, not overwritten
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "1"
+    pipeline.configure(spark, input_bytes=pipeline.INTERPRETED_BELOW + 1)
+    assert spark.conf.get("spark.sql.shuffle.partitions") == own != "1"
+    assert spark.conf.get("spark.sql.adaptive.enabled") == "true"
 
 
 SITES = ["A", "B", "C"]

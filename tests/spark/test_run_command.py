@@ -145,3 +145,51 @@ def test_sigterm_cancels_and_leaves_only_a_cancelled_manifest(examples: Path, tm
 def test_conflicts_on_something_that_is_not_a_run(tmp_path: Path) -> None:
     res = mw("conflicts", str(tmp_path))
     assert res.returncode == 2 and "not a run directory" in res.stderr
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below `pid` (Linux: /proc's children lists)."""
+    out, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                children = [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            out += children
+            todo += children
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the JVM's command line from /proc (Linux)")
+@pytest.mark.parametrize("large", [False, True], ids=["small", "large"])
+def test_the_runs_jvm_compiles_with_c1_only_for_a_small_input(examples: Path, tmp_path: Path, large: bool) -> None:
+    """A `mapwright run` process starts its JVM for the run it serves: C1 only for a small input, which ends
+    before C2's code would pay, both tiers for a large one."""
+    data = tmp_path / "data"
+    shutil.copytree(examples / "ordering_conflict" / "data", data)
+    if large:  # input bytes count every file the run is given
+        (data / "padding.txt").write_bytes(b"x" * (5 << 20))
+    proc = subprocess.Popen([MAPWRIGHT, "run", str(examples / "ordering_conflict" / "model.json"), "--data",
+                             str(data), "--out", str(tmp_path / "run"), "--master", "local[1]"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # the session is up: its JVM is running
+            if json.loads(line).get("stage") == "spark":
+                break
+        java = [cmd for pid in _descendants(proc.pid) for cmd in [_cmdline(pid)] if "SparkSubmit" in cmd]
+        assert len(java) == 1, java
+        assert ("-XX:TieredStopAtLevel=1" in java[0]) is not large
+        assert "-XX:+UseParallelGC" in java[0]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=120)
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
