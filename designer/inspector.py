@@ -2,15 +2,19 @@
 
 Each field commits on Enter or focus loss as one undoable edit; a value the
 engine refuses (an unknown type, a bad number) is shown in red and not applied.
+An edit of the entity shown updates its fields where they are (what has the
+focus, the cursor and the scroll stay); only a form whose rows change is built
+again. So every field's commit names its entity by key and reads it at commit
+time, never a copy taken when the form was built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -39,6 +43,13 @@ from engine.reversibility import describe
 
 Ref = tuple[Any, ...]
 SKIP_FIELDS = {"method", "input", "inputs"}
+W = TypeVar("W", bound=QWidget)
+REFRESHED = {"server", "table", "column", "mapping"}
+"""The forms an edit of their entity updates in place (a method's form, with its inputs list, is rebuilt)."""
+
+
+class _Misfit(Exception):
+    """A form refreshed in place would have other rows than it has: it is built again."""
 
 
 class Inspector(QScrollArea):
@@ -54,15 +65,46 @@ class Inspector(QScrollArea):
         self.error.setStyleSheet("color: #d32f2f")
         self.error.setWordWrap(True)
         self.fields: dict[str, QWidget] = {}
+        self._rows: list[tuple[str, QWidget]] = []  # the form's rows, in order
+        self._reuse: list[tuple[str, QWidget]] | None = None  # while refreshing: the rows to update
+        self._shown: dict[QWidget, Any] = {}  # each field's value as last shown (a commit is a change of it)
+        self.rebuilds = 0  # forms built, for the tests and the curious
         self.columns: ColumnsEditor | None = None  # a table's columns grid, kept while the same table is shown
         document.sig_changed.connect(self._changed)
         self.show_ref(())
 
     def _changed(self, edits: list[Edit]) -> None:
-        """Rebuild the form only when an edit names what it shows (or what that hangs on)."""
+        """Touch the form only when an edit names what it shows (or what that hangs on)."""
         ref = follow_ref(self.ref, edits)
-        if ref != self.ref or any(self._shows(edit) for edit in edits):
+        if ref != self.ref:
             self.show_ref(ref)
+        elif any(self._shows(edit) for edit in edits):
+            self.refresh()
+
+    def refresh(self) -> None:
+        """The entity shown was edited: its fields take their new values in place. A form whose rows would
+        change (a mapping added into the column's table) is built again."""
+        kind = self.ref[0] if self.ref else None
+        builder = self._builder(kind)
+        if kind not in REFRESHED or builder is None or not self._rows:
+            self.show_ref(self.ref)
+            return
+        old = self._rows
+        self._reuse, self._rows = old, []
+        try:
+            fits = builder(QFormLayout()) and len(self._rows) == len(old)
+        except _Misfit:
+            fits = False
+        finally:
+            self._reuse = None
+        if fits:
+            self.error.setText("")
+        else:
+            self.show_ref(self.ref)
+
+    def _builder(self, kind: str | None) -> Callable[[QFormLayout], bool] | None:
+        return {"table": self._table, "column": self._column, "mapping": self._mapping, "link": self._link,
+                "reverse": self._mapping, "method": self._method, "server": self._server}.get(kind or "")
 
     def _shows(self, edit: Edit) -> bool:
         if not self.ref or edit.kind == "conflicts" or (edit.kind == "settings" and edit.key == "layout"):
@@ -81,7 +123,8 @@ class Inspector(QScrollArea):
 
     def show_ref(self, ref: Ref) -> None:
         self.ref = tuple(ref)
-        self.fields = {}
+        self.fields, self._rows, self._shown = {}, [], {}
+        self.rebuilds += 1
         if self.columns is not None:
             self.columns.setParent(None)  # taken out of the old page, which is deleted below
         page = QWidget()
@@ -94,9 +137,7 @@ class Inspector(QScrollArea):
         outer.addWidget(self.error)
         outer.addStretch(1)
         self.error.setText("")
-        kind = self.ref[0] if self.ref else None
-        builder = {"table": self._table, "column": self._column, "mapping": self._mapping, "link": self._link,
-                   "reverse": self._mapping, "method": self._method, "server": self._server}.get(kind or "")
+        builder = self._builder(self.ref[0] if self.ref else None)
         if builder is None or not builder(form):
             self.title.setText("Select a table, column, mapping or method to see its properties.")
         if self.columns is not None and self.columns.parent() is None:
@@ -115,20 +156,15 @@ class Inspector(QScrollArea):
         self.title.setText(f"Server {server.id}")
         self._line(form, "id", server.id, lambda text: self._command(
             lambda: cmd.RenameServer(self.document, server.id, text)))
-        dbms = QComboBox()
-        dbms.addItems(list(DBMS_CHOICES))
-        dbms.setCurrentText(server.dbms)
-        dbms.currentTextChanged.connect(lambda text: self._command(
+        self._combo(form, "DBMS", list(DBMS_CHOICES), server.dbms, lambda text: self._command(
             lambda: cmd.EditServer(self.document, server.id, dbms=text)))
-        form.addRow("DBMS", dbms)
-        self.fields["DBMS"] = dbms
         self._line(form, "priority", "" if server.priority is None else f"{server.priority:g}",
                    lambda text: self._command(lambda: cmd.EditServer(self.document, server.id,
                                                                      priority=_number(text))))
         self._line(form, "float format", server.float_format or "", lambda text: self._command(
             lambda: cmd.EditServer(self.document, server.id, float_format=text.strip() or None)))
         tables = [t.name for t in self.document.model.tables if t.server == server.id]
-        form.addRow("tables", QLabel(", ".join(tables) or "none yet (right-click: Add table…)"))
+        self._info(form, "tables", ", ".join(tables) or "none yet (right-click: Add table…)")
         return True
 
     # --- forms ---------------------------------------------------------------
@@ -144,14 +180,16 @@ class Inspector(QScrollArea):
             self._drop_columns()
             self.columns = ColumnsEditor(self.document, table.key)
             self.columns.model.sig_problem.connect(self.error.setText)
-        form.addRow(self.columns)  # the same editor across edits: its selected row and scroll stay
+        if self._reuse is None:
+            form.addRow(self.columns)  # the same editor across edits: its selected row and scroll stay
+        key = table.key
         self._line(form, "primary key", ", ".join(table.primary_key),
-                   lambda text: self._replace("table", table, primary_key=_names(text)))
+                   lambda text: self._replace("table", key, primary_key=_names(text)))
         self._line(form, "parent", table.parent or "",
-                   lambda text: self._replace("table", table, parent=text.strip() or None))
-        form.addRow("columns", QLabel(str(len(table.columns))))
+                   lambda text: self._replace("table", key, parent=text.strip() or None))
+        self._info(form, "columns", str(len(table.columns)))
         into = [m.id for m in self.document.model.mappings if m.target == table.key]
-        form.addRow("mapped from", QLabel(", ".join(into) or "nothing"))
+        self._info(form, "mapped from", ", ".join(into) or "nothing")
         return True
 
     def _column(self, form: QFormLayout) -> bool:
@@ -165,18 +203,22 @@ class Inspector(QScrollArea):
             lambda: cmd.RenameColumn(self.document, key, name, text)))
 
         def set_column(**changes: Any) -> None:
-            columns = [c.model_dump() | (changes if c.name == name else {}) for c in table.columns]
-            self._replace("table", table, columns=columns)
+            now = self.document.model.table(key)
+            if now is not None:
+                columns = [c.model_dump() | (changes if c.name == name else {}) for c in now.columns]
+                self._replace("table", key, columns=columns)
 
+        fresh = self._reuse is None
         type_line = self._line(form, "type", col.type, lambda text: set_column(type=text.strip()))
-        type_line.textChanged.connect(lambda text: self.error.setText(
-            f"{au.type_problem(text)}" if au.type_problem(text) else ""))
+        if fresh:
+            type_line.textChanged.connect(lambda text: self.error.setText(
+                f"{au.type_problem(text)}" if au.type_problem(text) else ""))
         self._check(form, "NOT NULL", not col.nullable, lambda on: set_column(nullable=not on))
         self._line(form, "default", "" if col.default is None else str(col.default),
                    lambda text: set_column(default=text or None))
         for mapping in (m for m in self.document.model.mappings if m.target == key):
             method = mapping.columns.get(name)
-            form.addRow(f"{mapping.id}", QLabel(describe(method) if method else "not mapped"))
+            self._info(form, f"{mapping.id}", describe(method) if method else "not mapped")
             dkey = distribution_key(self.document.model, mapping)
             self._check(form, "  distribution key", bool(dkey and name in dkey.columns),
                         lambda _on, m=mapping.id: self.document.apply(
@@ -188,34 +230,34 @@ class Inspector(QScrollArea):
         if mapping is None:
             return False
         self.title.setText(f"Mapping {mapping.id}")
-        form.addRow("from → to", QLabel(f"{mapping.source} → {mapping.target}"))
+        self._info(form, "from → to", f"{mapping.source} → {mapping.target}")
         dkey = distribution_key(self.document.model, mapping)
+        mid = mapping.id
         self._line(form, "distribution key", ", ".join(mapping.distribution_key or []),
-                   lambda text: self._replace("mapping", mapping, distribution_key=_names(text) or None),
+                   lambda text: self._replace("mapping", mid, distribution_key=_names(text) or None),
                    placeholder=f"default: {', '.join(dkey.columns)}" if dkey else "none")
         self._line(form, "id", mapping.id, lambda text: self._command(
             lambda: cmd.RenameMapping(self.document, mapping.id, text)))
         where = self._line(form, "where", mapping.where or "",
                            lambda text: self._command(lambda: cmd.SetWhere(self.document, mapping.id, text)))
-        where.textChanged.connect(lambda text: self.error.setText(
-            "; ".join(f"MP003: {p}" for p in au.where_problems(self.document.model, mapping.id, text))))
-        if mapping.where and "\n" in mapping.where:
-            where.setText(" ".join(mapping.where.split()))
-            where.setReadOnly(True)  # a one-line field would flatten it: the multi-line editor edits it
-            where.setToolTip(mapping.where)
-        edit_where = QPushButton("Edit where…")
-        edit_where.clicked.connect(lambda: self.sig_edit_where.emit(mapping.id))
-        form.addRow("", edit_where)
-        reverse = QComboBox()
+        multi_line = bool(mapping.where and "\n" in mapping.where)
+        if self._reuse is None:
+            where.textChanged.connect(lambda text: self.error.setText(
+                "; ".join(f"MP003: {p}" for p in au.where_problems(self.document.model, mid, text))))
+            edit_where = QPushButton("Edit where…")
+            edit_where.clicked.connect(lambda: self.sig_edit_where.emit(mid))
+            form.addRow("", edit_where)
+        if multi_line:
+            with QSignalBlocker(where):
+                where.setText(" ".join((mapping.where or "").split()))
+        where.setReadOnly(multi_line)  # a one-line field would flatten it: the multi-line editor edits it
+        where.setToolTip((mapping.where or "") if multi_line else "")
         choices = [""] + [m.id for m in self.document.model.mappings if m.id != mapping.id]
-        reverse.addItems(choices)
-        reverse.setCurrentText(mapping.reverse or "")
-        reverse.currentTextChanged.connect(lambda text: self._replace("mapping", mapping, reverse=text or None))
-        form.addRow("reverse", reverse)
-        self.fields["reverse"] = reverse
-        self._check(form, "journal", mapping.journal, lambda on: self._replace("mapping", mapping, journal=on))
+        self._combo(form, "reverse", choices, mapping.reverse or "",
+                    lambda text: self._replace("mapping", mid, reverse=text or None))
+        self._check(form, "journal", mapping.journal, lambda on: self._replace("mapping", mid, journal=on))
         self._check(form, "changed columns only", mapping.changed_columns_only,
-                    lambda on: self._replace("mapping", mapping, changed_columns_only=on))
+                    lambda on: self._replace("mapping", mid, changed_columns_only=on))
         return True
 
     def _link(self, form: QFormLayout) -> bool:
@@ -281,24 +323,65 @@ class Inspector(QScrollArea):
 
     # --- widgets -------------------------------------------------------------
 
+    def _row(self, form: QFormLayout, label: str, kind: type[W]) -> tuple[W, bool]:
+        """The form's next row: built (and True), or, while refreshing, the one it has (a `_Misfit` when
+        that row is another)."""
+        if self._reuse is None:
+            widget = kind()
+            form.addRow(label, widget)
+            fresh = True
+        else:
+            at = len(self._rows)
+            if at >= len(self._reuse) or self._reuse[at][0] != label or type(self._reuse[at][1]) is not kind:
+                raise _Misfit(label)
+            widget, fresh = self._reuse[at][1], False  # type: ignore[assignment]
+        self._rows.append((label, widget))
+        self.fields[label] = widget
+        return widget, fresh
+
     def _line(self, form: QFormLayout, label: str, value: str, commit: Callable[[str], None],
               placeholder: str = "") -> QLineEdit:
-        edit = QLineEdit(value)
+        edit, fresh = self._row(form, label, QLineEdit)
+        if fresh:
+            edit.editingFinished.connect(lambda: edit.text() != self._shown.get(edit) and commit(edit.text()))
+        if fresh or edit.text() != value:
+            with QSignalBlocker(edit):  # a value shown is no edit
+                edit.setText(value)
         edit.setPlaceholderText(placeholder)
-        edit.editingFinished.connect(lambda: edit.text() != value and commit(edit.text()))
-        form.addRow(label, edit)
-        self.fields[label] = edit
+        self._shown[edit] = value
         return edit
 
     def _check(self, form: QFormLayout, label: str, value: bool, commit: Callable[[bool], None]) -> QCheckBox:
-        box = QCheckBox()
-        box.setChecked(value)
-        box.toggled.connect(commit)
-        form.addRow(label, box)
-        self.fields[label] = box
+        box, fresh = self._row(form, label, QCheckBox)
+        with QSignalBlocker(box):
+            box.setChecked(value)
+        if fresh:
+            box.toggled.connect(commit)
         return box
 
-    def _replace(self, kind: str, entity: Any, **changes: Any) -> None:
+    def _combo(self, form: QFormLayout, label: str, choices: list[str], value: str,
+               commit: Callable[[str], None]) -> QComboBox:
+        combo, fresh = self._row(form, label, QComboBox)
+        with QSignalBlocker(combo):
+            if fresh or [combo.itemText(i) for i in range(combo.count())] != choices:
+                combo.clear()
+                combo.addItems(choices)
+            combo.setCurrentText(value)
+        if fresh:
+            combo.currentTextChanged.connect(commit)
+        return combo
+
+    def _info(self, form: QFormLayout, label: str, text: str) -> QLabel:
+        shown, _ = self._row(form, label, QLabel)
+        if shown.text() != text:
+            shown.setText(text)
+        return shown
+
+    def _replace(self, kind: str, key: str, **changes: Any) -> None:
+        """Replace the table or mapping `key` (as the model holds it now) with `changes`."""
+        entity = self.document.model.table(key) if kind == "table" else self.document.model.mapping(key)
+        if entity is None:
+            return
         self._apply(lambda: [replace(self.document.model, kind, entity, evolve(entity, **changes))],  # type: ignore[arg-type]
                     f"Edit {kind}")
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QFileDialog, QLineEdit, QMenu, QPushButton
+from PySide6.QtWidgets import QCheckBox, QFileDialog, QLineEdit, QMenu, QPushButton
 
 from designer.authoring import commands as cmd
 from designer.authoring.dialogs import ServerDialog, TableDialog, WhereDialog
@@ -414,3 +414,40 @@ def test_an_empty_canvas_says_how_to_start(qtbot: Any, window: MainWindow) -> No
     window.view.resetTransform()
     window.view.centerOn(4000, 4000)  # far from the table: nothing should be drawn here now
     assert inked_centre() == 0
+
+
+def test_an_edit_of_the_shown_column_updates_its_fields_in_place(qtbot: Any, two: MainWindow) -> None:
+    """The form stays (its widgets, the focus) and shows the new values; a commit from a field reads the
+    entity as it is now, so it never undoes an edit made since the form was built."""
+    two.show()
+    two.select(("column", "br.CUST", "NAME"))
+    inspector = two.inspector
+    form, rebuilds = inspector.widget(), inspector.rebuilds
+    default = inspector.fields["default"]
+    assert isinstance(default, QLineEdit)
+    default.setFocus()
+    assert cmd.push(two.document, cmd.SetColumn(two.document, "br.CUST", "NAME", type="VARCHAR(80)"))
+    assert inspector.widget() is form and inspector.rebuilds == rebuilds and inspector.fields["default"] is default
+    type_line, not_null = inspector.fields["type"], inspector.fields["NOT NULL"]
+    assert isinstance(type_line, QLineEdit) and type_line.text() == "VARCHAR(80)"
+    assert isinstance(not_null, QCheckBox) and not not_null.isChecked()
+    default.setText("'n/a'")
+    default.editingFinished.emit()  # commits through the form built before the type changed
+    column = two.document.model.table("br.CUST").column("NAME")  # type: ignore[union-attr]
+    assert column is not None and column.default == "'n/a'" and column.type == "VARCHAR(80)"
+    assert inspector.widget() is form and default.text() == "'n/a'"
+    two.document.undo_stack.undo()  # undo restores the value shown, in place
+    assert default.text() == "" and inspector.widget() is form
+    not_null.setChecked(True)  # a check box commits too, and its form stays
+    assert two.document.model.table("br.CUST").column("NAME").nullable is False  # type: ignore[union-attr]
+    assert inspector.widget() is form and inspector.rebuilds == rebuilds
+
+
+def test_an_edit_that_changes_the_forms_rows_rebuilds_it(qtbot: Any, two: MainWindow) -> None:
+    two.select(("column", "br.CUST", "NAME"))
+    inspector = two.inspector
+    form, rebuilds = inspector.widget(), inspector.rebuilds
+    assert "fwd" in [label for label, _ in inspector._rows]
+    assert cmd.push(two.document, cmd.RemoveMapping(two.document, "fwd"))  # its rows in the column's form go
+    assert inspector.widget() is not form and inspector.rebuilds == rebuilds + 1
+    assert inspector.ref == ("column", "br.CUST", "NAME") and "fwd" not in [label for label, _ in inspector._rows]

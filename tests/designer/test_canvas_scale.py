@@ -148,8 +148,10 @@ def test_the_tree_filter_and_the_inspector_stay_put(big: MainWindow, qtbot: Any)
     doc, model = big.document, big.document.model
     doc.apply(ops.move_table(model, "hq.T30", 10.0, 10.0), "Move table")
     assert big.inspector.widget() is form  # an edit elsewhere leaves the form (and what is typed in it) alone
+    rebuilds = big.inspector.rebuilds
     doc.apply(ops.toggle_dkey(model, "m4_br", "C0"), "Toggle distribution key C0")
-    assert big.inspector.widget() is not form  # an edit of what it shows rebuilds it
+    assert big.inspector.widget() is form  # an edit of what it shows updates its fields in place
+    assert big.inspector.rebuilds == rebuilds
 
 
 def test_zoomed_out_a_table_is_a_named_box_and_at_100_percent_its_rows(big: MainWindow,
