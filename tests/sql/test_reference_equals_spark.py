@@ -79,3 +79,20 @@ def test_known_disagreements_of_the_issue_now_agree(spark: Any) -> None:
         ["a"], ["a"], [None], [3], ["abc\t"], ["a<b>c"]]
     for sql in ("I1 / I2", "cast(S2 as int)", "I1 % I2"):
         assert _reference(sql, table) is FAILED and _spark_fails(df, sql)
+
+
+@pytest.mark.slow
+def test_a_case_whose_branches_agree_skips_its_conditions_as_spark_does(spark: Any) -> None:
+    """Spark folds `abs(1)` and `cast(TRUE as int)` to 1 and drops a CASE's conditions when every branch is
+    the same: the cast of '2.7' to a number in the condition never fails (found by the property test)."""
+    table = [{"I1": None, "I2": 1, "S1": "2.7", "S2": None, "B1": True}]
+    df = spark.createDataFrame([{"RID": 0, **table[0]}], SCHEMA)
+    same = ["CASE WHEN (coalesce(S2, S1) = 8) THEN abs(1) ELSE cast(TRUE as int) END",
+            "if(coalesce(S2, S1) = 8, S1, S1)", "CASE WHEN coalesce(S2, S1) = 8 THEN NULL END",
+            "CASE coalesce(S2, S1) WHEN 8 THEN 'a' WHEN 9 THEN 'a' ELSE 'a' END"]
+    assert _spark_values(spark, df, same) == [[evaluate_sql(sql, table[0])] for sql in same] == [
+        [1], ["2.7"], [None], ["a"]]
+    for sql in ("CASE WHEN coalesce(S2, S1) = 8 THEN 1 ELSE 2 END", "if(coalesce(S2, S1) = 8, 1, 1 / 0)"):
+        with pytest.raises(SqlRuntimeError):  # the branches differ: the condition is evaluated, and fails
+            evaluate_sql(sql, table[0])
+        assert _spark_fails(df, sql)
