@@ -43,7 +43,7 @@ from engine.run.values import compare, to_text
 from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
 from engine.sql.allowlist import allowlist_problem
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
-from engine.sql.folding import mark_static_nulls
+from engine.sql.folding import mark_static_nulls, one_value
 from engine.sql.parse import limit_problem, tree_depth
 
 
@@ -429,10 +429,9 @@ def _coalesce(ev: Evaluator, node: exp.Coalesce) -> Any:
 
 
 def _case(ev: Evaluator, node: exp.Case) -> Any:
-    branches = node.args.get("ifs") or []
-    same, value = _one_value(ev, [*(b.args["true"] for b in branches), node.args.get("default")])
-    if same:
-        return value
+    same = one_value(node)  # then its conditions are never evaluated, as in Spark
+    if same is not None:
+        return ev.eval(same)  # type: ignore[arg-type]
     subject = node.this
     base = ev.eval(subject) if subject is not None else None
     for branch in node.args.get("ifs") or []:
@@ -445,34 +444,13 @@ def _case(ev: Evaluator, node: exp.Case) -> Any:
 
 
 def _if(ev: Evaluator, node: exp.If) -> Any:
-    same, value = _one_value(ev, [node.args["true"], node.args.get("false")])
-    if same:
-        return value
+    same = one_value(node)
+    if same is not None:
+        return ev.eval(same)  # type: ignore[arg-type]
     if ev.eval(node.this) is True:
         return ev.eval(node.args["true"])
     other = node.args.get("false")
     return ev.eval(other) if other is not None else None
-
-
-def _one_value(ev: Evaluator, values: list[exp.Expression | None]) -> tuple[bool, Any]:
-    """Whether every branch of a CASE or IF (None: no ELSE, a NULL) gives one value whatever the
-    conditions, as Spark's optimizer proves it, and that value. Spark folds constant branches
-    (ConstantFolding) and drops the conditions of a CASE whose branch values are then the same expression
-    (SimplifyConditionals): a condition that would fail on a row is never evaluated, so the reference
-    does not evaluate it either. A branch that fails as a constant is not folded; nor does the rule."""
-    given = [v for v in values if v is not None]
-    if len(given) == len(values) and all(v == given[0] for v in given[1:]):
-        return True, ev.eval(given[0])
-    if any(isinstance(n, exp.Column) for v in given for n in v.walk()):
-        return False, None
-    try:
-        constants = [None if v is None else ev.eval(v) for v in values]
-    except SqlRuntimeError:
-        return False, None
-    first = constants[0]
-    if all(type(c) is type(first) and c == first for c in constants[1:]):
-        return True, first
-    return False, None
 
 
 def _case_conversion(ev: Evaluator, node: exp.Func, convert: Callable[[str], str]) -> Any:

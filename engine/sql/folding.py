@@ -1,8 +1,8 @@
 """What Spark's optimizer folds before it reads a row, so the reference evaluator never evaluates (and never
 fails on) what Spark never evaluates: NullPropagation over NULL-intolerant operators, ConstantFolding of
 column-free nodes, SimplifyConditionals. `mark_static_nulls` marks the nodes that are NULL whatever the row
-(`meta["null"]`); `evaluate` computes a column-free node (the evaluator's, passed in to keep one direction of
-imports)."""
+(`meta["null"]`) and the conditionals whose branches all give one value (`meta["one_value"]`); `evaluate`
+computes a column-free node (the evaluator's, passed in to keep one direction of imports)."""
 
 from __future__ import annotations
 
@@ -40,13 +40,15 @@ def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate) -> None:
             # SimplifyConditionals: a constant condition picks its branch; branches all NULL are NULL
             branch = _constant_branch(node, evaluate)
             null = is_static_null(branch) if branch is not None else all(
-                b is not None and is_static_null(b) for b in _branches(node))
+                b is not None and is_static_null(b) for b in branches(node))
         else:
             null = False
         if not null and children and not any(isinstance(n, exp.Column) for n in node.walk()):
             null = _folds_to_null(node, evaluate)  # ConstantFolding: `try_cast('-' as bigint)` is NULL
         if null:
             node.meta["null"] = True
+        elif isinstance(node, exp.If | exp.Case) and _one_value(node, evaluate):
+            node.meta["one_value"] = True
 
 
 def _constant_branch(node: exp.If | exp.Case, evaluate: Evaluate) -> exp.Expr | None:
@@ -65,12 +67,39 @@ def _constant_branch(node: exp.If | exp.Case, evaluate: Evaluate) -> exp.Expr | 
     return node.args.get("false") if isinstance(node, exp.If) else node.args.get("default")
 
 
-def _branches(node: exp.If | exp.Case) -> list[exp.Expr | None]:
+def branches(node: exp.If | exp.Case) -> list[exp.Expr | None]:
     """Every value a conditional may take (a CASE without ELSE may take NULL: None here)."""
     if isinstance(node, exp.If):
         return [node.args.get("true"), node.args.get("false")]
     default = node.args.get("default")
     return [i.args.get("true") for i in node.args.get("ifs") or []] + [default if default is not None else exp.Null()]
+
+
+def _one_value(node: exp.If | exp.Case, evaluate: Evaluate) -> bool:
+    """Whether every branch of a conditional gives the same value whatever the row: the same expression,
+    or constants that evaluate alike (ConstantFolding first). Spark's SimplifyConditionals then drops the
+    conditions, so one that would fail on a row is never evaluated (`CASE WHEN s = 8 THEN abs(1) ELSE
+    cast(TRUE as int) END` is 1 even where `s` is '2.7'). A branch that fails as a constant is not folded,
+    and the conditions stay."""
+    values = branches(node)
+    given = [v for v in values if v is not None]
+    if len(given) < len(values):
+        return False
+    if all(v == given[0] for v in given[1:]):
+        return True
+    if any(isinstance(n, exp.Column) for v in given for n in v.walk()):
+        return False
+    try:
+        constants = [evaluate(v) for v in given]
+    except Exception:  # noqa: BLE001  a constant that fails is not folded, as in Spark
+        return False
+    return all(type(c) is type(constants[0]) and c == constants[0] for c in constants[1:])
+
+
+def one_value(node: exp.If | exp.Case) -> exp.Expr | None:
+    """The branch whose value the conditional `node` takes whatever the row, when `mark_static_nulls` found
+    one (its conditions are then never evaluated); else None."""
+    return branches(node)[0] if node.meta and node.meta.get("one_value") else None
 
 
 def _folds_to_null(node: exp.Expr, evaluate: Evaluate) -> bool:
