@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.java import require_java
+from engine.spark import classarchive
 from resources import ROOT as RESOURCES
 
 LOG_CONFIG = RESOURCES / "spark" / "log4j2.properties"
@@ -93,9 +94,10 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
                    .config("spark.python.daemon.module", "engine.spark.daemon")
                    # the throughput collector: a run is a batch, no pause matters, and on 2 cores G1's
                    # concurrent work competes with the tasks (B2 at 100,000 events 10% faster, 1,000,000 7%)
-                   .config("spark.driver.extraJavaOptions",
-                           f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()} -XX:+UseParallelGC"
-                           + (" -XX:TieredStopAtLevel=1" if one_small_run else ""))
+                   .config("spark.driver.extraJavaOptions", " ".join(filter(None, (
+                           f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()} -XX:+UseParallelGC",
+                           "-XX:TieredStopAtLevel=1" if one_small_run else "",
+                           classarchive.java_options(), classarchive.recording_options()))))
                    # the driver is the executor too on local[N]: room for a record of up to 16 MiB (and the
                    # head of a larger one, a reject) in each task, whatever the size of the run
                    .config("spark.driver.memory", os.environ.get("MAPWRIGHT_DRIVER_MEMORY", DRIVER_MEMORY)))

@@ -45,10 +45,10 @@ def test_examples_equal_the_reference(spark: Any, examples: Path, name: str, com
 def test_a_large_run_after_a_small_one_gets_the_sessions_partitions_back(spark: Any) -> None:
     """A warm session serves small and large runs in turn: a small run's one partition does not stay."""
     own = spark.sparkContext.getConf().get("spark.sql.shuffle.partitions")  # as the session started
-    pipeline.configure(spark, input_bytes=0)
+    assert pipeline.configure(spark, input_bytes=0) is True  # a small run: its frames kept in one partition
     pipeline.configure(spark, input_bytes=0)  # twice: the session's own value is kept once, not overwritten
     assert spark.conf.get("spark.sql.shuffle.partitions") == "1"
-    pipeline.configure(spark, input_bytes=pipeline.INTERPRETED_BELOW + 1)
+    assert pipeline.configure(spark, input_bytes=pipeline.INTERPRETED_BELOW + 1) is False
     assert spark.conf.get("spark.sql.shuffle.partitions") == own != "1"
     assert spark.conf.get("spark.sql.adaptive.enabled") == "true"
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.spark import classarchive
+
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
 
 
@@ -164,9 +166,13 @@ def _descendants(pid: int) -> list[int]:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the JVM's command line from /proc (Linux)")
 @pytest.mark.parametrize("large", [False, True], ids=["small", "large"])
-def test_the_runs_jvm_compiles_with_c1_only_for_a_small_input(examples: Path, tmp_path: Path, large: bool) -> None:
+def test_the_runs_jvm_compiles_with_c1_only_for_a_small_input_and_maps_the_class_archive(
+        examples: Path, tmp_path: Path, large: bool) -> None:
     """A `mapwright run` process starts its JVM for the run it serves: C1 only for a small input, which ends
-    before C2's code would pay, both tiers for a large one."""
+    before C2's code would pay, both tiers for a large one. Either way it maps Spark's class archive (which
+    `make test` records, and this records if it has not)."""
+    archive = classarchive.build()
+    assert archive is not None and archive.is_file()
     data = tmp_path / "data"
     shutil.copytree(examples / "ordering_conflict" / "data", data)
     if large:  # input bytes count every file the run is given
@@ -183,6 +189,8 @@ def test_the_runs_jvm_compiles_with_c1_only_for_a_small_input(examples: Path, tm
         assert len(java) == 1, java
         assert ("-XX:TieredStopAtLevel=1" in java[0]) is not large
         assert "-XX:+UseParallelGC" in java[0]
+        jvm = next(pid for pid in _descendants(proc.pid) if "SparkSubmit" in _cmdline(pid))
+        assert str(archive) in Path(f"/proc/{jvm}/maps").read_text()  # mapped, not only named
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=120)
