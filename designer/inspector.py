@@ -44,8 +44,8 @@ from engine.reversibility import describe
 Ref = tuple[Any, ...]
 SKIP_FIELDS = {"method", "input", "inputs"}
 W = TypeVar("W", bound=QWidget)
-REFRESHED = {"server", "table", "column", "mapping"}
-"""The forms an edit of their entity updates in place (a method's form, with its inputs list, is rebuilt)."""
+REFRESHED = {"server", "table", "column", "mapping", "method"}
+"""The forms an edit of their entity updates in place."""
 
 
 class _Misfit(Exception):
@@ -293,18 +293,22 @@ class Inspector(QScrollArea):
     def _inputs(self, form: QFormLayout, mapping_id: str, column: str, path: tuple[int, ...],
                 inputs: list[Any]) -> None:
         """A multi-input method's inputs, in order, with Up and Down to reorder them."""
-        self.inputs = QListWidget()
-        self.inputs.addItems([i if isinstance(i, str) else describe_json(i) for i in inputs])
+        self.inputs, fresh = self._row(form, "inputs", QListWidget)
+        texts = [i if isinstance(i, str) else describe_json(i) for i in inputs]
+        if [self.inputs.item(i).text() for i in range(self.inputs.count())] != texts:
+            with QSignalBlocker(self.inputs):
+                self.inputs.clear()
+                self.inputs.addItems(texts)
         self.inputs.setMaximumHeight(24 * max(2, len(inputs)) + 8)
         if self.input_focus is not None and 0 <= self.input_focus < len(inputs):
             self.inputs.setCurrentRow(self.input_focus)
-        form.addRow("inputs", self.inputs)
-        buttons = QHBoxLayout()
-        for text, delta in (("Up", -1), ("Down", 1)):
-            button = QPushButton(text)
-            button.clicked.connect(lambda _=False, d=delta: self.move_input(mapping_id, column, path, d))
-            buttons.addWidget(button)
-        form.addRow("", buttons)
+        if fresh:
+            buttons = QHBoxLayout()
+            for text, delta in (("Up", -1), ("Down", 1)):
+                button = QPushButton(text)
+                button.clicked.connect(lambda _=False, d=delta: self.move_input(mapping_id, column, path, d))
+                buttons.addWidget(button)
+            form.addRow("", buttons)
 
     def move_input(self, mapping_id: str, column: str, path: tuple[int, ...], delta: int) -> None:
         row = self.inputs.currentRow()

@@ -280,12 +280,22 @@ def test_inserting_concat_shows_its_inputs_to_reorder(qtbot: Any, two: MainWindo
     inputs = two.inspector.inputs
     assert [inputs.item(i).text() for i in range(inputs.count())] == ["REGION", "NO"]
     inputs.setCurrentRow(1)
+    form, rebuilds = two.inspector.widget(), two.inspector.rebuilds
     two.inspector.move_input("fwd", "KEY", (), -1)
     key = two.document.model.mapping("fwd").columns["KEY"]  # type: ignore[union-attr]
     assert [i.input for i in key.inputs] == ["NO", "REGION"]  # type: ignore[union-attr]
-    inputs = two.inspector.inputs  # rebuilt, on the same node, with the moved input still selected
+    assert two.inspector.inputs is inputs  # updated in place, with the moved input still selected
     assert [inputs.item(i).text() for i in range(inputs.count())] == ["NO", "REGION"]
     assert inputs.currentRow() == 0
+    separator = two.inspector.fields["sep"]
+    assert isinstance(separator, QLineEdit)
+    separator.setText("/")
+    separator.editingFinished.emit()  # a field of the method commits, and its form stays
+    key = two.document.model.mapping("fwd").columns["KEY"]  # type: ignore[union-attr]
+    assert key.sep == "/" and [i.input for i in key.inputs] == ["NO", "REGION"]  # type: ignore[union-attr]
+    two.document.undo_stack.undo()
+    assert separator.text() != "/" and two.inspector.fields["sep"] is separator
+    assert two.inspector.widget() is form and two.inspector.rebuilds == rebuilds
 
 
 def test_latest_timestamp_proposes_a_datetime_column_of_the_group(qtbot: Any, two: MainWindow) -> None:
