@@ -7,31 +7,42 @@ the classes a recorded session loaded (`-XX:ArchiveClassesAtExit`), recorded onc
 real run of the bundled samples, and mapped read-only by every later driver (`java_options()`).
 
 - It lives in the Python environment (`sys.prefix`), beside the jars it was made from, and goes with it.
-  Its name carries a digest of the java executable, its version and the jars on Spark's class path, so
-  an upgraded Java or pyspark finds no archive rather than a stale one (and HotSpot checks the class path
-  again itself, falling back to loading classes from the jars).
-- It is recorded into a temporary name and renamed once the recording JVM has exited cleanly: a killed,
-  failed or concurrent recording never leaves a half-written archive under the final name.
+  Its name carries a digest of what HotSpot checks before it maps one (the java executable and its
+  build, the jars on Spark's class path, the heap's pointer mode), so an upgraded Java or pyspark finds
+  no archive rather than a stale one, which HotSpot would refuse.
+- It is recorded into a temporary name (one recording at a time per environment: a file lock), synced
+  to disk and renamed once the recording JVM has exited cleanly, and then sealed with its size. Only an
+  archive whose size is its seal's is used: a truncated archive would crash the JVM that maps it. A
+  recording that times out or is interrupted stops the JVM it started.
 - A session without an archive runs as before. `MAPWRIGHT_CLASS_ARCHIVE=0` turns it off.
-- HotSpot's own messages about the archive (it writes them to stdout, where `mapwright run` writes its
-  progress events) are turned off.
+- HotSpot's own warnings go to stderr, never stdout (where `mapwright run` writes its progress events),
+  and none is written about the archive.
 
 `python -m engine.spark.classarchive` records the archive when there is none (`make` does this).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import functools
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from engine.java import java_executable
 
-QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
-"""HotSpot's archive messages off: they would go to stdout, among a run's progress events."""
+QUIET = "-Xlog:disable -Xlog:all=warning,cds*=off:stderr"
+"""HotSpot's own messages: warnings to stderr, never stdout (where `mapwright run` writes its progress events),
+and none about the archive (an unusable one only costs the time it would have saved)."""
+
+COMPRESSED_OOPS_BELOW = 32 << 30
+"""A heap of this size or more turns compressed pointers off, and with them the archive's base: another key."""
 
 
 def archive_dir() -> Path:
@@ -40,18 +51,18 @@ def archive_dir() -> Path:
 
 def archive_path() -> Path | None:
     """Where the archive for this Java and this Spark is (whether or not it exists yet); None when either
-    cannot be found."""
+    cannot be found. The key is what HotSpot checks: the JVM's build, the jars on the class path (path,
+    size, time) and the heap's pointer mode."""
     java = java_executable()
     if java is None:
         return None
-    try:
-        import pyspark
-    except ImportError:
+    jars = _jars_dir()
+    if jars is None:
         return None
-    jars = Path(pyspark.__file__).parent / "jars"
     digest = hashlib.sha256()
     digest.update(os.path.realpath(java).encode())
     digest.update(_java_version(java).encode())
+    digest.update(f"heap>=32g:{_heap_bytes() >= COMPRESSED_OOPS_BELOW}\n".encode())
     for jar in sorted(jars.glob("*.jar")):
         stat = jar.stat()
         digest.update(f"{jar}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
@@ -59,13 +70,13 @@ def archive_path() -> Path | None:
 
 
 def java_options() -> str:
-    """The driver JVM's options that map the archive, when there is one (else nothing)."""
+    """The driver JVM's options that map the archive, when there is a whole one (else nothing)."""
     if os.environ.get("MAPWRIGHT_CLASS_ARCHIVE", "1") == "0":
         return ""
     path = archive_path()
-    if path is None or not path.is_file():
+    if path is None or not _whole(path) or '"' in str(path):
         return ""
-    return f"-XX:SharedArchiveFile={path} -Xshare:auto {QUIET}"
+    return f'-XX:SharedArchiveFile="{path}" -Xshare:auto {QUIET}'  # quoted: Spark splits options at spaces
 
 
 RECORD_TO = "MAPWRIGHT_RECORD_CLASSES"
@@ -74,7 +85,7 @@ RECORD_TO = "MAPWRIGHT_RECORD_CLASSES"
 
 def recording_options() -> str:
     target = os.environ.get(RECORD_TO)
-    return f"-XX:ArchiveClassesAtExit={target} {QUIET}" if target else ""
+    return f'-XX:ArchiveClassesAtExit="{target}" {QUIET}' if target and '"' not in target else ""
 
 
 RECORD = (sys.executable, "-m", "engine.spark.classarchive", "--record")
@@ -82,31 +93,96 @@ RECORD = (sys.executable, "-m", "engine.spark.classarchive", "--record")
 
 
 def build(timeout: float = 600.0, record: tuple[str, ...] = RECORD) -> Path | None:
-    """Record the archive if this Java and Spark have none; its path, or None when it cannot be made."""
+    """Record the archive if this Java and Spark have none; its path, or None when it cannot be made.
+    One recording at a time per environment: a second waits for the first, then finds its archive."""
     path = archive_path()
     if path is None:
         return None
-    if path.is_file():
+    if _whole(path):
         return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob("spark-classes-*.jsa*"):  # another Java's or Spark's, or a dead recording
-        if not stale.name.endswith(".part") or not _alive(stale):
-            stale.unlink(missing_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not os.access(path.parent, os.W_OK):
+            raise PermissionError(errno.EACCES, "not writable")
+        with _locked(path.parent / ".lock"):
+            if _whole(path):  # recorded while this one waited
+                return path
+            for stale in path.parent.glob("spark-classes-*.jsa*"):  # another Java's or Spark's, a dead part
+                stale.unlink(missing_ok=True)
+            return _record_into(path, timeout, record)
+    except OSError as exc:
+        return _without(f"{path.parent}: {exc.strerror or exc}")
+
+
+def _record_into(path: Path, timeout: float, record: tuple[str, ...]) -> Path | None:
     part = path.with_name(f"{path.name}.{os.getpid()}.part")
     env = {**os.environ, RECORD_TO: str(part), "MAPWRIGHT_CLASS_ARCHIVE": "0"}
+    # its own process group: a timeout or Ctrl-C stops the JVM too, not only the Python that started it
+    proc = subprocess.Popen(record, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     try:
-        done = subprocess.run(record, env=env, timeout=timeout, capture_output=True, text=True)
-        if done.returncode != 0 or not part.is_file() or part.stat().st_size == 0:
-            tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            print(f"mapwright: no class archive for Spark ({tail}); runs start without one", file=sys.stderr)
-            return None
+        _, err = proc.communicate(timeout=timeout)
+        if proc.returncode != 0 or not part.is_file() or part.stat().st_size == 0:
+            return _without((err.strip().splitlines() or ["no output"])[-1])
+        size = part.stat().st_size
+        with part.open("rb") as fh:
+            os.fsync(fh.fileno())  # on disk before it has its name: never a short archive under it
         os.replace(part, path)
+        _write_durably(_seal(path), str(size))
         return path
     except subprocess.TimeoutExpired:
-        print("mapwright: recording Spark's class archive timed out; runs start without one", file=sys.stderr)
-        return None
+        return _without("recording timed out")
     finally:
+        if proc.poll() is None:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
         part.unlink(missing_ok=True)
+
+
+def _whole(path: Path) -> bool:
+    """Whether `path` is an archive a recording finished: its seal, written after it, gives its size. A
+    truncated archive would crash the JVM that maps it, so one that is not whole is never used."""
+    try:
+        return int(_seal(path).read_text()) == path.stat().st_size
+    except (OSError, ValueError):
+        return False
+
+
+def _seal(path: Path) -> Path:
+    return path.with_name(f"{path.name}.size")
+
+
+def _write_durably(path: Path, text: str) -> None:
+    part = path.with_name(f"{path.name}.{os.getpid()}.part")
+    with part.open("w") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(part, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+@contextlib.contextmanager
+def _locked(lock: Path) -> Iterator[None]:
+    import fcntl  # POSIX: the Makefile's platforms (not imported with the module, which sessions import)
+
+    with lock.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _without(reason: str) -> Path | None:
+    """Say why there is no archive; None (for `build` to return)."""
+    print(f"mapwright: no class archive for Spark ({reason}); runs start without one", file=sys.stderr)
+    return None
 
 
 def _record() -> int:
@@ -138,17 +214,28 @@ def _record() -> int:
     return int(proc.wait(timeout=300))
 
 
-def _alive(part: Path) -> bool:
-    """Whether the process that is recording into `part` (its pid is in the name) is still running."""
+def _jars_dir() -> Path | None:
+    """The jars Spark's launcher puts on the driver's class path: `$SPARK_HOME/jars`, else pyspark's."""
+    if os.environ.get("SPARK_HOME"):
+        return Path(os.environ["SPARK_HOME"]) / "jars"
     try:
-        os.kill(int(part.name.rsplit(".", 2)[-2]), 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    return True
+        import pyspark
+    except ImportError:
+        return None
+    return Path(pyspark.__file__).parent / "jars"
 
 
+def _heap_bytes() -> int:
+    """The driver's heap as `session.DRIVER_MEMORY` (or `MAPWRIGHT_DRIVER_MEMORY`) gives it, in bytes."""
+    text = os.environ.get("MAPWRIGHT_DRIVER_MEMORY", "2g").strip().lower()
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    try:
+        return int(text[:-1]) * units[text[-1]] if text[-1:] in units else int(text)
+    except ValueError:
+        return 0
+
+
+@functools.lru_cache(maxsize=4)
 def _java_version(java: str) -> str:
     try:
         out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
@@ -157,16 +244,23 @@ def _java_version(java: str) -> str:
     return out.stderr + out.stdout
 
 
-def build_in_background() -> bool:
-    """Start `build` in a detached process at the lowest CPU priority, when there is an archive to record:
-    `make run` opens the designer meanwhile. Whether a recording was started."""
+BACKGROUND = ("nice", "-n", "19", sys.executable, "-m", "engine.spark.classarchive")
+"""`build_in_background`'s process: the build, at the lowest CPU priority."""
+
+
+def build_in_background(command: tuple[str, ...] = BACKGROUND) -> bool:
+    """Start `build` in a detached process, when there is an archive to record: `make run` opens the
+    designer meanwhile. Whether a recording was started."""
     path = archive_path()
-    if path is None or path.is_file():
+    if path is None or _whole(path):
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.parent / "spark-classes.log", "ab") as log:
-        subprocess.Popen(["nice", "-n", "19", sys.executable, "-m", "engine.spark.classarchive"],
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path.parent / "spark-classes.log", "ab") as log:
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+    except OSError as exc:  # a read-only environment, or no `nice`: runs start without an archive
+        _without(exc.strerror or str(exc))
+        return False
     return True
 
 
