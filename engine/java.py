@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -23,12 +24,19 @@ def java_executable() -> str | None:
     return shutil.which("java")
 
 
-def java_major(executable: str) -> int | None:
+@functools.lru_cache(maxsize=8)
+def version_text(executable: str) -> str:
+    """What `java -version` says ("" when it cannot run): asked once per executable in a process (a warm
+    worker checks Java before every run)."""
     try:
         out = subprocess.run([executable, "-version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
-        return None
-    match = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
+        return ""
+    return out.stderr + out.stdout
+
+
+def java_major(executable: str) -> int | None:
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', version_text(executable))
     if not match:
         return None
     major = int(match.group(1))

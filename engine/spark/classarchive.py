@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import hashlib
 import os
 import signal
@@ -35,7 +34,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from engine.java import java_executable
+from engine.java import java_executable, version_text
+from engine.spark.session import driver_memory
 
 QUIET = "-Xlog:disable -Xlog:all=warning,cds*=off:stderr"
 """HotSpot's own messages: warnings to stderr, never stdout (where `mapwright run` writes its progress events),
@@ -61,7 +61,7 @@ def archive_path() -> Path | None:
         return None
     digest = hashlib.sha256()
     digest.update(os.path.realpath(java).encode())
-    digest.update(_java_version(java).encode())
+    digest.update(version_text(java).encode())
     digest.update(f"heap>=32g:{_heap_bytes() >= COMPRESSED_OOPS_BELOW}\n".encode())
     for jar in sorted(jars.glob("*.jar")):
         stat = jar.stat()
@@ -226,22 +226,13 @@ def _jars_dir() -> Path | None:
 
 
 def _heap_bytes() -> int:
-    """The driver's heap as `session.DRIVER_MEMORY` (or `MAPWRIGHT_DRIVER_MEMORY`) gives it, in bytes."""
-    text = os.environ.get("MAPWRIGHT_DRIVER_MEMORY", "2g").strip().lower()
+    """The driver's heap (`session.driver_memory`), in bytes."""
+    text = driver_memory().strip().lower()
     units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
     try:
         return int(text[:-1]) * units[text[-1]] if text[-1:] in units else int(text)
     except ValueError:
         return 0
-
-
-@functools.lru_cache(maxsize=4)
-def _java_version(java: str) -> str:
-    try:
-        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return out.stderr + out.stdout
 
 
 BACKGROUND = ("nice", "-n", "19", sys.executable, "-m", "engine.spark.classarchive")

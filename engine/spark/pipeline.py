@@ -55,8 +55,6 @@ SQL_FAILURES = ("DIVIDE_BY_ZERO", "REMAINDER_BY_ZERO", "CAST_INVALID_INPUT", "CA
                 "NUMERIC_OUT_OF_SUPPORTED_RANGE", "CANNOT_PARSE_TIMESTAMP", "INVALID_FRACTION_OF_SECOND")
 """Spark's error conditions of a row that the model's SQL fails on (ANSI mode)."""
 
-INTERPRETED_BELOW = SMALL_INPUT_BYTES
-"""Input bytes up to which a run is planned as a small one (`configure`)."""
 SESSION_PARTITIONS = "spark.mapwright.sessionShufflePartitions"
 """Where `configure` keeps the session's own `spark.sql.shuffle.partitions` while a small run sets 1."""
 
@@ -111,7 +109,7 @@ def configure(spark: SparkSession, input_bytes: int) -> bool:
     conf.set("spark.sql.optimizer.plannedWrite.enabled", "false")  # no write here asks for an ordering
     if conf.get(SESSION_PARTITIONS, None) is None:  # the session's own, kept before a small run changes it
         conf.set(SESSION_PARTITIONS, str(conf.get("spark.sql.shuffle.partitions")))
-    small = input_bytes <= INTERPRETED_BELOW
+    small = input_bytes <= SMALL_INPUT_BYTES
     conf.set("spark.sql.codegen.wholeStage", str(not small).lower())
     conf.set("spark.sql.codegen.factoryMode", "NO_CODEGEN" if small else "FALLBACK")
     conf.set("spark.sql.adaptive.enabled", str(not small).lower())

@@ -12,12 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from engine.java import require_java
-from engine.spark import classarchive
 from resources import ROOT as RESOURCES
 
 LOG_CONFIG = RESOURCES / "spark" / "log4j2.properties"
 DRIVER_MEMORY = "2g"
 """The JVM's heap on local[N] (`MAPWRIGHT_DRIVER_MEMORY` overrides): fixed, not grown with the data."""
+
+
+
+def driver_memory() -> str:
+    return os.environ.get("MAPWRIGHT_DRIVER_MEMORY", DRIVER_MEMORY)
+
 
 SMALL_INPUT_BYTES = 4 << 20
 """A run's input (changes, snapshots, schedule) up to this size is a small one: planned for few rows
@@ -78,6 +83,8 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
     warnings.filterwarnings("ignore", message=".*pandas >= 3.0.0.*")
     from pyspark.sql import SparkSession
 
+    from engine.spark import classarchive
+
     if master.kind == "connect":
         builder = SparkSession.builder.remote(url)
     else:
@@ -100,7 +107,7 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
                            classarchive.java_options(), classarchive.recording_options()))))
                    # the driver is the executor too on local[N]: room for a record of up to 16 MiB (and the
                    # head of a larger one, a reject) in each task, whatever the size of the run
-                   .config("spark.driver.memory", os.environ.get("MAPWRIGHT_DRIVER_MEMORY", DRIVER_MEMORY)))
+                   .config("spark.driver.memory", driver_memory()))
         builder = builder.config("spark.sql.shuffle.partitions", str(partitions or _default_partitions(url)))
     session = (builder.appName(app_name)
                .config("spark.sql.session.timeZone", "UTC")

@@ -27,7 +27,7 @@ def test_examples_equal_the_reference(spark: Any, examples: Path, name: str, com
     re-planning, no inferred constraints); planned as a large input is, they give the same."""
     session_partitions = spark.sparkContext.getConf().get("spark.sql.shuffle.partitions")  # as started
     if compiled:
-        monkeypatch.setattr(pipeline, "INTERPRETED_BELOW", -1)
+        monkeypatch.setattr(pipeline, "SMALL_INPUT_BYTES", -1)
     model = load_model(examples / name / "model.json")
     data = examples / name / "data"
     got, want = both(spark, model, data, tmp_path)
@@ -48,7 +48,7 @@ def test_a_large_run_after_a_small_one_gets_the_sessions_partitions_back(spark: 
     assert pipeline.configure(spark, input_bytes=0) is True  # a small run: its frames kept in one partition
     pipeline.configure(spark, input_bytes=0)  # twice: the session's own value is kept once, not overwritten
     assert spark.conf.get("spark.sql.shuffle.partitions") == "1"
-    assert pipeline.configure(spark, input_bytes=pipeline.INTERPRETED_BELOW + 1) is False
+    assert pipeline.configure(spark, input_bytes=pipeline.SMALL_INPUT_BYTES + 1) is False
     assert spark.conf.get("spark.sql.shuffle.partitions") == own != "1"
     assert spark.conf.get("spark.sql.adaptive.enabled") == "true"
 
