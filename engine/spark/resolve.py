@@ -35,7 +35,7 @@ from engine.run.context import RunContext, build_context
 from engine.run.fold import fold_events
 from engine.run.rundir import conflict_flat, jsonl_line, time_order_key
 from engine.spark import sqltext as sql
-from engine.spark.canonical import read_row_sql, row_tokens, row_values, token, write_row_sql
+from engine.spark.canonical import read_row_sql, row_reader, row_tokens, token, write_row_sql
 from engine.spark.grouped import Fold, fold_groups
 from engine.spark.inworker import context_of, model_of
 from engine.spark.jobs import concurrently
@@ -291,12 +291,16 @@ _SCHEMA = _schema()
 
 def _fold(model_text: str) -> Callable[[], Fold]:
     """The reference's fold of one group's events (`grouped.fold_groups`)."""
-    return lambda: partial(_fold_group, model_of(model_text), context_of(model_text))
+    return lambda: partial(_fold_group, model_of(model_text), context_of(model_text), {})
 
 
-def _fold_group(model: Model, ctx: RunContext, group: list[dict[str, Any]]) -> list[dict[str, Any]]:
+Readers = dict[tuple[str, tuple[str, ...]], Callable[[str | None], dict[str, Any] | None]]
+"""A task's `canonical.row_reader`s, by table key and columns: made once per task, not per event."""
+
+
+def _fold_group(model: Model, ctx: RunContext, readers: Readers, group: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A group's rows (`_as_text`) -> `OUTPUT`'s rows: its final rows, conflicts, queue and outcomes."""
-    events = [_event(row, model, ctx) for row in group]
+    events = [_event(row, model, ctx, readers) for row in group]
     folded = fold_events(events, ctx)
     out: list[dict[str, Any]] = []
     for ordinal, row in enumerate(folded.rows):
@@ -317,7 +321,7 @@ def _fold_group(model: Model, ctx: RunContext, group: list[dict[str, Any]]) -> l
     return out
 
 
-def _event(row: dict[str, Any], model: Model, ctx: RunContext) -> dict[str, Any]:
+def _event(row: dict[str, Any], model: Model, ctx: RunContext, readers: Readers) -> dict[str, Any]:
     """An event of `fold.fold_events` from its canonical row: images carry exactly the columns the
     reference's would (a local commit its version's, a delivery its mapping's, a snapshot row all)."""
     table = model.table(row["tkey"])
@@ -339,8 +343,11 @@ def _event(row: dict[str, Any], model: Model, ctx: RunContext) -> dict[str, Any]
         event["old"] = json.loads(row["old_json"]) if row["old_json"] is not None else None
         event["new"] = json.loads(row["new_json"]) if row["new_json"] is not None else None
         return event
-    event["old"] = row_values(row["old_text"], table, present)
-    event["new"] = row_values(row["new_text"], table, present)
+    read = readers.get((table.key, present))
+    if read is None:
+        read = readers[(table.key, present)] = row_reader(table, present)
+    event["old"] = read(row["old_text"])
+    event["new"] = read(row["new_text"])
     return event
 
 

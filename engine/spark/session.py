@@ -65,6 +65,19 @@ def check_reachable(master: Master, timeout: float = 5.0) -> None:
         raise MasterError(f"cannot reach the Spark master at {master.url}: {exc.strerror or exc}") from None
 
 
+JIT_OPTIONS = "-XX:+UseParallelGC -XX:-DontCompileHugeMethods"
+"""Every JVM of a run, driver and executors: the throughput collector (a run is a batch, no pause matters,
+and on 2 cores G1's concurrent work competes with the tasks: B2 at 100,000 events 10% faster, 1,000,000
+7%), and the JIT compiling methods of any size. HotSpot leaves a method over 8,000 bytes of bytecode to
+its interpreter, and Spark's whole-stage code for the decoding of a model's records is such a method: its
+stage at 1,000,000 events took 27.8 s interpreted, 19.7 s compiled (Spark's own documentation of
+`spark.sql.codegen.hugeMethodLimit` names the limit)."""
+SMALL_RUN_JIT_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1"
+"""A JVM for one small run (see `spark_session`): C1 only, and huge methods left to the interpreter (a small
+run's expressions are interpreted, and compiling Spark's own huge methods made the cold sample about 0.5 s
+slower)."""
+
+
 def input_bytes(data_dir: Path) -> int:
     """The size of the files a run reads from `data_dir` (changes, snapshots, schedule)."""
     return sum(p.stat().st_size for p in data_dir.rglob("*") if p.is_file())
@@ -92,6 +105,7 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        jit = SMALL_RUN_JIT_OPTIONS if one_small_run else JIT_OPTIONS
         builder = (SparkSession.builder.master(url)
                    .config("spark.driver.host", "127.0.0.1")
                    .config("spark.driver.bindAddress", "127.0.0.1")
@@ -99,15 +113,14 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
                    .config("spark.python.daemon.module", "engine.spark.daemon")
-                   # the throughput collector: a run is a batch, no pause matters, and on 2 cores G1's
-                   # concurrent work competes with the tasks (B2 at 100,000 events 10% faster, 1,000,000 7%)
                    .config("spark.driver.extraJavaOptions", " ".join(filter(None, (
-                           f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()} -XX:+UseParallelGC",
-                           "-XX:TieredStopAtLevel=1" if one_small_run else "",
+                           f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}",
+                           jit,
                            classarchive.java_options(), classarchive.recording_options()))))
                    # the driver is the executor too on local[N]: room for a record of up to 16 MiB (and the
                    # head of a larger one, a reject) in each task, whatever the size of the run
-                   .config("spark.driver.memory", driver_memory()))
+                   .config("spark.driver.memory", driver_memory())
+                   .config("spark.executor.extraJavaOptions", jit))
         builder = builder.config("spark.sql.shuffle.partitions", str(partitions or _default_partitions(url)))
     session = (builder.appName(app_name)
                .config("spark.sql.session.timeZone", "UTC")

@@ -189,6 +189,7 @@ def test_the_runs_jvm_compiles_with_c1_only_for_a_small_input_and_maps_the_class
         assert len(java) == 1, java
         assert ("-XX:TieredStopAtLevel=1" in java[0]) is not large
         assert "-XX:+UseParallelGC" in java[0]
+        assert ("-XX:-DontCompileHugeMethods" in java[0]) is large  # a large run compiles huge methods
         jvm = next(pid for pid in _descendants(proc.pid) if "SparkSubmit" in _cmdline(pid))
         mapped = sum(int(end, 16) - int(start, 16) for line in Path(f"/proc/{jvm}/maps").read_text().splitlines()
                      if line.endswith(str(archive)) for start, end in [line.split()[0].split("-")])
