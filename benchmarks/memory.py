@@ -34,6 +34,32 @@ def is_jvm(pid: int) -> bool:
         return False
 
 
+def _exe(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return None
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def kind(comm_is_java: bool, exe: str | None, parent_is_jvm: bool, parent_exe: str | None) -> str | None:
+    """How a descendant counts: `jvm`, `other`, or None for a JVM's child that has not yet run its own
+    program (the JVM spawns `chmod` and the like with `posix_spawn`: until the child execs, it shares the
+    JVM's address space, and its resident size reads as the JVM's; counting it once more doubled a
+    benchmark's whole-run peak). Its name is the spawning thread's, not `java`, so the name alone misses it."""
+    if comm_is_java:
+        return "jvm"
+    if parent_is_jvm and exe is not None and exe == parent_exe:
+        return None
+    return "other"
+
+
 def descendants(pid: int) -> list[int]:
     """Every live descendant of `pid`, from /proc/PID/task/*/children."""
     found: list[int] = []
@@ -92,9 +118,12 @@ class Sampler:
         me = os.getpid()
         python, jvm, others = rss(me), 0, 0
         for pid in descendants(me):
-            if is_jvm(pid):
+            parent = _parent(pid)
+            counted = kind(is_jvm(pid), _exe(pid), parent is not None and is_jvm(parent),
+                           _exe(parent) if parent is not None else None)
+            if counted == "jvm":
                 jvm += rss(pid)
-            else:
+            elif counted == "other":
                 others += rss(pid)
         with self._lock:
             self.overall.take(python, jvm, others)

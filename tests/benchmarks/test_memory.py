@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from benchmarks.memory import MB, Sampler, descendants, is_jvm, rss
+from benchmarks.memory import MB, Sampler, _exe, _parent, descendants, is_jvm, kind, rss
 
 HOLD = 80  # MB the grandchild keeps resident
 
@@ -37,5 +37,23 @@ def test_descendants_and_their_memory_count_in_the_whole_run_not_in_python() -> 
         for pid in tree:  # the grandchild first, so it is not left behind as an orphan
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+        child.kill()
+        child.wait()
+
+
+def test_a_jvms_child_counts_once_it_runs_its_own_program() -> None:
+    java = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
+    assert kind(True, java, False, sys.executable) == "jvm"
+    assert kind(False, java, True, java) is None  # spawned, not yet exec'd: the JVM's own pages
+    assert kind(False, "/usr/bin/chmod", True, java) == "other"
+    assert kind(False, sys.executable, False, sys.executable) == "other"  # a forked Python worker is its own
+
+
+def test_a_process_knows_its_parent_and_program() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert _parent(child.pid) == os.getpid()
+        assert _exe(child.pid) == os.path.realpath(sys.executable)
+    finally:
         child.kill()
         child.wait()
