@@ -43,7 +43,7 @@ from engine.run.values import compare, to_text
 from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
 from engine.sql.allowlist import allowlist_problem
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
-from engine.sql.folding import mark_static_nulls, one_value
+from engine.sql.folding import mark_static_nulls, one_value, static_failure
 from engine.sql.parse import limit_problem, tree_depth
 
 
@@ -72,7 +72,11 @@ def parse_sql(text: str) -> exp.Expression:
     refused = allowlist_problem(tree)
     if refused:
         raise UnsupportedSql(f"{_clip(text)} {refused}")
-    mark_static_nulls(tree, lambda node: Evaluator({}).eval(node))  # type: ignore[arg-type]
+    fold = lambda node: Evaluator({}).eval(node)  # noqa: E731
+    mark_static_nulls(tree, fold)
+    failure = static_failure(tree, fold, SqlRuntimeError)
+    if failure is not None:  # Spark fails the query before any row: so does every row here
+        tree.meta["fails"] = str(failure)
     return tree
 
 
@@ -104,8 +108,11 @@ class Evaluator:
         self.row, self.now = row, now
 
     def eval(self, node: exp.Expression) -> Any:
-        if node.meta and node.meta.get("null"):
-            return None
+        if node.meta:
+            if node.meta.get("null"):
+                return None
+            if node.meta.get("fails"):
+                raise SqlRuntimeError(node.meta["fails"])
         handler = _HANDLERS.get(type(node))
         if handler is None:
             raise UnsupportedSql(f"the reference does not evaluate {node.key.upper()}: {node.sql('spark')}")

@@ -1,8 +1,9 @@
 """What Spark's optimizer folds before it reads a row, so the reference evaluator never evaluates (and never
-fails on) what Spark never evaluates: NullPropagation over NULL-intolerant operators, ConstantFolding of
-column-free nodes, SimplifyConditionals. `mark_static_nulls` marks the nodes that are NULL whatever the row
-(`meta["null"]`) and the conditionals whose branches all give one value (`meta["one_value"]`); `evaluate`
-computes a column-free node (the evaluator's, passed in to keep one direction of imports)."""
+fails on) what Spark never evaluates, and fails where Spark fails before any row: NullPropagation over
+NULL-intolerant operators, ConstantFolding of column-free nodes, SimplifyConditionals. `mark_static_nulls`
+marks the nodes that are NULL whatever the row (`meta["null"]`) and the conditionals whose branches all give
+one value (`meta["one_value"]`); `static_failure` finds the constant whose folding fails the whole query;
+`evaluate` computes a column-free node (the evaluator's, passed in to keep one direction of imports)."""
 
 from __future__ import annotations
 
@@ -85,7 +86,8 @@ def _one_value(node: exp.If | exp.Case, evaluate: Evaluate) -> bool:
     given = [v for v in values if v is not None]
     if len(given) < len(values):
         return False
-    if all(v == given[0] for v in given[1:]):
+    simplified = [_simplified(v, evaluate) for v in given]  # the rules run to a fixed point: a branch's own
+    if all(v == simplified[0] for v in simplified[1:]):  # conditionals are simplified before it is compared
         return True
     if any(isinstance(n, exp.Column) for v in given for n in v.walk()):
         return False
@@ -94,6 +96,18 @@ def _one_value(node: exp.If | exp.Case, evaluate: Evaluate) -> bool:
     except Exception:  # noqa: BLE001  a constant that fails is not folded, as in Spark
         return False
     return all(type(c) is type(constants[0]) and c == constants[0] for c in constants[1:])
+
+
+def _simplified(node: exp.Expr, evaluate: Evaluate) -> exp.Expr:
+    """A copy of `node` with every conditional SimplifyConditionals resolves (a constant condition, branches
+    of one value) replaced by its branch: `if(TRUE, n, 2)` is `n`."""
+    def simplify(n: exp.Expr) -> exp.Expr:
+        if isinstance(n, exp.If | exp.Case):
+            chosen = one_value(n) or _constant_branch(n, evaluate)
+            if chosen is not None:
+                return _simplified(chosen, evaluate)
+        return n
+    return node.copy().transform(simplify)
 
 
 def one_value(node: exp.If | exp.Case) -> exp.Expr | None:
@@ -112,3 +126,79 @@ def _folds_to_null(node: exp.Expr, evaluate: Evaluate) -> bool:
 
 def is_static_null(node: exp.Expr) -> bool:
     return bool(node.meta.get("null")) if node.meta else False
+
+
+def static_failure(tree: exp.Expr, evaluate: Evaluate, failure: type[Exception]) -> Exception | None:
+    """The `failure` Spark's ConstantFolding raises before it reads a row, if any.
+
+    ConstantFolding evaluates every node that reads no column, and outside a conditional's branches (an IF's
+    or a CASE's values, a CASE's later conditions, a COALESCE's later arguments) a failure there fails the
+    query whatever the rows: `try_cast(s as bigint) <> 7 % 0` fails, though on a row where the cast is NULL
+    the comparison would never read its right side. Inside a branch a failure is left for the rows (and the
+    node is never tried again, even once SimplifyConditionals has lifted it out of its conditional). A node
+    that reads a column only in a branch SimplifyConditionals drops is folded once it has: `if(TRUE, 7, n) %
+    length('')` fails as `7 % 0` (found by the property test)."""
+    def visit(node: exp.Expr, in_branch: bool) -> Exception | None:
+        if is_static_null(node):
+            return None
+        if not _reads_a_column(node):  # folded in the first pass, where it stands
+            return None if in_branch else _fails(node)
+        if isinstance(node, exp.If | exp.Case):
+            chosen = one_value(node) or _constant_branch(node, evaluate)
+            if chosen is not None:  # the conditional is replaced by its branch, which takes its place
+                return None if not _reads_a_column(chosen) else visit(chosen, in_branch)
+        if not in_branch and _constant(node):  # foldable once its conditionals are simplified
+            return _fails(node)
+        for child, branch in _positions(node):
+            found = visit(child, in_branch or branch)
+            if found is not None:
+                return found
+        return None
+
+    def _fails(node: exp.Expr) -> Exception | None:
+        try:
+            evaluate(node)
+        except failure as exc:
+            return exc
+        except Exception:  # noqa: BLE001  what the reference cannot fold is not a folding failure
+            return None
+        return None
+
+    def _constant(node: exp.Expr) -> bool:
+        """Whether `node` reads no column once SimplifyConditionals has picked the branches it can."""
+        if is_static_null(node) or not _reads_a_column(node):
+            return True
+        if isinstance(node, exp.Column):
+            return False
+        if isinstance(node, exp.If | exp.Case):
+            chosen = one_value(node) or _constant_branch(node, evaluate)
+            if chosen is not None:
+                return _constant(chosen)
+        return all(_constant(c) for c in node.iter_expressions() if not isinstance(c, exp.DataType))
+
+    return visit(tree, False)
+
+
+def _reads_a_column(node: exp.Expr) -> bool:
+    return any(isinstance(n, exp.Column) for n in node.walk())
+
+
+def _positions(node: exp.Expr) -> list[tuple[exp.Expr, bool]]:
+    """`node`'s children, each with whether it is a branch Spark may not evaluate (its
+    `ConditionalExpression.alwaysEvaluatedInputs` are the others)."""
+    if isinstance(node, exp.If):
+        return [(c, c is not node.this) for c in node.iter_expressions()]
+    if isinstance(node, exp.Case):
+        ifs = list(node.args.get("ifs") or [])
+        first = ifs[0].this if ifs else None
+        out: list[tuple[exp.Expr, bool]] = []
+        if node.this is not None:
+            out.append((node.this, False))
+        for branch in ifs:
+            out += [(c, c is not first) for c in branch.iter_expressions()]
+        if node.args.get("default") is not None:
+            out.append((node.args["default"], True))
+        return out
+    if isinstance(node, exp.Coalesce):
+        return [(c, c is not node.this) for c in node.iter_expressions()]
+    return [(c, False) for c in node.iter_expressions() if not isinstance(c, exp.DataType)]
