@@ -409,15 +409,25 @@ def _neg(ev: Evaluator, node: exp.Neg) -> Any:
 
 
 def _concat(ev: Evaluator, node: exp.Expression) -> Any:
-    parts = ev.args(node)
-    if any(p is None for p in parts):
-        return None
+    """NULL at the first NULL part, whose followers are then never evaluated: Spark's generated code stops
+    there (`s || cast(t as bigint)` is NULL where `s` is, whatever `t`). Its interpreted path evaluates every
+    part and fails on such a `t`; a run whose Spark fails on a row is computed again by the reference, so a
+    run gives this value either way."""
+    parts = []
+    for child in node.expressions:
+        value = ev.eval(child)
+        if value is None:
+            return None
+        parts.append(value)
     return "".join(to_text(p) or "" for p in parts)
 
 
 def _dpipe(ev: Evaluator, node: exp.DPipe) -> Any:
-    a, b = ev.eval(node.this), ev.eval(node.expression)
-    return None if a is None or b is None else (to_text(a) or "") + (to_text(b) or "")
+    a = ev.eval(node.this)
+    if a is None:  # as `_concat`: the right side is never evaluated
+        return None
+    b = ev.eval(node.expression)
+    return None if b is None else (to_text(a) or "") + (to_text(b) or "")
 
 
 def _concat_ws(ev: Evaluator, node: exp.ConcatWs) -> Any:
