@@ -65,14 +65,15 @@ def check_reachable(master: Master, timeout: float = 5.0) -> None:
         raise MasterError(f"cannot reach the Spark master at {master.url}: {exc.strerror or exc}") from None
 
 
-JIT_OPTIONS = "-XX:+UseParallelGC -XX:-DontCompileHugeMethods"
+GC_OPTIONS = "-XX:+UseParallelGC"
+JIT_OPTIONS = f"{GC_OPTIONS} -XX:-DontCompileHugeMethods"
 """Every JVM of a run, driver and executors: the throughput collector (a run is a batch, no pause matters,
 and on 2 cores G1's concurrent work competes with the tasks: B2 at 100,000 events 10% faster, 1,000,000
 7%), and the JIT compiling methods of any size. HotSpot leaves a method over 8,000 bytes of bytecode to
 its interpreter, and Spark's whole-stage code for the decoding of a model's records is such a method: its
 stage at 1,000,000 events took 27.8 s interpreted, 19.7 s compiled (Spark's own documentation of
 `spark.sql.codegen.hugeMethodLimit` names the limit)."""
-SMALL_RUN_JIT_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1"
+SMALL_RUN_JIT_OPTIONS = f"{GC_OPTIONS} -XX:TieredStopAtLevel=1"
 """A JVM for one small run (see `spark_session`): C1 only, and huge methods left to the interpreter (a small
 run's expressions are interpreted, and compiling Spark's own huge methods made the cold sample about 0.5 s
 slower)."""

@@ -43,7 +43,7 @@ from engine.run.values import compare, to_text
 from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
 from engine.sql.allowlist import allowlist_problem
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
-from engine.sql.folding import mark_static_nulls, one_value, static_failure
+from engine.sql.folding import mark_static_nulls, one_value, reads_a_column, static_failure
 from engine.sql.parse import limit_problem, tree_depth
 
 
@@ -201,7 +201,7 @@ def _kleene(stop: bool) -> Callable[[Evaluator, exp.Binary], bool | None]:
     it cannot fail. A constant that fails is left unfolded, as Spark leaves it."""
     def run(ev: Evaluator, node: exp.Binary) -> bool | None:
         for side in (node.this, node.expression):
-            if not any(isinstance(n, exp.Column) for n in side.walk()):
+            if not reads_a_column(side):
                 try:
                     if ev.eval(side) is stop:
                         return bool(stop)
@@ -475,7 +475,7 @@ def _case_conversion(ev: Evaluator, node: exp.Func, convert: Callable[[str], str
     (SimplifyCaseConversionExpressions: `lower(upper(x))` is `lower(x)`, which differs for 'ß'). A chain
     that reads no column is a constant, folded whole first (ConstantFolding): every step applies."""
     inner = node.this
-    if not any(isinstance(n, exp.Column) for n in node.walk()):
+    if not reads_a_column(node):
         value = ev.eval(inner)
         return None if value is None else convert(to_text(value) or "")
     while isinstance(inner, (exp.Upper, exp.Lower, exp.Paren)):

@@ -44,7 +44,7 @@ def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate) -> None:
                 b is not None and is_static_null(b) for b in branches(node))
         else:
             null = False
-        if not null and children and not any(isinstance(n, exp.Column) for n in node.walk()):
+        if not null and children and not reads_a_column(node):
             null = _folds_to_null(node, evaluate)  # ConstantFolding: `try_cast('-' as bigint)` is NULL
         if null:
             node.meta["null"] = True
@@ -57,7 +57,7 @@ def _constant_branch(node: exp.If | exp.Case, evaluate: Evaluate) -> exp.Expr | 
     ifs = [node] if isinstance(node, exp.If) else list(node.args.get("ifs") or [])
     for branch in ifs:
         condition = branch.this
-        if any(isinstance(n, exp.Column) for n in condition.walk()):
+        if reads_a_column(condition):
             return None
         try:
             holds = evaluate(condition) is True
@@ -89,7 +89,7 @@ def _one_value(node: exp.If | exp.Case, evaluate: Evaluate) -> bool:
     simplified = [_simplified(v, evaluate) for v in given]  # the rules run to a fixed point: a branch's own
     if all(v == simplified[0] for v in simplified[1:]):  # conditionals are simplified before it is compared
         return True
-    if any(isinstance(n, exp.Column) for v in given for n in v.walk()):
+    if any(reads_a_column(v) for v in given):
         return False
     try:
         constants = [evaluate(v) for v in given]
@@ -103,11 +103,17 @@ def _simplified(node: exp.Expr, evaluate: Evaluate) -> exp.Expr:
     of one value) replaced by its branch: `if(TRUE, n, 2)` is `n`."""
     def simplify(n: exp.Expr) -> exp.Expr:
         if isinstance(n, exp.If | exp.Case):
-            chosen = one_value(n) or _constant_branch(n, evaluate)
+            chosen = _picked_branch(n, evaluate)
             if chosen is not None:
                 return _simplified(chosen, evaluate)
         return n
     return node.copy().transform(simplify)
+
+
+def _picked_branch(node: exp.If | exp.Case, evaluate: Evaluate) -> exp.Expr | None:
+    """The branch SimplifyConditionals replaces a conditional with (branches of one value, or a constant
+    condition), else None."""
+    return one_value(node) or _constant_branch(node, evaluate)
 
 
 def one_value(node: exp.If | exp.Case) -> exp.Expr | None:
@@ -141,12 +147,12 @@ def static_failure(tree: exp.Expr, evaluate: Evaluate, failure: type[Exception])
     def visit(node: exp.Expr, in_branch: bool) -> Exception | None:
         if is_static_null(node):
             return None
-        if not _reads_a_column(node):  # folded in the first pass, where it stands
+        if not reads_a_column(node):  # folded in the first pass, where it stands
             return None if in_branch else _fails(node)
         if isinstance(node, exp.If | exp.Case):
-            chosen = one_value(node) or _constant_branch(node, evaluate)
+            chosen = _picked_branch(node, evaluate)
             if chosen is not None:  # the conditional is replaced by its branch, which takes its place
-                return None if not _reads_a_column(chosen) else visit(chosen, in_branch)
+                return None if not reads_a_column(chosen) else visit(chosen, in_branch)
         if not in_branch and _constant(node):  # foldable once its conditionals are simplified
             return _fails(node)
         for child, branch in _positions(node):
@@ -166,12 +172,12 @@ def static_failure(tree: exp.Expr, evaluate: Evaluate, failure: type[Exception])
 
     def _constant(node: exp.Expr) -> bool:
         """Whether `node` reads no column once SimplifyConditionals has picked the branches it can."""
-        if is_static_null(node) or not _reads_a_column(node):
+        if is_static_null(node) or not reads_a_column(node):
             return True
         if isinstance(node, exp.Column):
             return False
         if isinstance(node, exp.If | exp.Case):
-            chosen = one_value(node) or _constant_branch(node, evaluate)
+            chosen = _picked_branch(node, evaluate)
             if chosen is not None:
                 return _constant(chosen)
         return all(_constant(c) for c in node.iter_expressions() if not isinstance(c, exp.DataType))
@@ -179,7 +185,7 @@ def static_failure(tree: exp.Expr, evaluate: Evaluate, failure: type[Exception])
     return visit(tree, False)
 
 
-def _reads_a_column(node: exp.Expr) -> bool:
+def reads_a_column(node: exp.Expr) -> bool:
     return any(isinstance(n, exp.Column) for n in node.walk())
 
 
