@@ -1,6 +1,7 @@
 # Mapwright: the README's two quick-start commands.
 #   make run   - create .venv, install Mapwright, open the designer on the bundled sample
 #   make test  - create .venv if needed, install the test extras, run the whole test suite
+#   make explore - run the property tests ROUNDS times on new random examples (`make test` replays fixed ones)
 #   make bench - run every benchmark (not part of `make test`); SIZES=100000,1000000 for B2's full set
 PYTHON ?= python3
 VENV   := .venv
@@ -15,7 +16,9 @@ TEST_SYSTEM_PACKAGES := postgresql
 # B2's sizes (change events); the default finishes in a few minutes on 2 cores.
 SIZES ?= 10000
 
-.PHONY: run test bench check-python check-java spark-classes system-deps test-system-deps lint clean
+ROUNDS ?= 10
+
+.PHONY: run test explore bench check-python check-java spark-classes system-deps test-system-deps lint clean
 
 run: $(VENV)/.installed system-deps
 	@$(BIN)/python -m engine.spark.classarchive --background
@@ -23,6 +26,10 @@ run: $(VENV)/.installed system-deps
 
 test: $(VENV)/.installed-test check-java system-deps test-system-deps spark-classes
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+explore: $(VENV)/.installed-test check-java spark-classes
+	@for i in $$(seq $(ROUNDS)); do echo "explore: round $$i of $(ROUNDS)"; \
+	  MAPWRIGHT_EXPLORE=1 $(BIN)/python -m pytest -q -p no:cacheprovider $$(grep -rl '@given' tests | sort) || exit 1; done
 
 bench: $(VENV)/.installed check-java spark-classes  # results in benchmarks/results/
 	$(BIN)/python benchmarks/bench_validation.py

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-# CI replays the same examples every run (a property failure there is reproducible, never a coin toss);
-# developers' runs explore new ones.
-settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+# The suite replays the same examples every run: a property failure in `make test` (and so in CI) is
+# reproducible, never a coin toss. `make explore` (MAPWRIGHT_EXPLORE=1) draws new ones on every round.
+settings.register_profile("replay", derandomize=True, print_blob=True, database=None)
+settings.register_profile("explore", print_blob=True)
+settings.load_profile("explore" if os.environ.get("MAPWRIGHT_EXPLORE") else "replay")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

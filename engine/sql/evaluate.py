@@ -43,7 +43,7 @@ from engine.run.values import compare, to_text
 from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
 from engine.sql.allowlist import allowlist_problem
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
-from engine.sql.folding import mark_static_nulls, one_value, reads_a_column, static_failure
+from engine.sql.folding import is_static_false, mark_static_nulls, one_value, reads_a_column, static_failure
 from engine.sql.parse import limit_problem, tree_depth
 
 
@@ -111,6 +111,8 @@ class Evaluator:
         if node.meta:
             if node.meta.get("null"):
                 return None
+            if node.meta.get("false"):
+                return False
             if node.meta.get("fails"):
                 raise SqlRuntimeError(node.meta["fails"])
         handler = _HANDLERS.get(type(node))
@@ -201,6 +203,8 @@ def _kleene(stop: bool) -> Callable[[Evaluator, exp.Binary], bool | None]:
     it cannot fail. A constant that fails is left unfolded, as Spark leaves it."""
     def run(ev: Evaluator, node: exp.Binary) -> bool | None:
         for side in (node.this, node.expression):
+            if not stop and is_static_false(side):  # a condition's part that is FALSE whatever the row
+                return False
             if not reads_a_column(side):
                 try:
                     if ev.eval(side) is stop:

@@ -1,9 +1,11 @@
 """What Spark's optimizer folds before it reads a row, so the reference evaluator never evaluates (and never
 fails on) what Spark never evaluates, and fails where Spark fails before any row: NullPropagation over
-NULL-intolerant operators, ConstantFolding of column-free nodes, SimplifyConditionals. `mark_static_nulls`
-marks the nodes that are NULL whatever the row (`meta["null"]`) and the conditionals whose branches all give
-one value (`meta["one_value"]`); `static_failure` finds the constant whose folding fails the whole query;
-`evaluate` computes a column-free node (the evaluator's, passed in to keep one direction of imports)."""
+NULL-intolerant operators, ConstantFolding of column-free nodes, SimplifyConditionals,
+ReplaceNullWithFalseInPredicate. `mark_static_nulls` marks the nodes that are NULL whatever the row
+(`meta["null"]`), the conditionals whose branches all give one value (`meta["one_value"]`) and the parts of
+a conditional's conditions that are FALSE once a NULL there is FALSE (`meta["false"]`); `static_failure`
+finds the constant whose folding fails the whole query; `evaluate` computes a column-free node (the
+evaluator's, passed in to keep one direction of imports)."""
 
 from __future__ import annotations
 
@@ -33,12 +35,17 @@ def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate) -> None:
             null = any(is_static_null(c) for c in children)
         elif isinstance(node, exp.Coalesce | exp.And | exp.Or):
             null = bool(children) and all(is_static_null(c) for c in children)
+        elif isinstance(node, exp.In):  # NULL IN (...), or x IN (NULL, ...) once OptimizeIn makes it x = NULL
+            listed = node.expressions
+            null = is_static_null(node.this) or (bool(listed) and all(is_static_null(c) for c in listed))
         elif isinstance(node, exp.Between):  # `x >= low AND x <= high`, folded per comparison
             low, high = node.args.get("low"), node.args.get("high")
             null = is_static_null(node.this) or (low is not None and high is not None
                                                   and is_static_null(low) and is_static_null(high))
         elif isinstance(node, exp.If | exp.Case):
             # SimplifyConditionals: a constant condition picks its branch; branches all NULL are NULL
+            for condition in _conditions(node):
+                _mark_false(condition, evaluate)  # a FALSE one drops its branch
             branch = _constant_branch(node, evaluate)
             null = is_static_null(branch) if branch is not None else all(
                 b is not None and is_static_null(b) for b in branches(node))
@@ -52,11 +59,71 @@ def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate) -> None:
             node.meta["one_value"] = True
 
 
+def _mark_false(node: exp.Expr, evaluate: Evaluate) -> bool:
+    """Whether the condition `node` is FALSE whatever the row once every NULL in it is FALSE, marking each
+    part that is (`meta["false"]`), as Spark's ReplaceNullWithFalseInPredicate rewrites a conditional's
+    conditions (through AND, OR and boolean conditionals) and BooleanSimplification and SimplifyConditionals
+    then fold them: in `if(cast(s as bigint) > 0 AND NULL, 1, 2)` the cast is never evaluated, so it is 2
+    even where `s` is not a number (found by the property test). A NULL anywhere else is left as it is."""
+    if is_static_null(node):
+        false = True
+    elif not reads_a_column(node):
+        try:
+            false = evaluate(node) is False
+        except Exception:  # noqa: BLE001  a constant that fails is not folded
+            false = False
+    elif isinstance(node, exp.Paren):
+        false = _mark_false(node.this, evaluate)
+    elif isinstance(node, exp.And):
+        false = _mark_false(node.this, evaluate) | _mark_false(node.expression, evaluate)  # both marked
+    elif isinstance(node, exp.Or):
+        false = _mark_false(node.this, evaluate) & _mark_false(node.expression, evaluate)
+    elif isinstance(node, exp.If | exp.Case) and (node.this is None or isinstance(node, exp.If)):
+        false = _conditional_false(node, evaluate)
+    elif isinstance(node, exp.Between):  # `x >= low AND x <= high`: a NULL bound is FALSE
+        false = any(is_static_null(b) for b in (node.args.get("low"), node.args.get("high")) if b is not None)
+    elif isinstance(node, exp.Coalesce):  # NullPropagation drops its NULLs: one argument left is the node
+        left = [c for c in node.iter_expressions() if not is_static_null(c)]
+        false = len(left) == 1 and _mark_false(left[0], evaluate)
+    else:
+        false = False
+    if false:
+        node.meta["false"] = True
+    return false
+
+
+def _conditional_false(node: exp.If | exp.Case, evaluate: Evaluate) -> bool:
+    """Whether a boolean conditional inside a condition is FALSE once its NULLs are: every branch it may
+    take is (a missing ELSE is FALSE there), its branches whose conditions are FALSE dropped."""
+    ifs = [node] if isinstance(node, exp.If) else list(node.args.get("ifs") or [])
+    taken: list[bool] = []
+    for branch in ifs:
+        dropped = _mark_false(branch.this, evaluate)
+        value = branch.args.get("true")
+        value_false = value is None or _mark_false(value, evaluate)
+        if not dropped:
+            taken.append(value_false)
+            if not reads_a_column(branch.this) and _holds(branch.this, evaluate):
+                return all(taken)
+    last = node.args.get("false") if isinstance(node, exp.If) else node.args.get("default")
+    taken.append(last is None or _mark_false(last, evaluate))
+    return all(taken)
+
+
+def _holds(node: exp.Expr, evaluate: Evaluate) -> bool:
+    try:
+        return evaluate(node) is True
+    except Exception:  # noqa: BLE001  a constant that fails is not folded
+        return False
+
+
 def _constant_branch(node: exp.If | exp.Case, evaluate: Evaluate) -> exp.Expr | None:
     """The branch a conditional takes whatever the row (its conditions read no column), else None."""
     ifs = [node] if isinstance(node, exp.If) else list(node.args.get("ifs") or [])
     for branch in ifs:
         condition = branch.this
+        if node.this is None and is_static_false(condition):  # (a CASE's subject is not a condition)
+            continue
         if reads_a_column(condition):
             return None
         try:
@@ -68,12 +135,25 @@ def _constant_branch(node: exp.If | exp.Case, evaluate: Evaluate) -> exp.Expr | 
     return node.args.get("false") if isinstance(node, exp.If) else node.args.get("default")
 
 
-def branches(node: exp.If | exp.Case) -> list[exp.Expr | None]:
-    """Every value a conditional may take (a CASE without ELSE may take NULL: None here)."""
+def _conditions(node: exp.If | exp.Case) -> list[exp.Expr]:
+    """A conditional's conditions (none for a CASE with a subject: its values are compared, not tested)."""
     if isinstance(node, exp.If):
-        return [node.args.get("true"), node.args.get("false")]
+        return [node.this]
+    return [] if node.this is not None else [b.this for b in node.args.get("ifs") or []]
+
+
+def branches(node: exp.If | exp.Case) -> list[exp.Expr | None]:
+    """Every value a conditional may take: not a branch whose condition is FALSE whatever the row (Spark
+    drops it), and NULL for a CASE without ELSE (an IF without one: None)."""
+    if isinstance(node, exp.If):
+        return [node.args.get("false")] if is_static_false(node.this) else [node.args.get("true"),
+                                                                            node.args.get("false")]
     default = node.args.get("default")
-    return [i.args.get("true") for i in node.args.get("ifs") or []] + [default if default is not None else exp.Null()]
+    if default is None:
+        default = exp.Null()
+        default.meta["null"] = True
+    ifs = [i for i in node.args.get("ifs") or [] if node.this is not None or not is_static_false(i.this)]
+    return [i.args.get("true") for i in ifs] + [default]
 
 
 def _one_value(node: exp.If | exp.Case, evaluate: Evaluate) -> bool:
@@ -134,6 +214,11 @@ def is_static_null(node: exp.Expr) -> bool:
     return bool(node.meta.get("null")) if node.meta else False
 
 
+def is_static_false(node: exp.Expr) -> bool:
+    """Whether `node` is a part of a condition `mark_static_nulls` found FALSE whatever the row."""
+    return bool(node.meta.get("false")) if node.meta else False
+
+
 def static_failure(tree: exp.Expr, evaluate: Evaluate, failure: type[Exception]) -> Exception | None:
     """The `failure` Spark's ConstantFolding raises before it reads a row, if any.
 
@@ -145,7 +230,7 @@ def static_failure(tree: exp.Expr, evaluate: Evaluate, failure: type[Exception])
     that reads a column only in a branch SimplifyConditionals drops is folded once it has: `if(TRUE, 7, n) %
     length('')` fails as `7 % 0` (found by the property test)."""
     def visit(node: exp.Expr, in_branch: bool) -> Exception | None:
-        if is_static_null(node):
+        if is_static_null(node) or is_static_false(node):
             return None
         if not reads_a_column(node):  # folded in the first pass, where it stands
             return None if in_branch else _fails(node)
