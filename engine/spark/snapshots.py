@@ -273,7 +273,13 @@ def _canonical_rows(frame: DataFrame, table: Table) -> DataFrame:
 
 def _suspicious(frames: dict[str, DataFrame], model: Model) -> list[str]:
     """The tables whose snapshot has a value Spark could not type exactly, a NULL primary-key column or a
-    duplicate key: one small aggregation over every snapshot."""
+    duplicate key (of the primary key or a unique index; a key with a NULL part is no duplicate).
+
+    One aggregation over every snapshot, not one per table: each row once per key set, as (`table`, `flag`:
+    unclean or a NULL primary-key column, `set`, `key`: its whole key as JSON text, else NULL), counted by
+    (`table`, `set`, `key`), then folded per table. The driver gets one row per table at the most. (Eleven
+    aggregations with a distinct count each cost the bundled sample's warm run about 1.9 s of planning
+    and shuffles.)"""
     parts = []
     for key, frame in frames.items():
         table = model.table(key)
@@ -281,21 +287,20 @@ def _suspicious(frames: dict[str, DataFrame], model: Model) -> list[str]:
         pk_null = sql.any_of([f"row.{sql.ident(c)} IS NULL" for c in table.primary_key])
         sets = ([tuple(table.primary_key)] if table.primary_key else []) + [tuple(u.columns)
                                                                             for u in table.unique_indexes]
-        stats = [F.sum(F.when(~F.col("clean"), 1).otherwise(0)).alias("unclean"),
-                 F.sum(sql.col(f"CASE WHEN {pk_null} THEN 1 ELSE 0 END")).alias("null_keys")]
+        keyed = ["named_struct('set', -1, 'key', CAST(NULL AS STRING))"]  # every row once, for its flag
         for i, columns in enumerate(sets):
             key_sql = f"to_json(named_struct({', '.join(f'{sql.string(c)}, row.{sql.ident(c)}' for c in columns)}))"
             full = sql.all_of([f"row.{sql.ident(c)} IS NOT NULL" for c in columns])
-            stats.append((F.count(sql.col(f"CASE WHEN {full} THEN 1 END"))
-                          - F.count_distinct(sql.col(f"CASE WHEN {full} THEN {key_sql} END"))).alias(f"dup{i}"))
-        flags = ["coalesce(unclean, 0)", "coalesce(null_keys, 0)", *(f"dup{i}" for i in range(len(sets)))]
-        agg = frame.agg(*stats).select(F.lit(key).alias("table"),
-                                       sql.col(f"greatest({', '.join(flags)}) > 0", "problem"))
-        parts.append(agg)
+            keyed.append(f"named_struct('set', {i}, 'key', CASE WHEN {full} THEN {key_sql} END)")
+        parts.append(frame.select(F.lit(key).alias("table"),
+                                  sql.col(f"NOT coalesce(clean, TRUE) OR {pk_null}", "flag"),
+                                  sql.col(f"explode(array({', '.join(keyed)}))", "k")))
     if not parts:
         return []
-    return [r["table"] for r in _union(parts).where("problem").collect()]
-
+    counted = _union(parts).groupBy("table", "k.set", "k.key").agg(F.count("*").alias("n"),
+                                                                   F.max("flag").alias("flag"))
+    problems = counted.groupBy("table").agg(F.max(sql.col("flag OR (key IS NOT NULL AND n > 1)")).alias("problem"))
+    return sorted(r["table"] for r in problems.where("problem").collect())
 
 
 def _read_by_reference(spark: SparkSession, model: Model, tables: list[str], files: list[tuple[Path, Table]],

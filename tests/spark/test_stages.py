@@ -49,7 +49,7 @@ from engine.spark.neteffect import net_effect
 from engine.spark.pipeline import configure
 from engine.spark.progress import JobProgress
 from engine.spark.resolve import resolve, rows_of
-from engine.spark.snapshots import read_snapshots, snapshot_text_files
+from engine.spark.snapshots import _suspicious, read_snapshots, snapshot_text_files
 
 pytestmark = pytest.mark.slow
 
@@ -277,6 +277,28 @@ def test_read_snapshots_reads_a_csv_whose_quoted_cell_holds_a_comma(spark: Spark
     got = read_snapshots(spark, tmp_path, m, lines, ordinals)
     assert_frames(got["t.T"].orderBy("seq").select("row"),
                   spark.createDataFrame([(r,) for r in expected], f"row {ROW}"), ordered=True)
+
+
+def test_suspicious_snapshots_are_found_for_every_table_in_one_aggregation(spark: SparkSession) -> None:
+    """The tables the reference must read: a duplicate primary key or unique-index value, a NULL
+    primary-key column, an unclean value; not a unique index whose values repeat only as NULL, nor an
+    empty snapshot, nor a key repeated in another table."""
+    cols = [col("ID", nullable=False), col("NAME", "VARCHAR(40)")]
+    names = ["fine", "dup_pk", "dup_unique", "null_pk", "unclean", "empty", "nulls_only"]
+    m = model([server("s")], [table("s", n, cols, pk=["ID"], unique={"UX": ["NAME"]}) for n in names])
+    snapshots = {"fine": [(1, "a", True), (2, "b", True), (3, None, True)],
+                 "dup_pk": [(1, "a", True), (1, "b", True)],
+                 "dup_unique": [(1, "x", True), (2, "y", True), (3, "x", True)],
+                 "null_pk": [(None, "a", True), (2, "b", True)],
+                 "unclean": [(1, "a", True), (2, "b", False)],
+                 "empty": [],
+                 "nulls_only": [(1, None, True), (2, None, True), (3, "a", True)]}
+    frames = {f"s.{n}": spark.createDataFrame([(seq, clean, {"ID": i, "NAME": name})
+                                               for seq, (i, name, clean) in enumerate(rows)],
+                                              f"seq long, clean boolean, row {ROW}")
+              for n, rows in snapshots.items()}
+    assert _suspicious(frames, m) == ["s.dup_pk", "s.dup_unique", "s.null_pk", "s.unclean"]
+    assert _suspicious({k: frames[k] for k in ("s.fine", "s.empty", "s.nulls_only")}, m) == []
 
 
 # --- net effect -----------------------------------------------------------------------------------------
