@@ -308,15 +308,17 @@ class MappingGroup(QGraphicsItem):
         pass
 
 
-def _reach(start: QPointF, end: QPointF) -> float:
-    """How far a wire's curve reaches out of each end."""
-    gap = end.x() - start.x()
-    return max(40.0, gap / 2) if gap > 0 else 80.0  # a backward link loops out a little, not across the scene
+def _reach(start: QPointF, end: QPointF, leftward: bool = False) -> float:
+    """How far a wire's curve reaches out of each end, signed: rightward out of a right edge, leftward out of
+    a left edge (a mapping drawn right to left)."""
+    sign = -1.0 if leftward else 1.0
+    gap = (end.x() - start.x()) * sign
+    return sign * (max(40.0, gap / 2) if gap > 0 else 80.0)  # a backward link loops out a little
 
 
-def curve(start: QPointF, end: QPointF) -> QPainterPath:
+def curve(start: QPointF, end: QPointF, leftward: bool = False) -> QPainterPath:
     path = QPainterPath(start)
-    dx = _reach(start, end)
+    dx = _reach(start, end, leftward)
     path.cubicTo(QPointF(start.x() + dx, start.y()), QPointF(end.x() - dx, end.y()), end)
     return path
 
@@ -328,12 +330,13 @@ class LinkItem(QGraphicsItem):
     which hold it): opening a model of thousands of wires makes none of the off-screen ones.
     """
 
-    def __init__(self, mapping: str, column: str, start: QPointF, end: QPointF, tip: str) -> None:
+    def __init__(self, mapping: str, column: str, start: QPointF, end: QPointF, tip: str,
+                 leftward: bool = False) -> None:
         super().__init__()
         self.ref = (mapping, column)
-        self.start, self.end = QPointF(start), QPointF(end)
+        self.start, self.end, self.leftward = QPointF(start), QPointF(end), leftward
         self._path: QPainterPath | None = None
-        dx = _reach(start, end)
+        dx = _reach(start, end, leftward)
         xs = (start.x(), start.x() + dx, end.x() - dx, end.x())
         ys = (start.y(), end.y())
         self._bounds = QRectF(min(xs) - 3, min(ys) - 3, max(xs) - min(xs) + 6, max(ys) - min(ys) + 6)
@@ -342,7 +345,7 @@ class LinkItem(QGraphicsItem):
 
     def path(self) -> QPainterPath:
         if self._path is None:
-            self._path = curve(self.start, self.end)
+            self._path = curve(self.start, self.end, self.leftward)
         return self._path
 
     def boundingRect(self) -> QRectF:

@@ -10,6 +10,7 @@ marks changed. Nothing re-draws the whole scene after the first build.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -39,7 +40,7 @@ from engine.reversibility import describe
 from engine.rules import Finding, Location
 
 Ref = tuple[Any, ...]
-COLUMN_GAP, TABLE_GAP = 420.0, 40.0
+COLUMN_GAP, TABLE_GAP = 520.0, 40.0  # 250 px between server columns: a method node each way on a row
 MARGIN = 400.0  # room around the tables, to drop one beside them
 GROWTH = 4000.0  # how much more room a table moved out of the scene's rectangle makes
 REVERSIBLE = "reversible: the key comes back"
@@ -262,8 +263,10 @@ class MappingScene(QGraphicsScene):
         if source is None or target is None:
             return
         items: list[QGraphicsItem] = []
+        leftward = _leftward(source, target)
         for column, method in mapping.columns.items():
-            self._draw_method(items, mapping.id, column, method, (), source, target.port(column, "in"), depth=0)
+            end = target.port(column, "out" if leftward else "in")
+            self._draw_method(items, mapping.id, column, method, (), source, end, 0, leftward)
         group = self.groups[mapping_id] = MappingGroup(mapping_id)
         group.hold(items)
         self.addItem(group)
@@ -297,19 +300,22 @@ class MappingScene(QGraphicsScene):
         return message is None, f"{mapping.id} ⇄ {mapping.reverse}: {message or REVERSIBLE}"
 
     def _draw_method(self, items: list[QGraphicsItem], mapping: str, column: str, method: Method,
-                     path: tuple[int, ...], source: TableItem, end: QPointF, depth: int) -> None:
+                     path: tuple[int, ...], source: TableItem, end: QPointF, depth: int, leftward: bool) -> None:
+        """A column's map, from its target end back to its source columns: wires, and a node per method.
+        A leftward mapping (`_leftward`) leaves its source's left edge and its nodes face left."""
         tip = f"{mapping}: {column} = {describe(method)}"
+        out, into = ("in", "out") if leftward else ("out", "in")  # the sides data leaves and enters by
         if isinstance(method, Column):
-            items.append(LinkItem(mapping, column, source.port(method.input, "out"), end, tip))
+            items.append(LinkItem(mapping, column, source.port(method.input, out), end, tip, leftward))
             return
         node = MethodItem(mapping, column, path, _label(method), tip)
-        left = source.port(source.look.rows[0].name, "out") if source.look.rows else source.pos()
-        x = left.x() + (end.x() - left.x()) * (0.62 - 0.18 * depth)
-        node.setPos(QPointF(x, end.y() + 14 * depth))
+        edge = source.port(source.look.rows[0].name, out) if source.look.rows else source.pos()
+        node.setPos(QPointF(_method_x(edge.x(), end.x(), node.SIZE.width(), depth), end.y() + 14 * depth))
         items.append(node)
-        items.append(LinkItem(mapping, column, node.port("out"), end, tip))
+        items.append(LinkItem(mapping, column, node.port(out), end, tip, leftward))
         for i, child in enumerate(method.inputs_of()):
-            self._draw_method(items, mapping, column, child, (*path, i), source, node.port("in"), depth + 1)
+            self._draw_method(items, mapping, column, child, (*path, i), source, node.port(into), depth + 1,
+                              leftward)
 
     def items_drawn(self) -> Iterator[QGraphicsItem]:
         """Every item the scene maps from the model (tables, wires, method nodes, reverse links)."""
@@ -445,6 +451,24 @@ class MappingScene(QGraphicsScene):
         item = selected[0]
         self.sig_selected.emit(self.ref_of(item, item.scenePos()) if not isinstance(item, TableItem)
                                else ("table", item.key))
+
+
+def _method_x(edge: float, end: float, width: float, depth: int) -> float:
+    """Where a method node's centre stands on its row, between its source's edge `edge` and its target end
+    `end`: a quarter of the way back from the target (a reverse mapping's nodes on the same rows stay
+    clear of these), at most 90 px back however far apart the two tables are (a mapping that skips a
+    server column keeps its nodes out of that column), never closer than its own half width and 10 px (a
+    long label never reaches under the target); a nested input's node stands further back."""
+    span = end - edge
+    back = max(min(abs(span) * 0.26, 90.0), width / 2 + 10) + depth * min(abs(span) * 0.18, 70.0)
+    return end - math.copysign(back, span)
+
+
+def _leftward(source: TableItem, target: TableItem) -> bool:
+    """Whether a mapping is drawn right to left: its target stands wholly left of its source (a reverse
+    mapping, in the automatic layout). Its wires then join the two facing edges instead of looping across
+    both tables, and a move that changes it redraws the mapping (`table_moved`)."""
+    return target.pos().x() + WIDTH < source.pos().x()
 
 
 def _label(method: Method) -> str:

@@ -92,11 +92,16 @@ def test_a_moved_table_moves_only_its_own_links(big: MainWindow) -> None:
     assert {k for k in before if k != "tables" and before[k] != after[k]} == {"m3_br", "m3_web"}
     table = big.scene.tables["hq.T3"]
     assert (table.pos().x(), table.pos().y()) == (2000.0, 50.0)
-    start = table.port("C5", "out")
-    wire = next(i for i in big.scene.mapping_items["m3_br"] if isinstance(i, LinkItem) and i.ref[1] == "C5")
-    assert wire.path().pointAtPercent(0) == start  # the wire starts where the row now is
+    def wire() -> LinkItem:
+        return next(i for i in big.scene.mapping_items["m3_br"] if isinstance(i, LinkItem) and i.ref[1] == "C5")
+
+    # the wire starts where the row now is, on the edge that faces its target (now to its left)
+    assert big.scene.tables["br.T3"].pos().x() + 270 < table.pos().x()
+    assert wire().path().pointAtPercent(0) == table.port("C5", "in")
+    assert wire().path().pointAtPercent(1) == big.scene.tables["br.T3"].port("C5", "out")
     doc.undo_stack.undo()
     assert (table.pos().x(), table.pos().y()) != (2000.0, 50.0)
+    assert wire().path().pointAtPercent(0) == table.port("C5", "out")  # back to the right edge
     assert {k for k in before if k != "tables" and after[k] != snapshot(big)[k]} == {"m3_br", "m3_web"}
 
 

@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
+from windows import make_window
 
 from designer.autosave import autosave_path
 from designer.canvas.items import TableItem
@@ -43,16 +44,6 @@ TWO = {
 @pytest.fixture(autouse=True)
 def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
-def make_window(qtbot: QtBot, tmp_path: Path, model: Path) -> MainWindow:
-    w = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat), ask=False)
-    w.open_path(model)
-    w.resize(1400, 900)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QPushButton
+from windows import make_window
 
 from designer.autosave import autosave_path
 from designer.document import Document
@@ -45,13 +46,7 @@ def private_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def window(qtbot: Any, tmp_path: Path) -> MainWindow:
     path = tmp_path / "two.json"
     path.write_text(json.dumps(TWO_TABLES))
-    w = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat), ask=False)
-    w.open_path(path)
-    w.resize(1400, 900)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return make_window(qtbot, tmp_path, path)
 
 
 def row_point(w: MainWindow, table: str, column: str) -> QPoint:
