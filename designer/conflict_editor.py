@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.document import Document
+from designer.labels import plain_label
 from engine.edits import evolve, replace
 from engine.model.schema import DESIGNATED_COLUMN_METHODS, TIMESTAMP_METHODS, ResolutionMethodName, TableConflicts
 from engine.model.types import TypeFamily
@@ -83,7 +84,7 @@ class ConflictEditor(QWidget):
         super().__init__()
         self.document = document
         self.table_key: str | None = None
-        self.title = QLabel("Select a table to edit its conflict resolution.")
+        self.title = plain_label("Select a table to edit its conflict resolution.", wrap=True)
         self.title.setStyleSheet("font-weight: bold")
         self.enabled = QCheckBox("Resolve conflicts on this table")
         self.enabled.toggled.connect(self._toggle_enabled)
@@ -108,8 +109,7 @@ class ConflictEditor(QWidget):
         self.priorities = QTableWidget(0, 2)
         self.priorities.setHorizontalHeaderLabels(["value", "priority"])
         self.priorities.itemChanged.connect(lambda _i: self._priorities_changed())
-        self.warnings = QLabel()
-        self.warnings.setWordWrap(True)
+        self.warnings = plain_label(wrap=True)
         self.warnings.setStyleSheet("color: #b26a00")
         self.policies: dict[str, QComboBox] = {}
         self.uniques = QFormLayout()

@@ -34,6 +34,7 @@ from designer.authoring.columns import ColumnsEditor
 from designer.authoring.dialogs import DBMS_CHOICES
 from designer.authoring.selection import follow_ref
 from designer.document import Document
+from designer.labels import plain_label
 from engine import authoring as au
 from engine import operations as ops
 from engine.edits import Edit, evolve, replace
@@ -61,9 +62,8 @@ class Inspector(QScrollArea):
         self.ref: Ref = ()
         self.input_focus: int | None = None
         self.setWidgetResizable(True)
-        self.error = QLabel()
+        self.error = plain_label(wrap=True)
         self.error.setStyleSheet("color: #d32f2f")
-        self.error.setWordWrap(True)
         self.fields: dict[str, QWidget] = {}
         self._rows: list[tuple[str, QWidget]] = []  # the form's rows, in order
         self._reuse: list[tuple[str, QWidget]] | None = None  # while refreshing: the rows to update
@@ -129,7 +129,7 @@ class Inspector(QScrollArea):
             self.columns.setParent(None)  # taken out of the old page, which is deleted below
         page = QWidget()
         outer = QVBoxLayout(page)
-        self.title = QLabel()
+        self.title = plain_label(wrap=True)  # names a model's entity; the hint fits a narrow panel
         self.title.setStyleSheet("font-weight: bold")
         outer.addWidget(self.title)
         form = QFormLayout()
@@ -266,7 +266,7 @@ class Inspector(QScrollArea):
         if mapping is None or column not in mapping.columns:
             return False
         self.title.setText(f"{mapping_id}: {column}")
-        form.addRow("computed as", QLabel(describe(mapping.columns[column])))
+        form.addRow("computed as", plain_label(describe(mapping.columns[column]), wrap=True))
         return True
 
     def _method(self, form: QFormLayout) -> bool:

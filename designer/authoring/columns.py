@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from designer.authoring import commands as cmd
 from designer.document import Document
+from designer.labels import plain_label
 from engine import authoring as au
 from engine.model.schema import Table
 
@@ -159,9 +160,8 @@ class ColumnsEditor(QWidget):
             header.setSectionResizeMode(section, mode)
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.setMinimumHeight(160)
-        self.problem = QLabel()
+        self.problem = plain_label(wrap=True)
         self.problem.setStyleSheet(ERROR_STYLE)
-        self.problem.setWordWrap(True)
         self.model.sig_problem.connect(self.problem.setText)
         self.uniques = QLineEdit(_uniques_text(self.model.table))
         self.uniques.setPlaceholderText("none; e.g. UX_NAME(NAME); UX_CODE(REGION, CODE)")

@@ -15,13 +15,13 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
+from designer.labels import plain_label
 from engine import authoring as au
 from engine.model.schema import Dbms, Model, Server
 
@@ -36,9 +36,8 @@ class _Form(QDialog):
         super().__init__(parent)
         self.setWindowTitle(title)
         self.form = QFormLayout()
-        self.problem_label = QLabel()
+        self.problem_label = plain_label(wrap=True)
         self.problem_label.setStyleSheet(ERROR_STYLE)
-        self.problem_label.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -148,8 +147,9 @@ class WhereDialog(_Form):
         self.text = QPlainTextEdit(mapping.where or "" if mapping else "")
         self.text.setPlaceholderText("Spark SQL over the source columns, e.g. STATUS <> 'void' (empty: every row)")
         source = model.table(mapping.source) if mapping else None
-        self.form.addRow(QLabel(f"columns of {mapping.source if mapping else '?'}: "
-                                f"{', '.join(source.column_names()) if source else 'unknown table'}"))
+        self.form.addRow(plain_label(f"columns of {mapping.source if mapping else '?'}: "
+                                     f"{', '.join(source.column_names()) if source else 'unknown table'}",
+                                     wrap=True))
         self.form.addRow(self.text)
         self.text.textChanged.connect(self.check)
         self.resize(520, 260)

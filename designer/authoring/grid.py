@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from designer.authoring import commands as cmd
 from designer.document import Document
+from designer.labels import plain_label
 from engine import authoring as au
 from engine import operations as ops
 from engine.edits import Edit
@@ -221,7 +222,7 @@ class MappingGrid(QWidget):
         self.view.verticalHeader().hide()
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.clicked.connect(self._clicked)
-        self.problem = QLabel()
+        self.problem = plain_label()
         self.problem.setStyleSheet("color: #d32f2f")
         self.model.sig_problem.connect(self.problem.setText)
         layout = QVBoxLayout(self)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton
 from windows import make_window
 
 from designer.autosave import autosave_path
@@ -269,3 +269,23 @@ def test_an_export_that_cannot_be_made_says_why_and_writes_nothing(window: MainW
     assert not out.exists()
     window.export("json")
     assert out.exists() and "Exported" in window.statusBar().currentMessage()
+
+
+def test_a_model_s_strings_show_as_they_are_never_as_markup(qtbot: Any, tmp_path: Path) -> None:
+    """A mapping id and a constant that look like HTML are shown literally: the inspector never renders
+    them (nor loads the image an `<img>` names)."""
+    hostile = '<img src="/etc/passwd"><b>m</b>'
+    doc = json.loads(json.dumps(TWO_TABLES))
+    doc["mappings"] = [{"id": hostile, "source": "hq.CUST", "target": "br.CUST", "columns": {
+        "KEY": {"method": "concat", "inputs": ["REGION", "NO"], "sep": "-"}, "NAME": "NAME",
+        "CODE": {"method": "constant", "value": "<i>X</i>"}}}]
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(doc))
+    w = make_window(qtbot, tmp_path, path)
+    w.inspector.show_ref(("mapping", hostile))
+    assert w.inspector.title.text() == f"Mapping {hostile}"
+    assert w.inspector.title.textFormat() == Qt.TextFormat.PlainText
+    w.inspector.show_ref(("link", hostile, "CODE"))
+    shown = [label for label in w.inspector.findChildren(QLabel) if "<i>X</i>" in label.text()]
+    assert shown and all(label.textFormat() == Qt.TextFormat.PlainText for label in shown)
+    assert w.inspector.title.textFormat() == Qt.TextFormat.PlainText and hostile in w.inspector.title.text()
