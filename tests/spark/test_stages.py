@@ -285,20 +285,23 @@ def test_suspicious_snapshots_are_found_for_every_table_in_one_aggregation(spark
     empty snapshot, nor a key repeated in another table."""
     cols = [col("ID", nullable=False), col("NAME", "VARCHAR(40)")]
     names = ["fine", "dup_pk", "dup_unique", "null_pk", "unclean", "empty", "nulls_only"]
-    m = model([server("s")], [table("s", n, cols, pk=["ID"], unique={"UX": ["NAME"]}) for n in names])
+    keyless = [table("s", n, cols) for n in ("nokey", "nokey_unclean")]  # no key set: only its flags count
+    m = model([server("s")], [table("s", n, cols, pk=["ID"], unique={"UX": ["NAME"]}) for n in names] + keyless)
     snapshots = {"fine": [(1, "a", True), (2, "b", True), (3, None, True)],
                  "dup_pk": [(1, "a", True), (1, "b", True)],
                  "dup_unique": [(1, "x", True), (2, "y", True), (3, "x", True)],
                  "null_pk": [(None, "a", True), (2, "b", True)],
                  "unclean": [(1, "a", True), (2, "b", False)],
                  "empty": [],
-                 "nulls_only": [(1, None, True), (2, None, True), (3, "a", True)]}
+                 "nulls_only": [(1, None, True), (2, None, True), (3, "a", True)],
+                 "nokey": [(1, "a", True), (1, "a", True)],
+                 "nokey_unclean": [(1, "a", True), (2, "b", False)]}
     frames = {f"s.{n}": spark.createDataFrame([(seq, clean, {"ID": i, "NAME": name})
                                                for seq, (i, name, clean) in enumerate(rows)],
                                               f"seq long, clean boolean, row {ROW}")
               for n, rows in snapshots.items()}
-    assert _suspicious(frames, m) == ["s.dup_pk", "s.dup_unique", "s.null_pk", "s.unclean"]
-    assert _suspicious({k: frames[k] for k in ("s.fine", "s.empty", "s.nulls_only")}, m) == []
+    assert _suspicious(frames, m) == ["s.dup_pk", "s.dup_unique", "s.nokey_unclean", "s.null_pk", "s.unclean"]
+    assert _suspicious({k: frames[k] for k in ("s.fine", "s.empty", "s.nulls_only", "s.nokey")}, m) == []
 
 
 # --- net effect -----------------------------------------------------------------------------------------
