@@ -34,7 +34,7 @@ from designer.authoring.columns import ColumnsEditor
 from designer.authoring.dialogs import DBMS_CHOICES
 from designer.authoring.selection import follow_ref
 from designer.document import Document
-from designer.labels import plain_label
+from designer.labels import plain_label, plain_tip
 from engine import authoring as au
 from engine import operations as ops
 from engine.edits import Edit, evolve, replace
@@ -251,7 +251,7 @@ class Inspector(QScrollArea):
             with QSignalBlocker(where):
                 where.setText(" ".join((mapping.where or "").split()))
         where.setReadOnly(multi_line)  # a one-line field would flatten it: the multi-line editor edits it
-        where.setToolTip((mapping.where or "") if multi_line else "")
+        where.setToolTip(plain_tip(mapping.where or "") if multi_line else "")
         choices = [""] + [m.id for m in self.document.model.mappings if m.id != mapping.id]
         self._combo(form, "reverse", choices, mapping.reverse or "",
                     lambda text: self._replace("mapping", mid, reverse=text or None))

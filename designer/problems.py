@@ -20,6 +20,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from designer.document import Document
+from designer.labels import plain_tip
 from designer.severity import FLASH_COLOUR, SEVERITY_COLOURS, dot_icon
 from engine.rules import Finding
 
@@ -81,8 +82,10 @@ class FindingsModel(QAbstractTableModel):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         f = self.findings[index.row()]
         col = index.column()
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        if role == Qt.ItemDataRole.DisplayRole:
             return (f.severity.value, f.code, f.message, *where(f))[col]
+        if role == Qt.ItemDataRole.ToolTipRole:  # a finding quotes the model's names and SQL
+            return plain_tip((f.severity.value, f.code, f.message, *where(f))[col])
         if role == Qt.ItemDataRole.ForegroundRole and col == 0:
             return COLOURS[f.severity.value]
         if role == Qt.ItemDataRole.DecorationRole and col == 0:

@@ -30,6 +30,7 @@ from designer.document import Document, EditCommand
 from designer.find import FindDialog
 from designer.helpmenu import LegendDialog, about_box
 from designer.inspector import Inspector
+from designer.labels import plain_tip
 from designer.launcher.panel import RunLauncher, RunnerFactory
 from designer.launcher.runner import RunProcess
 from designer.launcher.settings import DEFAULT_MASTER, is_bundled_sample_data
@@ -77,8 +78,8 @@ class MainWindow(QMainWindow):
         if warm is not None:
             text = {"starting": "starting…"}.get(warm.state, warm.state)
             self.spark_status.setText(f"Spark: {text}")
-            self.spark_status.setToolTip(f"The warm Spark session on {warm.master} that previews run in"
-                                         + (f": {warm.detail}" if warm.detail else ""))
+            self.spark_status.setToolTip(plain_tip(f"The warm Spark session on {warm.master} that previews run in"
+                                                   + (f": {warm.detail}" if warm.detail else "")))
 
     # --- the document ----------------------------------------------------------
 

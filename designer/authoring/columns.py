@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from designer.authoring import commands as cmd
 from designer.document import Document
-from designer.labels import plain_label
+from designer.labels import plain_label, plain_tip
 from engine import authoring as au
 from engine.model.schema import Table
 
@@ -136,7 +136,7 @@ class TypeDelegate(QStyledItemDelegate):
 def _mark_type(editor: QLineEdit, text: str) -> None:
     problem = au.type_problem(text)
     editor.setStyleSheet("" if problem is None else "QLineEdit { color: #d32f2f; }")
-    editor.setToolTip(problem or "")
+    editor.setToolTip(plain_tip(problem or ""))
     editor.setProperty("problem", problem or "")
 
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTableView, QVBoxLay
 
 from designer.authoring import commands as cmd
 from designer.document import Document
-from designer.labels import plain_label
+from designer.labels import plain_label, plain_tip
 from engine import authoring as au
 from engine import operations as ops
 from engine.edits import Edit
@@ -136,7 +136,7 @@ class MappingGridModel(QAbstractTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return (mapping_id, column, method.method if method else "", inputs_text(method))[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole and method is not None:
-            return f"{column} = {describe(method)}"
+            return plain_tip(f"{column} = {describe(method)}")
         if role == Qt.ItemDataRole.ForegroundRole and method is None and index.column() == METHOD:
             return Qt.GlobalColor.gray
         return None

@@ -16,6 +16,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from designer.browser.models import HIGHLIGHT, cell_text, highlight_brush
+from designer.labels import plain_tip
 
 Image = tuple[str, Mapping[str, Any] | None]
 DIFFERS_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -74,8 +75,8 @@ class RowComparisonModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return ABSENT if row is None or name not in row else value_text(row[name])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"no {title} image" if row is None else (f"{title} has no column {name}" if name not in row
-                                                            else f"{name} ({title}): {value_text(row[name])}")
+            return plain_tip(f"no {title} image" if row is None else (
+                f"{title} has no column {name}" if name not in row else f"{name} ({title}): {value_text(row[name])}"))
         differs = self._differs[index.row()][index.column()]
         if role == DIFFERS_ROLE:
             return differs

@@ -18,6 +18,8 @@ from typing import Any, TypeAlias
 from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from designer.labels import plain_tip
+
 Record = Mapping[str, Any]
 Index: TypeAlias = QModelIndex | QPersistentModelIndex
 
@@ -167,8 +169,10 @@ class RecordTableModel(QAbstractTableModel):
         if not index.isValid():
             return None
         record = self._records[self._order[index.row()]]
-        if role == Qt.ItemDataRole.DisplayRole or role == Qt.ItemDataRole.ToolTipRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             return cell_text(self.columns[index.column()].of(record))
+        if role == Qt.ItemDataRole.ToolTipRole:  # a captured value may be anything, markup too
+            return plain_tip(cell_text(self.columns[index.column()].of(record)))
         if role == RECORD_ROLE:
             return record
         if role == Qt.ItemDataRole.TextAlignmentRole:

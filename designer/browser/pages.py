@@ -14,6 +14,7 @@ from designer.browser.detail import ComparisonPane, Image, conflict_images, desc
 from designer.browser.filterbar import FilterBar, record_table
 from designer.browser.models import EXAMPLE_COLUMNS, RECORD_ROLE, Record, RecordTableModel, cell_text, is_diverged
 from designer.browser.proxy import RecordFilterProxy
+from designer.labels import plain_tip
 
 Index: TypeAlias = QModelIndex | QPersistentModelIndex
 
@@ -83,7 +84,8 @@ class RecordsPage(QWidget):
                 self.comparison.show_images(self._describe(record), self._images(record))
         else:
             self.description.setText("" if record is None else self._describe(record))
-            self.description.setToolTip(self._tooltip(record) if record is not None and self._tooltip else "")
+            tip = self._tooltip(record) if record is not None and self._tooltip else ""
+            self.description.setToolTip(plain_tip(tip))  # a rejected line's raw text may be anything
         self.sig_record_selected.emit(record)
 
 

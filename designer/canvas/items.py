@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.labels import plain_tip
 from designer.severity import SEVERITY_COLOURS
 
 WIDTH, HEADER, ROW = 270.0, 28.0, 20.0
@@ -226,7 +227,7 @@ class TableItem(QGraphicsObject):
         if row != self.hover_row:
             self.hover_row = row
             mark = self.look.marks.get(row)
-            self.setToolTip(mark[1] if mark else "")
+            self.setToolTip(plain_tip(mark[1]) if mark else "")
             self.update()
 
     def hoverLeaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -249,7 +250,7 @@ class MethodItem(QGraphicsObject):
         self.label = label
         width = max(60, _metrics().horizontalAdvance(label) + 18)
         self.SIZE = QRectF(-width / 2, -11, width, 22)
-        self.setToolTip(tip)
+        self.setToolTip(plain_tip(tip))
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(2)
 
@@ -340,7 +341,7 @@ class LinkItem(QGraphicsItem):
         xs = (start.x(), start.x() + dx, end.x() - dx, end.x())
         ys = (start.y(), end.y())
         self._bounds = QRectF(min(xs) - 3, min(ys) - 3, max(xs) - min(xs) + 6, max(ys) - min(ys) + 6)
-        self.setToolTip(tip)
+        self.setToolTip(plain_tip(tip))
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
 
     def path(self) -> QPainterPath:
@@ -392,7 +393,7 @@ class ReverseLinkItem(QGraphicsPathItem):
     def set_state(self, ok: bool, tip: str) -> None:
         """Green or red, and why: changed in place when the findings change."""
         self.ok = ok
-        self.setToolTip(tip)
+        self.setToolTip(plain_tip(tip))
         self.setPen(QPen(OK_COLOUR if ok else BAD_COLOUR, 2, Qt.PenStyle.DashLine))
 
 
