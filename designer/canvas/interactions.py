@@ -26,7 +26,7 @@ class NewLinkInteraction:
         if self.line is None:
             if (at - self.start).manhattanLength() < 6:
                 return
-            self.line = DragLine(self.table.port(self.column, "out"))
+            self.line = DragLine(self.table.port(self.column, "in"), self.table.port(self.column, "out"))
             self.scene.addItem(self.line)
         self.line.follow(at)
 

@@ -398,13 +398,15 @@ class ReverseLinkItem(QGraphicsPathItem):
 
 
 class DragLine(QGraphicsPathItem):
-    """The wire that follows the mouse while a new link is drawn."""
+    """The wire that follows the mouse while a new link is drawn, from the edge of its row that faces the
+    pointer (`left` once the pointer is past the row's left edge, else `right`), as the link will be drawn."""
 
-    def __init__(self, start: QPointF) -> None:
+    def __init__(self, left: QPointF, right: QPointF) -> None:
         super().__init__()
-        self.start = start
+        self.left, self.right = QPointF(left), QPointF(right)
         self.setPen(QPen(colour(QPalette.ColorRole.Highlight), 2, Qt.PenStyle.DashLine))
         self.setZValue(3)
 
     def follow(self, end: QPointF) -> None:
-        self.setPath(curve(self.start, end))
+        leftward = end.x() < self.left.x()
+        self.setPath(curve(self.left if leftward else self.right, end, leftward))

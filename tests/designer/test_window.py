@@ -81,6 +81,27 @@ def test_drawing_a_link_on_the_canvas_creates_a_mapping_and_findings_follow(wind
     assert any(getattr(i, "ref", None) == (mapping.id, "NAME") for i in window.scene.decorations)
 
 
+def test_a_link_drawn_to_the_left_leaves_its_row_by_the_left_edge(window: MainWindow, qtbot: Any) -> None:
+    """The drag line leaves the row by the edge that faces the pointer, as the mapping is then drawn."""
+    viewport = window.view.viewport()
+    source = window.scene.tables["br.CUST"]
+    start, end = row_point(window, "br.CUST", "NAME"), row_point(window, "hq.CUST", "NAME")
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    for i in range(1, 6):
+        QTest.mouseMove(viewport, start + (end - start) * i / 5)
+    line = window.scene.interaction.line  # type: ignore[union-attr]
+    assert line.path().pointAtPercent(0) == source.port("NAME", "in")  # to the left: the left edge
+    QTest.mouseMove(viewport, start + QPoint(300, 0))
+    assert line.path().pointAtPercent(0) == source.port("NAME", "out")  # back to the right: the right edge
+    QTest.mouseMove(viewport, end)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+    qtbot.waitUntil(lambda: len(window.document.model.mappings) == 1)
+    mapping = window.document.model.mappings[0]
+    assert (mapping.source, mapping.target) == ("br.CUST", "hq.CUST")
+    wire = next(i for i in window.scene.mapping_items[mapping.id] if getattr(i, "ref", None) == (mapping.id, "NAME"))
+    assert wire.path().pointAtPercent(0) == source.port("NAME", "in")  # drawn as it was dragged
+
+
 def test_insert_concat_toggle_key_undo_redo(window: MainWindow, qtbot: Any) -> None:
     drag(window, row_point(window, "hq.CUST", "REGION"), row_point(window, "br.CUST", "KEY"))
     qtbot.waitUntil(lambda: len(window.document.model.mappings) == 1)
