@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from resources import ROOT as RESOURCES
 from resources import SAMPLE_MODEL
@@ -59,7 +60,7 @@ class Timeline:
         return self.run_ms - self.busy_ms
 
 
-def timeline(events: Iterable[dict[str, object]], start_ms: int, end_ms: int) -> Timeline:
+def timeline(events: Iterable[dict[str, Any]], start_ms: int, end_ms: int) -> Timeline:
     """The jobs submitted within [start_ms, end_ms] (epoch milliseconds), from Spark's listener events
     (`SparkListenerJobStart` and `SparkListenerJobEnd`); a job that never ended ends at `end_ms`."""
     started: dict[int, tuple[int, int, str]] = {}
@@ -69,17 +70,17 @@ def timeline(events: Iterable[dict[str, object]], start_ms: int, end_ms: int) ->
         if kind == "SparkListenerJobStart":
             props = event.get("Properties") or {}
             stages = event.get("Stage Infos") or []
-            tasks = sum(int(s.get("Number of Tasks", 0)) for s in stages)  # type: ignore[union-attr]
-            started[int(event["Job ID"])] = (int(event["Submission Time"]), tasks,  # type: ignore[call-overload]
-                                             str(props.get("callSite.short", "?")))  # type: ignore[union-attr]
+            tasks = sum(int(s.get("Number of Tasks", 0)) for s in stages)
+            started[int(event["Job ID"])] = (int(event["Submission Time"]), tasks,
+                                             str(props.get("callSite.short", "?")))
         elif kind == "SparkListenerJobEnd":
-            ended[int(event["Job ID"])] = int(event["Completion Time"])  # type: ignore[call-overload]
+            ended[int(event["Job ID"])] = int(event["Completion Time"])
     jobs = [Job(at - start_ms, ended.get(job_id, end_ms) - at, tasks, site)
             for job_id, (at, tasks, site) in sorted(started.items()) if start_ms <= at <= end_ms]
     return Timeline(end_ms - start_ms, jobs)
 
 
-def _events(log_dir: Path) -> list[dict[str, object]]:
+def _events(log_dir: Path) -> list[dict[str, Any]]:
     """Every event of the newest application's log in `log_dir` (a file, or Spark 4's rolling folder)."""
     newest = max(log_dir.iterdir(), key=lambda p: p.stat().st_mtime)
     files = sorted(newest.glob("events_*")) if newest.is_dir() else [newest]

@@ -52,7 +52,7 @@ def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate) -> None:
         else:
             null = False
         if not null and children and not reads_a_column(node):
-            null = _folds_to_null(node, evaluate)  # ConstantFolding: `try_cast('-' as bigint)` is NULL
+            null = _folds_to(node, evaluate, None)  # ConstantFolding: `try_cast('-' as bigint)` is NULL
         if null:
             node.meta["null"] = True
         elif isinstance(node, exp.If | exp.Case) and _one_value(node, evaluate):
@@ -68,10 +68,7 @@ def _mark_false(node: exp.Expr, evaluate: Evaluate) -> bool:
     if is_static_null(node):
         false = True
     elif not reads_a_column(node):
-        try:
-            false = evaluate(node) is False
-        except Exception:  # noqa: BLE001  a constant that fails is not folded
-            false = False
+        false = _folds_to(node, evaluate, False)
     elif isinstance(node, exp.Paren):
         false = _mark_false(node.this, evaluate)
     elif isinstance(node, exp.And):
@@ -103,18 +100,11 @@ def _conditional_false(node: exp.If | exp.Case, evaluate: Evaluate) -> bool:
         value_false = value is None or _mark_false(value, evaluate)
         if not dropped:
             taken.append(value_false)
-            if not reads_a_column(branch.this) and _holds(branch.this, evaluate):
+            if not reads_a_column(branch.this) and _folds_to(branch.this, evaluate, True):
                 return all(taken)
     last = node.args.get("false") if isinstance(node, exp.If) else node.args.get("default")
     taken.append(last is None or _mark_false(last, evaluate))
     return all(taken)
-
-
-def _holds(node: exp.Expr, evaluate: Evaluate) -> bool:
-    try:
-        return evaluate(node) is True
-    except Exception:  # noqa: BLE001  a constant that fails is not folded
-        return False
 
 
 def _constant_branch(node: exp.If | exp.Case, evaluate: Evaluate) -> exp.Expr | None:
@@ -202,10 +192,11 @@ def one_value(node: exp.If | exp.Case) -> exp.Expr | None:
     return branches(node)[0] if node.meta and node.meta.get("one_value") else None
 
 
-def _folds_to_null(node: exp.Expr, evaluate: Evaluate) -> bool:
-    """True when a column-free node evaluates to NULL; a constant that fails is not folded (as in Spark)."""
+def _folds_to(node: exp.Expr, evaluate: Evaluate, value: bool | None) -> bool:
+    """True when a column-free node evaluates to `value` (NULL, TRUE or FALSE); a constant that fails is not
+    folded (as in Spark)."""
     try:
-        return evaluate(node) is None
+        return evaluate(node) is value
     except Exception:  # noqa: BLE001  any failure: Spark leaves the constant unfolded, so must we
         return False
 
