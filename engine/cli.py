@@ -114,11 +114,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     def stop(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt  # the servers are stopped on the way out, as for Ctrl-C
 
-    signal.signal(signal.SIGTERM, stop)
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
         report = verify(model, Path(args.data))
     except (VerifyError, ClusterError, InputError, ScheduleError) as exc:
         raise UsageError(str(exc)) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if args.format == "json":
         print(json.dumps(report.as_dict(), indent=1, default=str))
     else:

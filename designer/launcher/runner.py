@@ -105,10 +105,7 @@ class RunProcess(QObject):
         self._request, self._outcome, self._last_error_line = request, None, ""
         self._cancelled = self._killed = False
         self._buffers = dict.fromkeys(self._buffers, b"")
-        process = QProcess(self)
-        process.setProgram(command[0])
-        process.setArguments(command[1:])
-        process.setProcessEnvironment(_environment())
+        process = child_process(self, command)
         process.readyReadStandardOutput.connect(self._read_stdout)
         process.readyReadStandardError.connect(self._read_stderr)
         process.finished.connect(self._on_finished)
@@ -124,12 +121,20 @@ class RunProcess(QObject):
             return
         self._cancelled = True
         self.sig_log.emit("cancelling the run")
-        pid = process.processId()
-        if self._cancel_signal is not None and pid > 0:
-            os.kill(pid, self._cancel_signal)
+        if process.state() == QProcess.ProcessState.Starting:  # forked, not yet exec'd: a signal now would
+            process.started.connect(self._send_cancel)       # meet Qt's code in the child, not the run's
+        else:
+            self._send_cancel()
+        QTimer.singleShot(self._grace_ms, process, self._kill)
+
+    def _send_cancel(self) -> None:
+        process = self._process
+        if process is None or process.state() != QProcess.ProcessState.Running:
+            return
+        if self._cancel_signal is not None:
+            os.kill(process.processId(), self._cancel_signal)
         else:
             process.terminate()
-        QTimer.singleShot(self._grace_ms, process, self._kill)
 
     def _kill(self) -> None:
         if self._process is not None and self._process.state() != QProcess.ProcessState.NotRunning:
@@ -196,6 +201,20 @@ class RunProcess(QObject):
         process.deleteLater()
         folder = str(Path(outcome.manifest).parent) if outcome.manifest else outcome.out or self._out_dir()
         self.sig_finished.emit(outcome.status, folder, outcome.reason)
+
+
+def child_process(parent: QObject, command: list[str]) -> QProcess:
+    """A child process of the designer's, not started: `command` in this environment (`_environment`), its
+    signals as a fresh process has them. An ignored signal survives exec: a designer started with SIGINT
+    ignored (a shell's background job) would pass that on, and Python would then never install its own
+    SIGINT handler, so a cancel that reaches the child while it starts would be lost and the run would go
+    on until the grace ran out. (`RunProcess.cancel` also waits for the exec before it signals.)"""
+    process = QProcess(parent)
+    process.setProgram(command[0])
+    process.setArguments(command[1:])
+    process.setProcessEnvironment(_environment())
+    process.setUnixProcessParameters(QProcess.UnixProcessFlag.ResetSignalHandlers)
+    return process
 
 
 def _environment() -> QProcessEnvironment:

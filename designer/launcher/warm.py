@@ -21,7 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
 from designer.launcher.events import FinishedEvent, StageEvent, parse_event
-from designer.launcher.runner import CANCEL_GRACE_MS, RunProcess, RunRequest, _environment, complete_lines
+from designer.launcher.runner import CANCEL_GRACE_MS, RunProcess, RunRequest, child_process, complete_lines
 from engine.spark.session import MasterError, parse_master
 
 STARTING, READY, BUSY, STOPPED = "starting", "ready", "busy", "stopped"
@@ -86,10 +86,7 @@ class WarmSession(QObject):
         if self._process is not None:
             return
         command = worker_command(self.master, self._python)
-        process = QProcess(self)
-        process.setProgram(command[0])
-        process.setArguments(command[1:])
-        process.setProcessEnvironment(_environment())
+        process = child_process(self, command)
         process.readyReadStandardOutput.connect(lambda: self._read(QProcess.ProcessChannel.StandardOutput))
         process.readyReadStandardError.connect(lambda: self._read(QProcess.ProcessChannel.StandardError))
         process.finished.connect(self._on_exit)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,9 @@ def model(tmp_path: Path):  # type: ignore[no-untyped-def]
 @pytest.mark.slow
 def test_agreeing_stream_gives_equal_tables_on_three_postgresql_servers(model, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     data = write_data(tmp_path / "data", agreeing_stream())
+    before = signal.getsignal(signal.SIGTERM)
     rc = main(["verify", str(tmp_path / "model.json"), "--data", str(data), "--format", "json"])
+    assert signal.getsignal(signal.SIGTERM) is before  # SIGTERM stops the servers during verify, not after it
     report = json.loads(capsys.readouterr().out)
     assert rc == 0 and report["equal"] is True, report
     tables = report["tables"]

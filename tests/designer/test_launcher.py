@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import time
@@ -10,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QObject, QSettings, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QProcess, QSettings, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
@@ -307,6 +308,47 @@ def test_a_run_cancelled_before_it_started_is_cancelled(qtbot: QtBot, tmp_path: 
         qtbot.waitUntil(lambda: runner._process is not None and runner._process.processId() > 0)
         runner.cancel()
     assert finished.args == ["cancelled", str(tmp_path / "run"), "cancelled before the run started"]
+
+
+def test_a_designer_started_with_sigint_ignored_still_cancels_a_starting_run(qtbot: QtBot, tmp_path: Path) -> None:
+    """A shell starts a background job with SIGINT ignored, and an ignored signal survives exec: the run's
+    process must start with SIGINT as a fresh process has it, so a cancel that reaches it while Python
+    starts ends it at once, not when the grace runs out."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        runner = RunProcess(grace_ms=20_000)
+        with qtbot.waitSignal(runner.sig_finished, timeout=60_000) as finished:
+            runner.start(RunRequest(ROW_IMAGES / "model.json", ROW_IMAGES / "data", tmp_path / "run", "local[1]"))
+            assert runner._process is not None and runner._process.waitForStarted(10_000)  # exec'd: Python starts
+            started = time.monotonic()
+            runner.cancel()
+        assert finished.args == ["cancelled", str(tmp_path / "run"), "cancelled before the run started"]
+        assert time.monotonic() - started < 5
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_a_cancel_before_the_exec_is_sent_once_the_run_s_process_runs(
+        qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between the fork and the exec the child runs Qt's code with the designer's signal handlers: a signal
+    sent then is caught there and lost. A cancel that comes that early is sent once the process runs."""
+    sent: list[QProcess.ProcessState] = []
+    real_kill = os.kill
+    runner = RunProcess(grace_ms=20_000)
+
+    def kill(pid: int, sig: int) -> None:
+        assert runner._process is not None
+        sent.append(runner._process.state())
+        real_kill(pid, sig)
+
+    monkeypatch.setattr(os, "kill", kill)
+    with qtbot.waitSignal(runner.sig_finished, timeout=60_000) as finished:
+        runner.start(RunRequest(ROW_IMAGES / "model.json", ROW_IMAGES / "data", tmp_path / "run", "local[1]"))
+        assert runner._process is not None and runner._process.state() == QProcess.ProcessState.Starting
+        runner.cancel()
+        assert sent == []
+    assert sent == [QProcess.ProcessState.Running]
+    assert finished.args[0] == "cancelled" and finished.args[2] != "killed after the grace period"
 
 
 def test_a_run_that_ignores_cancel_is_killed_after_the_grace(qtbot: QtBot, tmp_path: Path) -> None:
