@@ -21,7 +21,7 @@ import json
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -35,7 +35,7 @@ from engine.run.context import RunContext, build_context
 from engine.run.fold import fold_events
 from engine.run.rundir import conflict_flat, jsonl_line, time_order_key
 from engine.spark import sqltext as sql
-from engine.spark.canonical import read_row_sql, row_reader, row_tokens, token, write_row_sql
+from engine.spark.canonical import read_row_sql, row_reader, row_writer, token, write_row_sql
 from engine.spark.grouped import Fold, fold_groups
 from engine.spark.inworker import context_of, model_of
 from engine.spark.jobs import concurrently
@@ -291,23 +291,58 @@ _SCHEMA = _schema()
 
 def _fold(model_text: str) -> Callable[[], Fold]:
     """The reference's fold of one group's events (`grouped.fold_groups`)."""
-    return lambda: partial(_fold_group, model_of(model_text), context_of(model_text), {})
+    return lambda: partial(_fold_group, _Reading(model_of(model_text), context_of(model_text)))
 
 
-Readers = dict[tuple[str, tuple[str, ...]], Callable[[str | None], dict[str, Any] | None]]
-"""A task's `canonical.row_reader`s, by table key and columns: made once per task, not per event."""
+class _Reading:
+    """What a task works out once per table, not once per event: the table, the columns an event's images
+    carry, a reader of those images and a writer of final rows (`canonical.row_reader`, `row_writer`)."""
+
+    def __init__(self, model: Model, ctx: RunContext) -> None:
+        self.model, self.ctx = model, ctx
+        self._tables: dict[str, Table] = {}
+        self._readers: dict[tuple[str, str, Any], Callable[[str | None], dict[str, Any] | None]] = {}
+        self._writers: dict[str, Callable[[dict[str, Any]], str]] = {}
+
+    def table(self, key: str) -> Table:
+        table = self._tables.get(key)
+        if table is None:
+            found = self.model.table(key)
+            assert found is not None
+            table = self._tables[key] = found
+        return table
+
+    def reader(self, key: str, kind: str, row: dict[str, Any]) -> Callable[[str | None], dict[str, Any] | None]:
+        """The reader of an event's images: a local commit's carry its version's columns, a delivery's its
+        mapping's, a snapshot row's all (as the reference's events do)."""
+        which = row["version"] if kind == "local" else row["mapping"] if kind == "delivery" else None
+        read = self._readers.get((key, kind, which))
+        if read is None:
+            table = self.table(key)
+            if kind == "local":
+                present = version_columns(table, which)
+            elif kind == "delivery":
+                present = tuple(self.ctx.mappings[row["mapping"]].columns)
+            else:
+                present = tuple(c.name for c in table.columns)
+            read = self._readers[(key, kind, which)] = row_reader(table, present)
+        return read
+
+    def writer(self, key: str) -> Callable[[dict[str, Any]], str]:
+        write = self._writers.get(key)
+        if write is None:
+            write = self._writers[key] = row_writer(self.table(key))
+        return write
 
 
-def _fold_group(model: Model, ctx: RunContext, readers: Readers, group: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _fold_group(reading: _Reading, group: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A group's rows (`_as_text`) -> `OUTPUT`'s rows: its final rows, conflicts, queue and outcomes."""
-    events = [_event(row, model, ctx, readers) for row in group]
-    folded = fold_events(events, ctx)
+    events = [_event(row, reading) for row in group]
+    folded = fold_events(events, reading.ctx)
     out: list[dict[str, Any]] = []
     for ordinal, row in enumerate(folded.rows):
-        table = model.table(row["table"])
-        assert table is not None
-        text = row_tokens(row["values"], table)
-        out.append({"kind": "row", "tkey": row["table"], "ordinal": ordinal, "text": text})
+        out.append({"kind": "row", "tkey": row["table"], "ordinal": ordinal,
+                    "text": reading.writer(row["table"])(row["values"])})
     for conflict in folded.conflicts:
         out.append({"kind": "conflict", "text": jsonl_line(conflict), "sort": time_order_key(conflict),
                     **conflict_flat(conflict)})
@@ -321,19 +356,11 @@ def _fold_group(model: Model, ctx: RunContext, readers: Readers, group: list[dic
     return out
 
 
-def _event(row: dict[str, Any], model: Model, ctx: RunContext, readers: Readers) -> dict[str, Any]:
+def _event(row: dict[str, Any], reading: _Reading) -> dict[str, Any]:
     """An event of `fold.fold_events` from its canonical row: images carry exactly the columns the
-    reference's would (a local commit its version's, a delivery its mapping's, a snapshot row all)."""
-    table = model.table(row["tkey"])
-    assert table is not None
-    kind = row["kind"]
-    if kind == "local":
-        present: tuple[str, ...] = version_columns(table, row["version"])
-    elif kind == "delivery":
-        present = tuple(ctx.mappings[row["mapping"]].columns)
-    else:
-        present = tuple(c.name for c in table.columns)
-    event: dict[str, Any] = {"kind": kind, "site": table.server, "table": table.key, "at": _utc(row["at"]),
+    reference's would (`_Reading.reader`)."""
+    key, kind = row["tkey"], row["kind"]
+    event: dict[str, Any] = {"kind": kind, "site": reading.table(key).server, "table": key, "at": _utc(row["at"]),
                              "commit_ts": _utc(row["commit_ts"]), "origin": row["origin"], "txn": row["txn"],
                              "seq": row["seq"], "op": row["op"]}
     if kind == "delivery":
@@ -343,14 +370,11 @@ def _event(row: dict[str, Any], model: Model, ctx: RunContext, readers: Readers)
         event["old"] = json.loads(row["old_json"]) if row["old_json"] is not None else None
         event["new"] = json.loads(row["new_json"]) if row["new_json"] is not None else None
         return event
-    read = readers.get((table.key, present))
-    if read is None:
-        read = readers[(table.key, present)] = row_reader(table, present)
+    read = reading.reader(key, kind, row)
     event["old"] = read(row["old_text"])
     event["new"] = read(row["new_text"])
     return event
 
 
 def _utc(value: datetime) -> datetime:
-    from datetime import UTC
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

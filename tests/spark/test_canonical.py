@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 from engine.model import Model
-from engine.spark.canonical import row_reader, row_tokens, row_values, value_of
+from engine.spark.canonical import row_reader, row_tokens, row_values, row_writer, value_of
 from tests.builders import col, model, server, table
 
 
@@ -28,6 +28,18 @@ def test_a_row_reads_back_what_was_written() -> None:
     assert row_reader(t)(text) == values
     assert row_reader(t, ("ID", "AMOUNT"))(text) == {"ID": 7, "AMOUNT": Decimal("1.50")}
     assert row_reader(t)(None) is None
+
+
+def test_the_per_table_writer_writes_what_row_tokens_writes() -> None:
+    t = _table().tables[0]
+    rows = [{"ID": 7, "NAME": "seven", "AMOUNT": Decimal("1.50"), "RATE": float("nan"),
+             "AT": datetime(2026, 1, 5, 8, 0, 0, 500000, tzinfo=UTC), "OK": False, "RAW": b"\x00\xff"},
+            {"ID": 8, "NAME": None, "AMOUNT": None, "RATE": float("-inf"), "AT": None, "OK": None, "RAW": b""},
+            {"ID": 9}]  # a column the row lacks is NULL
+    write = row_writer(t)
+    for values in rows:
+        assert write(values) == row_tokens(values, t)
+    assert json.loads(write(rows[0]))["c3"] == "NaN" and json.loads(write(rows[2]))["c1"] is None
 
 
 def test_the_reader_takes_sparks_spellings_as_value_of_does() -> None:
