@@ -79,16 +79,14 @@ def value_of(raw: Any, t: SqlType) -> Any:
     return decode_value(raw, t)
 
 
-def row_tokens(values: dict[str, Any], table: Table, present: Iterable[str] | None = None) -> str:
-    """A row as a JSON object of tokens keyed by column position (only `present` columns, if given)."""
-    keep = set(present) if present is not None else None
-    return json.dumps({f"c{i}": token(values.get(c.name), c.sql_type) for i, c in enumerate(table.columns)
-                       if keep is None or c.name in keep})
+def row_tokens(values: dict[str, Any], table: Table) -> str:
+    """A row as a JSON object of tokens keyed by column position."""
+    return row_writer(table)(values)
 
 
 def row_writer(table: Table) -> Callable[[dict[str, Any]], str]:
-    """`row_tokens` of `table` (every column), with the work per column done once: for a caller that
-    writes many rows of one table (a fold's final rows)."""
+    """`row_tokens` of `table`, with the work per column done once: for a caller that writes many rows of
+    one table (a fold's final rows, a snapshot's)."""
     # each column: its token's key, its name, and its type where its token is not the value itself
     columns = [(f"c{i}", c.name, None if rep(t).kind in _AS_WRITTEN else t)
                for i, c in enumerate(table.columns) for t in [c.sql_type]]

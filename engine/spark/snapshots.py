@@ -33,7 +33,7 @@ from engine.model.types import SqlType, TypeFamily
 from engine.run.debezium import SnapshotRow, add_snapshot_rows
 from engine.run.records import InputError, read_snapshot_file, snapshot_files
 from engine.spark import sqltext as sql
-from engine.spark.canonical import read_row_sql, row_tokens, row_values
+from engine.spark.canonical import read_row_sql, row_values, row_writer
 from engine.spark.decode import HEX, clean_typed_sql, token_fits, token_kinds
 from engine.spark.inworker import model_of
 from engine.spark.types import rep, table_struct
@@ -354,7 +354,8 @@ def _reference_reader(model_text: str) -> Any:
             except InputError as exc:
                 return _result(key, (1 << 20) + min(e.line for e in events), str(exc), [])
             typed = merged[key]
-        return _result(key, rank, None, [row_tokens(row, table) for row in typed])
+        write = row_writer(table)
+        return _result(key, rank, None, [write(row) for row in typed])
     return read
 
 
