@@ -1,5 +1,5 @@
 """The canvas on the bundled sample, laid out automatically: a reverse mapping is drawn right to left
-between the facing edges of its tables, and no method node stands under a table."""
+between the facing edges of its tables, no method node stands under a table, and none hides another."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from windows import make_window
 
 from designer.canvas.items import LinkItem, MethodItem
 from designer.window import MainWindow
+from engine import operations as ops
 from resources import SAMPLE_MODEL
 
 
@@ -28,6 +29,41 @@ def test_no_method_node_stands_under_a_table(sample: MainWindow) -> None:
     under = [(node.label, key) for node in nodes for key, table in scene.tables.items()
              if node.sceneBoundingRect().intersects(table.sceneBoundingRect())]
     assert under == []
+
+
+def nodes_of(window: MainWindow) -> dict[tuple[object, ...], MethodItem]:
+    return {node.ref: node for items in window.scene.mapping_items.values() for node in items
+            if isinstance(node, MethodItem)}
+
+
+def overlapping(nodes: list[MethodItem]) -> list[tuple[str, str]]:
+    return [(a.label, b.label) for i, a in enumerate(nodes) for b in nodes[i + 1:]
+            if a.sceneBoundingRect().intersects(b.sceneBoundingRect())]
+
+
+def test_no_method_node_hides_another(sample: MainWindow) -> None:
+    nodes = nodes_of(sample)
+    # two mappings into one column: a constant from each site into hq.ORDERS.ORIGIN, commit_ts into RECEIVED_AT
+    origin = [n for (mapping, column, _), n in nodes.items() if column == "ORIGIN"]
+    assert sorted(n.label for n in origin) == ["constant 'BRANCH'", "constant 'WEB'"]
+    assert overlapping(list(nodes.values())) == []
+    for node in origin:  # each still wired to its own row, in the gap beside its target
+        wire = next(i for i in sample.scene.mapping_items[node.ref[0]]
+                    if isinstance(i, LinkItem) and i.ref[1] == "ORIGIN")
+        assert wire.path().pointAtPercent(1) == sample.scene.tables["hq.ORDERS"].port("ORIGIN", "out")
+
+
+def test_a_redrawn_mapping_stands_clear_of_the_others_and_moves_none(sample: MainWindow) -> None:
+    doc = sample.document
+    before = {ref: node.scenePos() for ref, node in nodes_of(sample).items()}
+    # a third constant into ORIGIN, from the mapping whose node had the spot the others want
+    doc.apply(ops.set_method(doc.model, "orders_branch_to_hq", "ORIGIN", {"method": "constant", "value": "B2"}),
+              "Set ORIGIN")
+    after = nodes_of(sample)
+    assert {ref: after[ref].scenePos() for ref in before if ref[0] != "orders_branch_to_hq"} == \
+        {ref: pos for ref, pos in before.items() if ref[0] != "orders_branch_to_hq"}
+    assert overlapping(list(after.values())) == []
+    assert after[("orders_branch_to_hq", "ORIGIN", ())].label == "constant 'B2'"
 
 
 def test_a_reverse_mapping_joins_the_facing_edges_of_its_tables(sample: MainWindow) -> None:
