@@ -184,7 +184,7 @@ def clean(model: Model, ids: dict[str, str]) -> str:
     """True when Spark reads the line (its VARIANT `v`) exactly as the reference would accept it."""
     line_ok = sql.all_of(["is_valid_utf8(text)", f"size <= {MAX_RECORD_BYTES}",
                           f"NOT ({_MAYBE_RED} AND text RLIKE {sql.string(RED_FLAGS)})",
-                          "v IS NOT NULL", _txn_ok(), _commit_ok()])
+                          "v IS NOT NULL", one_json_value("text"), _txn_ok(), _commit_ok()])
     shape = "regexp_replace(schema_of_variant(v), '>', ', >')"
     by_table = []
     for table in model.tables:
@@ -210,6 +210,17 @@ def clean(model: Model, ids: dict[str, str]) -> str:
     return f"coalesce({line_ok} AND {sql.case(by_table)}, FALSE)"
 
 
+def one_json_value(text: str) -> str:
+    """Whether the line `text` is one JSON value and nothing after it (blanks aside), as the reference's
+    `json.loads` wants. Spark's JSON functions read the first value of a text and ignore what follows
+    (`{"a": 1} junk` parses), so the line is read twice more, inside an array and inside an object: with a
+    trailing rest, `[line]` fails or holds more than one element unless the rest starts with `]`, and
+    `{"x": line}` fails where it does. The second read runs only on a line holding a `]`."""
+    in_array = f"json_array_length(concat('[', {text}, ']')) = 1"
+    in_object = f"json_object_keys(concat('{{\"x\":', {text}, '}}')) IS NOT NULL"
+    return f"({in_array} AND (instr({text}, ']') = 0 OR {in_object}))"
+
+
 def record_pattern(table: Table, types: dict[str, SqlType | None], op: str) -> str | None:
     """The pattern `schema_of_variant` of a clean record of `table` in this version and op matches (once
     every `>` is written `, >`, so each field ends with `, `); None when no record of it can be clean (the
@@ -226,7 +237,8 @@ def record_pattern(table: Table, types: dict[str, SqlType | None], op: str) -> s
             kinds = [*kinds, "VOID"]
         optional = "" if name in keys else "?"
         items.append(f"(?:{re.escape(name)}: (?:{'|'.join(kinds)}), ){optional}")
-    image = f"OBJECT<(?:, |{''.join(items)})>"
+    # an empty image (`OBJECT<>`) only where no column is needed: the reference rejects a missing key
+    image = f"OBJECT<(?:{''.join(items)})>" if keys else f"OBJECT<(?:, |{''.join(items)})>"
     after = f"after: {image}, " if op in ("I", "U") else "(?:after: VOID, )?"
     before = f"before: {image}, " if op in ("U", "D") else "(?:before: VOID, )?"
     return (f"^OBJECT<{after}{before}commit_ts: STRING, op: STRING, (?:schema_version: (?:BIGINT|VOID), )?"

@@ -12,7 +12,11 @@ its bytes as they are: a line that is not UTF-8 reaches decoding as it is, and i
 
 from __future__ import annotations
 
+import atexit
+import os
 import re
+import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -37,6 +41,7 @@ def read_lines(spark: SparkSession, files: Sequence[str]) -> DataFrame:
     with `blank` set on those of blanks only (no change record; a CSV row of spaces is a row)."""
     if not files:
         return spark.createDataFrame([], LINES)
+    files = [visible(p) for p in files]
     raw = (spark.read.option("lineSep", "\n").text([glob_escaped(p) for p in files])
            .select(F.col("value"), F.col("_metadata.file_path").alias("uri"),
                    F.col("_metadata.file_block_start").alias("block"),
@@ -62,9 +67,33 @@ def read_lines(spark: SparkSession, files: Sequence[str]) -> DataFrame:
                     text.alias("text"), size.alias("size"), blank.alias("blank")))
 
 
+HIDDEN = ("_", ".")
+"""How the names of the files Spark's file sources pass over begin (Hadoop's hidden files: `_SUCCESS`,
+`.crc`), even when a path names the file itself."""
+_LINKS: dict[str, str] = {}  # a file's path -> the link Spark reads it by
+_FOLDER: list[str] = []  # the folder of the links, once made
+
+
+def visible(path: str) -> str:
+    """`path`, or where its name is one Spark would pass over (`_a.jsonl`, `.b.jsonl`, a snapshot of table
+    `_AUDIT`), a symbolic link to it under a name Spark reads, in a folder of this process's own (removed
+    when it exits). The reference reads such files like any other: Spark must too."""
+    if not Path(path).name.startswith(HIDDEN):
+        return path
+    link = _LINKS.get(path)
+    if link is None:
+        if not _FOLDER:
+            _FOLDER.append(tempfile.mkdtemp(prefix="mapwright-links-"))
+            atexit.register(shutil.rmtree, _FOLDER[0], True)
+        link = _LINKS[path] = os.path.join(_FOLDER[0], f"{len(_LINKS)}{''.join(Path(path).suffixes[-1:])}")
+        os.symlink(path, link)
+    return link
+
+
 def _ordinals(files: Sequence[str], uris: set[str]) -> dict[str, int]:
     """Each location Spark read (a `file:` URI, percent-escaped its own way) -> the place of its file."""
     places = {str(Path(path).resolve()): i for i, path in enumerate(files)}
+    places |= {os.path.abspath(path): i for i, path in enumerate(files)}  # a link (`visible`) as named
     out = {}
     for uri in uris:
         path = unquote(urlsplit(uri).path) if uri.startswith("file:") else uri

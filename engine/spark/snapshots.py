@@ -34,7 +34,7 @@ from engine.run.debezium import SnapshotRow, add_snapshot_rows
 from engine.run.records import InputError, read_snapshot_file, snapshot_files
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_values, row_writer
-from engine.spark.decode import HEX, clean_typed_sql, token_fits, token_kinds
+from engine.spark.decode import HEX, clean_typed_sql, one_json_value, token_fits, token_kinds
 from engine.spark.inworker import model_of
 from engine.spark.types import rep, table_struct
 
@@ -120,7 +120,7 @@ def _jsonl_rows(lines: DataFrame, table: Table) -> DataFrame:
     parsed = lines.withColumn("v", F.expr("try_parse_json(text)")) \
         .withColumn("_raw", F.expr(f"try_variant_get(v, '$', {sql.string(f'struct<{raw_ddl}>')})"))
     checks = [f"regexp_replace(schema_of_variant(v), '>', ', >') RLIKE {sql.string(pattern)}",
-              "is_valid_utf8(text)"]
+              "is_valid_utf8(text)", one_json_value("text")]
     for c in table.columns:
         value = f"_raw.{sql.ident(c.name)}"
         fits = token_fits(value, c.sql_type)
@@ -233,9 +233,9 @@ _PARQUET_EXACT: dict[str, tuple[type[T.DataType], ...]] = {
 
 
 def _parquet_rows(spark: SparkSession, path: Path, table: Table, seq: Any) -> DataFrame:
-    from engine.spark.lines import glob_escaped
+    from engine.spark.lines import glob_escaped, visible
 
-    frame = spark.read.parquet(glob_escaped(str(path.resolve())))
+    frame = spark.read.parquet(glob_escaped(visible(str(path.resolve()))))
     given = {f.name: f.dataType for f in frame.schema.fields}
     checks, fields = [], []
     exact = all(table.column(n) is not None for n in given)

@@ -140,6 +140,19 @@ def test_read_lines_numbers_lines_as_the_reference_splits_them(spark: SparkSessi
     assert [(i, n, data) for i, n, data, blank in lines if not blank] == reference
 
 
+def test_read_lines_reads_files_whose_names_spark_would_pass_over(spark: SparkSession, tmp_path: Path) -> None:
+    """Spark's file sources skip names beginning with `_` or `.` (Hadoop's hidden files) even when a path
+    names the file; `changes/*.jsonl` holds them all the same, and the reference reads them."""
+    names = ["_a.jsonl", ".b.jsonl", "c.jsonl"]
+    for i, name in enumerate(names):
+        (tmp_path / name).write_text(f"first {i}\nsecond {i}\n")
+    files = [str(tmp_path / name) for name in names]
+    got = read_lines(spark, files).select("file_ord", "line", "text")
+    assert sorted(map(tuple, got.collect())) == [(i, n, f"{word} {i}") for i in range(3)
+                                                  for n, word in ((1, "first"), (2, "second"))]
+    assert read_lines(spark, files[:1]).count() == 2  # the link made for it serves again
+
+
 # --- decode ---------------------------------------------------------------------------------------------
 
 DECODE_LINES: list[str | bytes] = [
@@ -211,6 +224,32 @@ def test_decode_leaves_a_negative_zero_to_the_reference(spark: SparkSession, val
     assert str(got[0]["x"]) == str(want["X"])  # the sign too: str(-0.0) is '-0.0'
 
 
+GOOD = ('{"site": "s", "txn": "t1", "commit_ts": "2026-01-05T10:00:00Z", "table": "T", "op": "I", '
+        '"after": {"ID": 1, "NAME": "a"}}')
+
+
+@pytest.mark.parametrize("text", [
+    GOOD + " junk", GOOD + "}", GOOD + " {}", GOOD + ",{}", GOOD + "]", GOOD + "] [", GOOD + ", 0]",
+    GOOD.replace('"after": {"ID": 1, "NAME": "a"}', '"after": {}'),  # an image without its key
+    GOOD.replace('"op": "I", "after": {"ID": 1, "NAME": "a"}',
+                 '"op": "U", "before": {"ID": 1, "NAME": "a"}, "after": {}'),
+    GOOD.replace('"op": "I", "after": {"ID": 1, "NAME": "a"}', '"op": "D", "before": {}'),
+], ids=["junk", "brace", "object", "comma-object", "bracket", "brackets", "comma-bracket", "empty-after",
+        "update-empty-after", "delete-empty-before"])
+def test_decode_rejects_what_the_reference_rejects_after_a_json_value_and_an_empty_image(
+        spark: SparkSession, text: str) -> None:
+    """Spark reads the first JSON value of a line and ignores the rest, and `{}` has no column to miss:
+    such lines are the reference's to read, and it rejects them."""
+    m = pair()
+    reject = decode_record(text, "changes/a.jsonl", 1, m)
+    assert isinstance(reject, Reject)
+    decoded = decode(lines_frame(spark, [GOOD, text]), m, ["changes/a.jsonl"], {})
+    assert [r["line"] for r in decoded.records.select("line").collect()] == [1]
+    rejects = decoded.read_by_reference.where(F.col("kind") == "reject").select("line", "reject").collect()
+    assert [(r["line"], r["reject"]) for r in rejects] == [(2, jsonl_line(decode_record(
+        text, "changes/a.jsonl", 2, m).as_dict()))]  # type: ignore[union-attr]
+
+
 # --- snapshots ------------------------------------------------------------------------------------------
 
 
@@ -246,7 +285,8 @@ def test_read_snapshots_gives_each_table_s_rows_in_file_order(spark: SparkSessio
     ("s/T.jsonl", '{"ID": 1, "NAME": "a"}\n{"ID": 2}\n{"ID": 1, "NAME": "again"}\n',
      "{path}:3: duplicate primary key (ID=1), first at {path}:1"),
     ("t/T.csv", "ID,NAME\n1,a\nten,b\n", "{path}:3: column ID: not a number: 'ten'"),
-], ids=["duplicate-key", "csv-not-a-number"])
+    ("s/T.jsonl", '{"ID": 1, "NAME": "a"}\n{"ID": 2} junk\n', "{path}:2: not JSON: Extra data (column 11)"),
+], ids=["duplicate-key", "csv-not-a-number", "jsonl-trailing"])
 def test_read_snapshots_fails_on_a_bad_snapshot_as_the_reference_does(spark: SparkSession, tmp_path: Path,
                                                                      name: str, text: str, says: str) -> None:
     m = pair()
