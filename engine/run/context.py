@@ -71,6 +71,7 @@ class MappingPlan:
     dkey: tuple[str, ...] | None
     where: str | None
     journal: bool
+    source_types: MappingT[str, SqlType] = field(default_factory=dict)  # what its SQL reads, typed
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def build_context(model: Model) -> RunContext:
                 if column not in m.columns:
                     raise RunModelError(f"mapping {m.id}: distribution key column {column!r} is not mapped")
         mappings[m.id] = MappingPlan(m.id, m.source, m.target, dict(m.columns), key.columns if key else None,
-                                     m.where, m.journal)
+                                     m.where, m.journal, tables[m.source].types)
     priorities = {s.id: s.priority for s in model.servers}
     return RunContext(tables, mappings, priorities)
 

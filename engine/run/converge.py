@@ -67,7 +67,7 @@ def mapped_source(ctx: RunContext, mapping: MappingPlan, source_rows: Sequence[R
             if event_dependent(method):
                 continue
             try:
-                value = evaluate_method(method, row, system)
+                value = evaluate_method(method, row, system, mapping.source_types)
             except SqlRuntimeError:
                 value = None  # as the queued change holds it
             try:

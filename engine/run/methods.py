@@ -27,7 +27,7 @@ from engine.model.methods import (
     Trim,
     Upper,
 )
-from engine.model.types import parse_type
+from engine.model.types import SqlType, parse_type
 from engine.run.context import MappingPlan, TablePlan
 from engine.run.values import cast_value, conform, to_text
 from engine.sql import evaluate as sql_evaluate  # the module: engine.sql.evaluate imports engine.run.values
@@ -45,8 +45,10 @@ class SystemValues:
     op: str | None = None
 
 
-def evaluate_method(method: Method, row: Mapping[str, Any], system: SystemValues = SystemValues()) -> Any:
-    """The value a method tree gives on one source row (a column the row lacks is NULL)."""
+def evaluate_method(method: Method, row: Mapping[str, Any], system: SystemValues = SystemValues(),
+                    types: Mapping[str, SqlType] | None = None) -> Any:
+    """The value a method tree gives on one source row (a column the row lacks is NULL); `types` are the
+    row's column types (what an `expression`'s DECIMAL arithmetic reads)."""
     if isinstance(method, Column):
         return row.get(method.input)
     if isinstance(method, Constant):
@@ -54,13 +56,13 @@ def evaluate_method(method: Method, row: Mapping[str, Any], system: SystemValues
     if isinstance(method, System):
         return getattr(system, method.name)
     if isinstance(method, Concat):
-        parts = [evaluate_method(m, row, system) for m in method.inputs]
+        parts = [evaluate_method(m, row, system, types) for m in method.inputs]
         if any(p is None for p in parts):
             return None
         return method.sep.join(to_text(p) or "" for p in parts)
     if isinstance(method, Expression):
-        return sql_evaluate.evaluate_sql(method.sql, row, system.commit_ts)
-    value = evaluate_method(method.input, row, system)
+        return sql_evaluate.evaluate_sql(method.sql, row, system.commit_ts, types)
+    value = evaluate_method(method.input, row, system, types)
     if value is None:
         return None
     if isinstance(method, Cast):
@@ -85,7 +87,7 @@ def where_holds(mapping: MappingPlan, image: Mapping[str, Any] | None, now: date
     """The mapping's `where` on a source image: TRUE holds; FALSE and NULL do not. No clause holds."""
     if image is None:
         return False
-    return mapping.where is None or sql_evaluate.predicate_holds(mapping.where, image, now)
+    return mapping.where is None or sql_evaluate.predicate_holds(mapping.where, image, now, mapping.source_types)
 
 
 def map_image(mapping: MappingPlan, target: TablePlan, image: Mapping[str, Any],
@@ -94,7 +96,7 @@ def map_image(mapping: MappingPlan, target: TablePlan, image: Mapping[str, Any],
 
     Raises `values.ConversionError` when a value cannot take its target column's type.
     """
-    return {column: conform(evaluate_method(method, image, system), target.types[column])
+    return {column: conform(evaluate_method(method, image, system, mapping.source_types), target.types[column])
             for column, method in mapping.columns.items()}
 
 
@@ -108,6 +110,6 @@ def replication_key(mapping: MappingPlan, target: TablePlan, image: Mapping[str,
         return None
     key = []
     for column in mapping.dkey:
-        value = evaluate_method(mapping.columns[column], image, system)
+        value = evaluate_method(mapping.columns[column], image, system, mapping.source_types)
         key.append(cast_value(value, target.types[column]) if value is not None else None)
     return tuple(key)

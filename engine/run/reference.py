@@ -291,7 +291,7 @@ def _mapped_leniently(mapping: MappingPlan, target: TablePlan, image: Row, syste
     out: Row = {}
     for column, method in mapping.columns.items():
         try:
-            value = evaluate_method(method, image, system)
+            value = evaluate_method(method, image, system, mapping.source_types)
         except SqlRuntimeError as exc:
             problems.append(f"the mapping's SQL fails on this row: column {column}: {exc}")
             out[column] = None

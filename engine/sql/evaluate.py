@@ -12,8 +12,9 @@ spaces only, and text meets a number by an exact cast of the text.
 Nothing is passed to `eval`. Expressions outside the allow-list raise
 `UnsupportedSql`, so a run fails loudly instead of guessing.
 
-Not modelled: the precision and scale Spark gives a DECIMAL result of `/`
-and `*` (Python keeps 28 significant digits), overflow of integer
+A DECIMAL quotient is rounded to the scale Spark's type of it has, where
+the row's column types tell it (`decimals`). Not modelled: the scale of a
+DECIMAL product wider than 28 digits (Python keeps 28), overflow of integer
 arithmetic (Python integers do not overflow), how Spark renders a DOUBLE
 as text (`1.0E10`), and text compared with a column that is NULL on the row
 (Spark still casts the text to the column's type, and fails if it is not a
@@ -30,7 +31,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -39,9 +40,11 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from engine.limits import MAX_SQL_DEPTH
+from engine.model.types import SqlType
 from engine.run.values import compare, to_text
 from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
 from engine.sql.allowlist import allowlist_problem
+from engine.sql.decimals import MAX_PRECISION, Dec, decimal_type
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
 from engine.sql.folding import is_static_false, mark_static_nulls, one_value, reads_a_column, static_failure
 from engine.sql.parse import limit_problem, tree_depth
@@ -84,14 +87,17 @@ def _clip(text: str) -> str:
     return repr(text if len(text) <= 60 else f"{text[:57]}...")
 
 
-def evaluate_sql(text: str, row: Mapping[str, Any], now: datetime | None = None) -> Any:
-    """The value of `text` on `row` (column name -> value; a missing column is NULL)."""
-    return Evaluator(row, now).eval(parse_sql(text))
+def evaluate_sql(text: str, row: Mapping[str, Any], now: datetime | None = None,
+                 types: Mapping[str, SqlType] | None = None) -> Any:
+    """The value of `text` on `row` (column name -> value; a missing column is NULL). `types` are the
+    row's column types, which decide the scale of a DECIMAL quotient as in Spark (`decimals`)."""
+    return Evaluator(row, now, types).eval(parse_sql(text))
 
 
-def predicate_holds(text: str, row: Mapping[str, Any], now: datetime | None = None) -> bool:
+def predicate_holds(text: str, row: Mapping[str, Any], now: datetime | None = None,
+                    types: Mapping[str, SqlType] | None = None) -> bool:
     """A `where` clause on a row: only TRUE holds; FALSE and NULL do not."""
-    return evaluate_sql(text, row, now) is True
+    return evaluate_sql(text, row, now, types) is True
 
 
 def _column(row: Mapping[str, Any], name: str) -> Any:
@@ -104,8 +110,9 @@ def _column(row: Mapping[str, Any], name: str) -> Any:
 class Evaluator:
     """Evaluates one tree against one row."""
 
-    def __init__(self, row: Mapping[str, Any], now: datetime | None = None) -> None:
-        self.row, self.now = row, now
+    def __init__(self, row: Mapping[str, Any], now: datetime | None = None,
+                 types: Mapping[str, SqlType] | None = None) -> None:
+        self.row, self.now, self.types = row, now, types or {}
 
     def eval(self, node: exp.Expression) -> Any:
         if node.meta:
@@ -371,8 +378,23 @@ def _arith(op: Callable[[Any, Any], Any], divisor_first: bool = False) -> Callab
             a, b = float(a), float(b)
         elif isinstance(a, Decimal) or isinstance(b, Decimal):
             a, b = Decimal(a), Decimal(b)
+        if op is _divide and isinstance(a, Decimal):
+            return _decimal_quotient(a, b, decimal_type(node, ev.types))
         return op(a, b)
     return run
+
+
+_WIDE = Context(prec=2 * MAX_PRECISION + 4, rounding=ROUND_HALF_UP)
+
+
+def _decimal_quotient(a: Decimal, b: Decimal, spark_type: Dec | None) -> Decimal:
+    """`a / b` as Spark gives it: rounded half up to the scale of its DECIMAL type, where that is known
+    (`decimals.decimal_type`), else to Python's 28 digits."""
+    if b == 0:
+        raise SqlRuntimeError("[DIVIDE_BY_ZERO] division by zero")
+    if spark_type is None:
+        return a / b
+    return _WIDE.divide(a, b).quantize(Decimal(1).scaleb(-spark_type[1]), context=_WIDE)
 
 
 def _number(value: Any) -> Any:

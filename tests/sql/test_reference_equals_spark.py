@@ -167,3 +167,34 @@ def test_a_null_in_a_condition_is_false_and_what_it_decides_is_never_evaluated(s
                 "if(CAST(NULL AS BOOLEAN) AND 1 % 0 = 1, 'a', 'b')"):  # folded whole as a constant first
         assert _reference(sql, table) is FAILED, sql
         assert _spark_fails(df, sql), sql
+
+
+DECIMAL_COLUMNS = {"D": "DECIMAL(12,2)", "E": "DECIMAL(5,3)", "I": "INTEGER", "L": "BIGINT", "W": "DECIMAL(38,10)"}
+
+
+@pytest.mark.slow
+def test_a_decimal_quotient_has_the_scale_spark_gives_it(spark: Any) -> None:
+    """Spark rounds a DECIMAL quotient to the scale of its result type, from the operands' declared
+    precision and scale (`DECIMAL(12,2) / 3` is DECIMAL(16,6)): the reference, given the row's column types,
+    does the same, in values and in a `where` that compares one (the differential probe's find: `1.00 / 3 >
+    0.3333333333333` is FALSE in Spark)."""
+    from decimal import Decimal
+
+    from engine.model.types import parse_type
+
+    types = {name: parse_type(t) for name, t in DECIMAL_COLUMNS.items()}
+    table = [{"D": Decimal("125.62"), "E": Decimal("1.005"), "I": 7, "L": 3, "W": Decimal("12345678.9012345678")},
+             {"D": Decimal("1.00"), "E": Decimal("-0.001"), "I": -3, "L": 9, "W": Decimal("-1.0000000001")},
+             {"D": Decimal("-9999999999.99"), "E": None, "I": 1, "L": -7, "W": Decimal("0.0000000001")}]
+    schema = "RID int, " + ", ".join(f"{name} {t.replace('INTEGER', 'INT')}" for name, t in DECIMAL_COLUMNS.items())
+    df = spark.createDataFrame([{"RID": i, **row} for i, row in enumerate(table)], schema)
+    exprs = ["CAST(D / 3 AS STRING)", "D / 3 > 0.3333333333333", "CAST(D / I AS STRING)", "CAST(I / 2.0 AS STRING)",
+             "CAST(D / 7.00 AS STRING)", "CAST((D / 3) * 2 AS STRING)", "CAST(W / 3 AS STRING)",
+             "CAST(D / L AS STRING)", "CAST(-D / 3 AS STRING)", "CAST(D / -3 AS STRING)",
+             "CAST(D / CAST(3 AS DECIMAL(5,1)) AS STRING)", "CAST(E / D AS STRING)", "CAST(W / E AS STRING)",
+             "CAST((D + E) / 3 AS STRING)", "CAST(D / 0.5 AS STRING)", "CAST(L / 3 AS STRING)"]
+    got = _spark_values(spark, df, exprs)
+    for sql, values in zip(exprs, got, strict=True):
+        assert values == [evaluate_sql(sql, row, None, types) for row in table], sql
+    assert got[0] == ["41.873333", "0.333333", "-3333333333.330000"]
+    assert got[1] == [True, False, False]
