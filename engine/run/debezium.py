@@ -409,7 +409,10 @@ def scaled(unscaled: bytes, scale: int) -> Decimal:
     """A Kafka Connect Decimal: big-endian two's-complement unscaled integer bytes and a scale."""
     if not unscaled:
         raise _Unusable("empty Decimal bytes")
-    return Decimal(int.from_bytes(unscaled, "big", signed=True)).scaleb(-scale)
+    try:
+        return Decimal(int.from_bytes(unscaled, "big", signed=True)).scaleb(-scale)
+    except ArithmeticError:  # a scale beyond what any decimal holds (decimal.InvalidOperation)
+        raise _Unusable(f"Decimal scale {_shown(scale)} is out of range") from None
 
 
 def _base64(text: str) -> bytes:

@@ -72,7 +72,8 @@ def read_snapshots(spark: SparkSession, data_dir: Path, model: Model, lines: Dat
     sources: dict[str, list[_Source]] = {}
     for ordinal, (path, table) in enumerate(files):
         text = lines.where(F.col("file_ord") == ordinals[path]) if path in ordinals else None
-        sources.setdefault(table.key, []).append(_Source(table, _read_file(spark, path, table, ordinal, text), path))
+        frame = _read_file(spark, path, table, ordinal, text).select("seq", "row", "clean")  # as Debezium's below
+        sources.setdefault(table.key, []).append(_Source(table, frame, path))
     if debezium is not None:
         for table in model.tables:
             rows = debezium.where(F.col("table") == table.key)

@@ -344,3 +344,13 @@ def test_a_total_order_that_is_no_integer_is_a_reject(order: Any) -> None:
     doc["transaction"] = {"id": "t", "total_order": order}
     result = decode(doc, "db2")
     assert isinstance(result, Reject) and "total_order must be an integer" in result.reason
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ({"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "999999999"}}, "AQ=="),
+    ({"type": "struct", "name": "io.debezium.data.VariableScaleDecimal"}, {"scale": 10**9, "value": "BQ=="}),
+], ids=["Decimal", "VariableScaleDecimal"])
+def test_a_decimal_whose_scale_no_decimal_holds_is_a_reject(field: dict[str, Any], value: Any) -> None:
+    """Not a failed run (the differential probe's find: Python's `scaleb` raised InvalidOperation)."""
+    result = logical(field, value, "PRICE")
+    assert isinstance(result, Reject) and "out of range" in result.reason
