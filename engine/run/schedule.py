@@ -80,7 +80,8 @@ def parse_schedule(doc: Any, name: str = "schedule.json", text: str | None = Non
             except ValueDecodeError as exc:
                 raise fail(at, f"{link}: {exc}") from None
             if end <= start:
-                raise fail(at, f"{link}: the window ends before it starts")
+                raise fail(at, f"{link}: the window " + ("ends before it starts" if end < start else
+                                                          "is empty (it ends where it starts)"))
             windows.append((start, end))
         key = (raw["from"], raw["to"])
         if key in links:

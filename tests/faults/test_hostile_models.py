@@ -288,6 +288,21 @@ def test_schedule_numbers_out_of_range_name_file_line_link_and_field(tmp_path: P
         assert "link branch->hq" in message
 
 
+@pytest.mark.parametrize(("window", "says"), [
+    (["2026-01-05T10:09:00Z", "2026-01-05T10:02:00Z"], "the window ends before it starts"),
+    (["2026-01-05T10:02:00Z", "2026-01-05T10:02:00Z"], "the window is empty (it ends where it starts)"),
+])
+def test_a_down_window_that_ends_before_or_where_it_starts_is_named_as_such(tmp_path: Path, window: list[str],
+                                                                           says: str) -> None:
+    from engine.run.schedule import ScheduleError, load_schedule
+
+    path = tmp_path / "schedule.json"
+    path.write_text(json.dumps({"links": [{"from": "hq", "to": "branch", "delay_s": 0, "down": [window]}]}))
+    with pytest.raises(ScheduleError) as info:
+        load_schedule(path)
+    assert str(info.value).endswith(says), str(info.value)
+
+
 def test_a_deeply_nested_schedule_is_one_line(tmp_path: Path) -> None:
     from engine.run.schedule import ScheduleError, load_schedule
 
