@@ -46,6 +46,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.server is not None and args.to != "ddl":
         raise UsageError("--server is for --to ddl (the DDL of one server's tables)")
+    if _same_file(Path(args.out), Path(args.model)):
+        raise UsageError(f"{args.out} is the model file itself: export to another path")
     model = load_model(args.model)
     if args.to != "schema":
         findings = validate(model)
@@ -77,6 +79,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         print("mapwright: note: no mapping writes to any table, so the DDL has no tables "
               "(--server ID writes every table of a server)", file=sys.stderr)
     return EXIT_OK
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and a.samefile(b)
+    except OSError:
+        return False
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -150,6 +159,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError("--tables names no table (expected T1,T2,...)")
     try:
         source = parse_source(args.url)
+        database = source.url.database if source.url.get_backend_name() == "sqlite" else None
+        if database and _same_file(Path(database), target):
+            raise UsageError(f"{target} is the database being imported: write the model to another path")
         imported = read_database(source, args.server, args.dbms, args.schema, tables, _progress_printer(),
                                  _password_prompt())
         model = new_model(imported, Path(source.url.database).stem if source.url.database else args.server)

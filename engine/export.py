@@ -71,8 +71,27 @@ tr.error td:first-child{{color:#b00020;font-weight:bold}}tr.warning td:first-chi
     write_atomic(out, page)
 
 
+def folder_is_ours(out: Path, marker: str, first_words: str, kind: str) -> None:
+    """A folder export writes into a new or empty folder, or over an earlier export of its own kind (its
+    `marker` file begins with `first_words`): never among someone else's files, which it would overwrite
+    or mix with. Raises `ExportError` naming the folder otherwise."""
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    try:
+        with (out / marker).open("rb") as f:
+            if f.read(len(first_words.encode())) == first_words.encode():
+                return
+    except OSError:
+        pass
+    raise ExportError(f"{out} is a folder with other files in it: --to {kind} writes into a new or empty folder, "
+                      f"or over an earlier {kind} export (its {marker})")
+
+
 def export_goldengate(model: Model, out: Path, **_: Any) -> None:
     """Oracle GoldenGate Replicat parameter files and their REPORT.txt, in the folder `out`."""
+    from engine.deploy.goldengate import REPORT_NAME
+
+    folder_is_ours(out, REPORT_NAME, "Oracle GoldenGate Replicat parameter files for the model", "goldengate")
     try:
         write_goldengate(model, out)
     except NotADirectoryError as exc:
@@ -84,6 +103,7 @@ def export_postgresql(model: Model, out: Path, **_: Any) -> list[str]:
     from engine.deploy.postgresql import DeployError
     from engine.deploy.postgresql import export_postgresql as write_deployment
 
+    folder_is_ours(out, "README.txt", "Mapwright deployment of model", "postgresql")
     try:
         return [f.line() for f in write_deployment(model, out)]
     except DeployError as exc:

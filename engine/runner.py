@@ -148,6 +148,7 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
         check_out_dir(out)  # first of all; then the input, read only; then the lock, and the run
         model = load_model(model_path)
         _check_usable(data_dir, master_url)
+        _check_apart(data_dir, out)
         if own_process:  # a session for this run alone: started for its size
             sessions = OneShot(small=input_bytes(data_dir) <= SMALL_INPUT_BYTES)
         with claim(out) as target:
@@ -179,6 +180,18 @@ def _check_usable(data_dir: Path, master_url: str) -> None:
             require_java()
     except (MasterError, JavaMissing) as exc:
         raise RunUsageError(str(exc)) from None
+
+
+def _check_apart(data_dir: Path, out: Path) -> None:
+    """The run directory and the data must not hold one another: a run would read its own files as input,
+    or replace the data with its results."""
+    data, rundir = data_dir.resolve(), out.resolve()
+    if rundir == data or data in rundir.parents:
+        raise RunUsageError(f"{out} is inside the data folder {data_dir}: the run would read its own files as "
+                            "input; write the run directory elsewhere")
+    if rundir in data.parents:
+        raise RunUsageError(f"{data_dir} is inside the run directory {out}: a run replaces that folder; "
+                            "keep the data elsewhere")
 
 
 def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, master_url: str,

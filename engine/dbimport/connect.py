@@ -10,6 +10,7 @@ shown with the password hidden, and every message is scrubbed of it.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -59,17 +60,33 @@ class Source:
     def scrub(self, text: str) -> str:
         """`text` (an error from a driver) as one line without the password in it."""
         line = " ".join(text.strip().split("\n")[0].split()) or "unknown error"
-        password = self.url.password
-        return line.replace(str(password), "***") if password else line
+        secrets = [str(self.url.password)] if self.url.password else []
+        for name, value in self.url.query.items():
+            if _secret(name):
+                secrets += [value] if isinstance(value, str) else list(value)
+        for secret in sorted(filter(None, secrets), key=len, reverse=True):
+            line = line.replace(secret, "***")
+        return line
+
+
+SECRET_PARAMETER = re.compile(r"pass|pwd|secret|token", re.IGNORECASE)
+"""Query parameters whose values are never shown (`password`, `sslpassword`...); not `password_env`, which
+names the environment variable that holds the password."""
+
+
+def _secret(name: str) -> bool:
+    return name != PASSWORD_ENV and SECRET_PARAMETER.search(name) is not None
 
 
 def display_url(url: URL | str) -> str:
-    """A URL as text that is safe to show and to remember: no password."""
+    """A URL as text that is safe to show and to remember: no password, in its user part or its query (a
+    secret query parameter is left out)."""
     if isinstance(url, str):
         try:
             url = make_url(url)
         except Exception:
             return "(not a database URL)"
+    url = url.difference_update_query([k for k in url.query if _secret(k)])
     return url._replace(password=None).render_as_string(hide_password=False)  # set() ignores None
 
 
@@ -96,12 +113,12 @@ def parse_source(text: str, password: str | None = None, environ: Mapping[str, s
 
 
 def _shown_text(text: str) -> str:
-    """Best effort at hiding a password in text that did not parse as a URL."""
-    head, at, tail = text.rpartition("@")
-    if not at or "://" not in head:
-        return text
-    scheme, _, user = head.partition("://")
-    return f"{scheme}://{user.split(':')[0]}@{tail}"
+    """Text that did not parse as a URL, with what may be a password in it hidden: what stands between a
+    colon and an `@`, and the values of secret-looking query parameters."""
+    text = re.sub(r"(?<=:)[^:@/?#]*(?=@)", "***", text)
+    return re.sub(r"((?:^|[?&;])[^=&;?]*=)([^&;#]*)",
+                  lambda m: m.group(1) + ("***" if _secret(m.group(1).lstrip("?&;").rstrip("=")) else m.group(2)),
+                  text)
 
 
 def make_engine(source: Source) -> Engine:

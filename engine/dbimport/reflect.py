@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import sqlalchemy as sa
 import sqlglot
+from pydantic import ValidationError
 from sqlalchemy.engine import Connection, Dialect
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
@@ -149,8 +150,13 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
             indexes = inspector.get_multi_indexes(schema=sa_schema, filter_names=names)
         for stored, sa_name in zip(batch, names, strict=True):
             at = (sa_schema, sa_name)
-            result.tables.append(reader.table(stored, columns.get(at, []), dict(keys.get(at) or {}),
-                                              uniques.get(at, []), indexes.get(at, [])))
+            try:
+                result.tables.append(reader.table(stored, columns.get(at, []), dict(keys.get(at) or {}),
+                                                  uniques.get(at, []), indexes.get(at, [])))
+            except ValidationError as exc:  # a name no model can hold (an empty one): the rest still come
+                first = exc.errors()[0]
+                field = ".".join(str(part) for part in first["loc"])
+                reader.note(stored, None, f"not imported: {field}: {first['msg']}")
         result.notes += [ImportNote(where, None, str(w.message).splitlines()[0]) for w in caught
                          if "Did not recognize type" not in str(w.message)]
         report(min(start + BATCH, len(picked)), len(picked), batch[-1])

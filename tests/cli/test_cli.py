@@ -172,3 +172,44 @@ def test_validate_json_gives_each_example_exactly_its_expected_codes(examples: P
     for pair, codes in expected.get("pairs", {}).items():
         for code in codes:
             assert any(code in [c for c, _ in got.get(m, [])] for m in pair.split("|")), (pair, code)
+
+
+def test_export_never_writes_over_the_model_it_reads(tmp_path: Path) -> None:
+    model = tmp_path / "o.json"
+    shutil.copyfile(SAMPLE_MODEL, model)
+    before = model.read_text()
+    for to in ("report", "json", "schema", "ddl"):
+        res = mw("export", str(model), "--to", to, "--out", str(model), "--force")
+        assert res.returncode == 2 and "is the model file itself" in res.stderr, (to, res.stderr)
+        res = mw("export", "o.json", "--to", to, "--out", "./o.json", cwd=tmp_path)
+        assert res.returncode == 2, (to, res.stderr)
+    assert model.read_text() == before
+
+
+@pytest.mark.parametrize("to", ["goldengate", "postgresql"])
+def test_a_folder_export_never_writes_among_someone_else_s_files(to: str, tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "README.txt").write_text("my notes")
+    (mine / "rhqbra.prm").write_text("my parameters")
+    res = mw("export", str(SAMPLE_MODEL), "--to", to, "--out", str(mine), "--force")
+    assert res.returncode == 2 and "is a folder with other files in it" in res.stderr, res.stderr
+    assert sorted(p.name for p in mine.iterdir()) == ["README.txt", "rhqbra.prm"]
+    assert (mine / "README.txt").read_text() == "my notes"
+    fresh = tmp_path / "fresh"
+    assert mw("export", str(SAMPLE_MODEL), "--to", to, "--out", str(fresh), "--force").returncode == 0
+    assert mw("export", str(SAMPLE_MODEL), "--to", to, "--out", str(fresh), "--force").returncode == 0  # over itself
+    other = "postgresql" if to == "goldengate" else "goldengate"
+    res = mw("export", str(SAMPLE_MODEL), "--to", other, "--out", str(fresh), "--force")
+    assert res.returncode == 2, res.stderr  # the two kinds never mix in one folder
+
+
+def test_run_refuses_a_run_directory_inside_its_data_or_around_it(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(Path(SAMPLE_MODEL).parent / "orders-data", data)
+    listing = sorted(str(p.relative_to(data)) for p in data.rglob("*"))
+    for out, says in ((data / "changes" / "run", "is inside the data folder"), (data / "new", "is inside the data"),
+                      (data, ""), (tmp_path, "")):  # the last two: folders that are no run directory, refused too
+        res = mw("run", str(SAMPLE_MODEL), "--data", str(data), "--out", str(out))
+        assert res.returncode == 2 and says in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert sorted(str(p.relative_to(data)) for p in data.rglob("*")) == listing  # nothing written into the data

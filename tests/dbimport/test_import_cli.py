@@ -235,3 +235,37 @@ def test_an_empty_server_id_or_an_unanswered_prompt_is_one_line(db: str, pg_serv
     assert code == 2
     assert capsys.readouterr().err.strip().endswith("no password given")
     assert not (tmp_path / "m.json").exists()
+
+
+def test_out_never_replaces_the_database_being_imported(tmp_path: Path) -> None:
+    """Not even with --force: the file is the input (a hostile probe's find: it became the model's JSON)."""
+    victim = tmp_path / "victim.sqlite"
+    shutil.copyfile(RESOURCES / "samples" / "shop.sqlite", victim)
+    before = victim.read_bytes()
+    one_line_error(mw("import", f"sqlite:///{victim}", "--server", "s", "--out", str(victim), "--force"),
+                   "is the database being imported")
+    assert victim.read_bytes() == before
+
+
+def test_a_table_or_column_without_a_name_is_left_out_with_a_note(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "names.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute('CREATE TABLE "" (id INTEGER PRIMARY KEY)')
+        db.execute('CREATE TABLE t ("" INT, a INT PRIMARY KEY)')
+        db.execute("CREATE TABLE ok (a INT PRIMARY KEY)")
+    out = mw("import", f"sqlite:///{path}", "--server", "s", "--out", str(tmp_path / "m.json"))
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert [t["name"] for t in json.loads((tmp_path / "m.json").read_text())["tables"]] == ["ok"]
+    notes = [line for line in out.stderr.splitlines() if "not imported" in line]
+    assert len(notes) == 2 and any(line.startswith("mapwright: note: s.t: not imported") for line in notes), notes
+
+
+@pytest.mark.parametrize("url", ["postgresql:/bob:S3cretPW@h/db", "bob:S3cretPW@h",
+                                 "postgresql://bob@127.0.0.1:{port}/db?password=S3cretPW&sslmode=disable",
+                                 "postgresql://bob@127.0.0.1:{port}/db?sslpassword=S3cretPW"])
+def test_a_password_is_never_printed_whatever_the_url_looks_like(url: str, tmp_path: Path) -> None:
+    out = mw("import", url.format(port=_closed_port()), "--server", "s", "--out", str(tmp_path / "m.json"))
+    assert out.returncode == 2 and "S3cretPW" not in out.stderr + out.stdout, out.stderr
+    assert "Traceback" not in out.stderr
