@@ -7,7 +7,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from engine.deploy.goldengate import REPORT_NAME, GoldenGateExport, goldengate_files, write_goldengate
+from engine import export as exports
+from engine.deploy.goldengate import REPORT_NAME, GoldenGateExport, goldengate_files
 from engine.model.schema import Model
 
 
@@ -44,11 +45,12 @@ def export_goldengate(parent: QWidget, model: Model, ask: bool, status: Callable
     if not folder:
         return
     try:
-        write_goldengate(model, Path(folder))
-    except OSError as exc:
-        status(f"Export failed: {folder}: {exc.strerror or exc}", 10000)
+        exports.export_goldengate(model, Path(folder))  # never among files of another kind (ExportError)
+    except (exports.ExportError, OSError) as exc:
+        reason = f"{folder}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
+        status(f"Export failed: {reason}", 10000)
         if ask:
-            QMessageBox.critical(parent, "Cannot export", f"{folder}: {exc.strerror or exc}")
+            QMessageBox.critical(parent, "Cannot export", reason)
         return
     replicats = sum(1 for name in export.files if name.endswith(".prm"))
     missing = len(export.not_expressed)

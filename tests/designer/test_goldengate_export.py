@@ -39,6 +39,22 @@ def test_the_export_menu_offers_goldengate_and_writes_the_folder(qtbot: Any, tmp
     assert f"{len(expected.not_expressed)} construct(s) not expressed" in message
 
 
+def test_a_folder_with_other_files_is_refused_and_left_as_it_was(qtbot: Any, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), ask=False)
+    qtbot.addWidget(w)
+    w.open_path(SAMPLE_MODEL)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "rbrahq.prm").write_text("my own parameters")
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(mine))
+    w.export("goldengate")
+    assert [p.name for p in mine.iterdir()] == ["rbrahq.prm"]
+    assert (mine / "rbrahq.prm").read_text() == "my own parameters"
+    assert "Export failed" in w.statusBar().currentMessage()
+    assert "is a folder with other files in it" in w.statusBar().currentMessage()
+
+
 def test_the_dialog_lists_every_construct_not_expressed_and_cancel_writes_nothing(qtbot: Any) -> None:
     export = goldengate_files(load_model(SAMPLE_MODEL))
     text = not_expressed_text(export)
