@@ -71,15 +71,15 @@ tr.error td:first-child{{color:#b00020;font-weight:bold}}tr.warning td:first-chi
     write_atomic(out, page)
 
 
-def folder_is_ours(out: Path, marker: str, first_words: str, kind: str) -> None:
+def folder_is_ours(out: Path, marker: str, opening: str, kind: str) -> None:
     """A folder export writes into a new or empty folder, or over an earlier export of its own kind (its
-    `marker` file begins with `first_words`): never among someone else's files, which it would overwrite
-    or mix with. Raises `ExportError` naming the folder otherwise."""
+    `marker` file begins with `opening`): never among someone else's files, which it would overwrite or mix
+    with. Raises `ExportError` naming the folder otherwise."""
     if not out.is_dir() or not any(out.iterdir()):
         return
     try:
         with (out / marker).open("rb") as f:
-            if f.read(len(first_words.encode())) == first_words.encode():
+            if f.read(len(opening.encode())) == opening.encode():
                 return
     except OSError:
         pass
@@ -89,9 +89,9 @@ def folder_is_ours(out: Path, marker: str, first_words: str, kind: str) -> None:
 
 def export_goldengate(model: Model, out: Path, **_: Any) -> None:
     """Oracle GoldenGate Replicat parameter files and their REPORT.txt, in the folder `out`."""
-    from engine.deploy.goldengate import REPORT_NAME
+    from engine.deploy.goldengate import REPORT_NAME, REPORT_OPENING
 
-    folder_is_ours(out, REPORT_NAME, "Oracle GoldenGate Replicat parameter files for the model", "goldengate")
+    folder_is_ours(out, REPORT_NAME, REPORT_OPENING, "goldengate")
     try:
         write_goldengate(model, out)
     except NotADirectoryError as exc:
@@ -100,10 +100,10 @@ def export_goldengate(model: Model, out: Path, **_: Any) -> None:
 
 def export_postgresql(model: Model, out: Path, **_: Any) -> list[str]:
     """The PostgreSQL logical-replication deployment (a folder); returns its findings, one line each."""
-    from engine.deploy.postgresql import DeployError
+    from engine.deploy.postgresql import README_OPENING, DeployError
     from engine.deploy.postgresql import export_postgresql as write_deployment
 
-    folder_is_ours(out, "README.txt", "Mapwright deployment of model", "postgresql")
+    folder_is_ours(out, "README.txt", README_OPENING, "postgresql")
     try:
         return [f.line() for f in write_deployment(model, out)]
     except DeployError as exc:

@@ -394,6 +394,10 @@ def server_tokens(plan: PgPlan) -> dict[str, str]:
     return {server: safe_token(server, taken) for server in plan.servers}
 
 
+README_OPENING = "Mapwright deployment of model"
+"""How README.txt begins: a folder holding it is an earlier export (`engine.export.folder_is_ours`)."""
+
+
 def export_postgresql(model: Model, out: Path, **_: Any) -> list[DeployFinding]:
     """Write DIR/<server>/<n>-<step>.sql for each PostgreSQL server, README.txt and report.{txt,json}."""
     plan = plan_deployment(model)
@@ -429,7 +433,7 @@ def readme(model: Model, plan: PgPlan, tokens: dict[str, str]) -> str:
     flat = comment(model.name or "untitled")[3:].strip()
     servers = "\n".join(f"  {tokens[s]}/  server {comment(s)[3:].strip()}   (connection variable conninfo_{tokens[s]})"
                         for s in plan.servers)
-    return f"""Mapwright deployment of model {flat} to PostgreSQL logical replication (PostgreSQL 16+, 18 preferred)
+    return f"""{README_OPENING} {flat} to PostgreSQL logical replication (PostgreSQL 16+, 18 preferred)
 
 One folder per PostgreSQL server:
 {servers}

@@ -18,6 +18,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -71,7 +72,6 @@ HIDDEN = ("_", ".")
 """How the names of the files Spark's file sources pass over begin (Hadoop's hidden files: `_SUCCESS`,
 `.crc`), even when a path names the file itself."""
 _LINKS: dict[str, str] = {}  # a file's path -> the link Spark reads it by
-_FOLDER: list[str] = []  # the folder of the links, once made
 
 
 def visible(path: str) -> str:
@@ -82,12 +82,16 @@ def visible(path: str) -> str:
         return path
     link = _LINKS.get(path)
     if link is None:
-        if not _FOLDER:
-            _FOLDER.append(tempfile.mkdtemp(prefix="mapwright-links-"))
-            atexit.register(shutil.rmtree, _FOLDER[0], True)
-        link = _LINKS[path] = os.path.join(_FOLDER[0], f"{len(_LINKS)}{''.join(Path(path).suffixes[-1:])}")
+        link = _LINKS[path] = os.path.join(_links_folder(), f"{len(_LINKS)}{Path(path).suffix}")
         os.symlink(path, link)
     return link
+
+
+@cache
+def _links_folder() -> str:
+    folder = tempfile.mkdtemp(prefix="mapwright-links-")
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def _ordinals(files: Sequence[str], uris: set[str]) -> dict[str, int]:

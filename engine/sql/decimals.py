@@ -15,7 +15,7 @@ then keeps Python's arithmetic, as it did before.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
 from sqlglot import exp
 
@@ -24,6 +24,8 @@ from engine.model.types import SqlType, TypeFamily
 MAX_PRECISION = 38
 MINIMUM_ADJUSTED_SCALE = 6
 _INTEGRAL = {"SMALLINT": 5, "INTEGER": 10, "INT": 10, "SERIAL": 10, "BIGINT": 20, "SERIAL8": 20}
+
+_WIDE = Context(prec=2 * MAX_PRECISION + 4, rounding=ROUND_HALF_UP)  # holds any quotient Spark's scales keep
 
 Dec = tuple[int, int, bool]
 """(precision, scale, whether a DECIMAL: False for an integral type, which is a DECIMAL only beside one)."""
@@ -50,6 +52,11 @@ def decimal_type(node: exp.Expr, types: Mapping[str, SqlType]) -> Dec | None:
     return None
 
 
+def quotient(a: Decimal, b: Decimal, scale: int) -> Decimal:
+    """`a / b` (b not 0) as Spark gives a DECIMAL quotient: rounded half up to its type's `scale`."""
+    return _WIDE.divide(a, b).quantize(Decimal(1).scaleb(-scale), context=_WIDE)
+
+
 def _column(name: str, types: Mapping[str, SqlType]) -> Dec | None:
     t = types.get(name) or next((v for k, v in types.items() if k.lower() == name.lower()), None)
     if t is None or t.family is not TypeFamily.EXACT_NUMERIC:
@@ -68,7 +75,7 @@ def _literal(text: str) -> Dec | None:
         return None
     if "e" in text.lower():
         return None  # a DOUBLE in Spark
-    sign, digits, exponent = value.as_tuple()
+    _, digits, exponent = value.as_tuple()
     assert isinstance(exponent, int)
     scale = max(-exponent, 0)
     if scale == 0:
@@ -77,7 +84,7 @@ def _literal(text: str) -> Dec | None:
 
 
 def _cast(to: exp.DataType) -> Dec | None:
-    name = to.this.name if hasattr(to.this, "name") else str(to.this)
+    name = to.this.name
     if name == "DECIMAL":
         params = [int(p.name) for p in to.expressions] if to.expressions else []
         precision = params[0] if params else 10

@@ -31,7 +31,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -44,10 +44,11 @@ from engine.model.types import SqlType
 from engine.run.values import compare, to_text
 from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
 from engine.sql.allowlist import allowlist_problem
-from engine.sql.decimals import MAX_PRECISION, Dec, decimal_type
+from engine.sql.decimals import decimal_type, quotient
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
 from engine.sql.folding import is_static_false, mark_static_nulls, one_value, reads_a_column, static_failure
 from engine.sql.parse import limit_problem, tree_depth
+from engine.sql.patterns import java_replacement, like_regex
 
 
 @lru_cache(maxsize=4096)
@@ -280,22 +281,8 @@ def _like(case_insensitive: bool) -> Callable[[Evaluator, exp.Binary], bool | No
             return None
         value, pattern = pair
         flags = re.S | (re.I if case_insensitive else 0)
-        return re.fullmatch(_like_regex(str(pattern)), to_text(value) or "", flags) is not None
+        return re.fullmatch(like_regex(str(pattern)), to_text(value) or "", flags) is not None
     return run
-
-
-def _like_regex(pattern: str) -> str:
-    """A LIKE pattern as a regex: `%` any text, `_` one character, a backslash escapes the next one."""
-    out, i = [], 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-            continue
-        out.append(".*" if char == "%" else "." if char == "_" else re.escape(char))
-        i += 1
-    return "".join(out)
 
 
 def _rlike(ev: Evaluator, node: exp.RegexpLike) -> bool | None:
@@ -330,39 +317,9 @@ def _regexp_replace(ev: Evaluator, node: exp.RegexpReplace) -> Any:
     if begin >= len(value):
         return value
     regex = _regex(str(pattern))
-    pieces = _java_replacement(str(replacement), regex.groups, regex.groupindex)
+    pieces = java_replacement(str(replacement), regex.groups, regex.groupindex)
     return value[:begin] + regex.sub(lambda m: "".join(p if isinstance(p, str) else (m.group(p) or "")
                                                        for p in pieces), value[begin:])
-
-
-def _java_replacement(text: str, groups: int, names: Mapping[str, int]) -> list[str | int]:
-    """A Java replacement string as literal pieces and group numbers."""
-    pieces: list[str | int] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\\" and i + 1 < len(text):
-            pieces.append(text[i + 1])
-            i += 2
-        elif char == "$" and text[i + 1:i + 2] == "{" and "}" in text[i + 2:]:
-            name = text[i + 2:text.index("}", i + 2)]
-            if name not in names:
-                raise SqlRuntimeError(f"regexp_replace: no group named {name!r}")
-            pieces.append(names[name])
-            i += len(name) + 3
-        elif char == "$" and text[i + 1:i + 2].isdigit():
-            number, i = int(text[i + 1]), i + 2
-            while i < len(text) and text[i].isdigit() and number * 10 + int(text[i]) <= groups:
-                number, i = number * 10 + int(text[i]), i + 1
-            if number > groups:
-                raise SqlRuntimeError(f"regexp_replace: no group {number}")
-            pieces.append(number)
-        elif char == "$":
-            raise SqlRuntimeError("regexp_replace: a $ in the replacement names no group")
-        else:
-            pieces.append(char)
-            i += 1
-    return pieces
 
 
 def _arith(op: Callable[[Any, Any], Any], divisor_first: bool = False) -> Callable[[Evaluator, exp.Binary], Any]:
@@ -378,23 +335,12 @@ def _arith(op: Callable[[Any, Any], Any], divisor_first: bool = False) -> Callab
             a, b = float(a), float(b)
         elif isinstance(a, Decimal) or isinstance(b, Decimal):
             a, b = Decimal(a), Decimal(b)
-        if op is _divide and isinstance(a, Decimal):
-            return _decimal_quotient(a, b, decimal_type(node, ev.types))
+        if op is _divide and isinstance(a, Decimal) and b != 0:
+            spark_type = decimal_type(node, ev.types)  # Spark's scale for it, where the types tell
+            if spark_type is not None:
+                return quotient(a, b, spark_type[1])
         return op(a, b)
     return run
-
-
-_WIDE = Context(prec=2 * MAX_PRECISION + 4, rounding=ROUND_HALF_UP)
-
-
-def _decimal_quotient(a: Decimal, b: Decimal, spark_type: Dec | None) -> Decimal:
-    """`a / b` as Spark gives it: rounded half up to the scale of its DECIMAL type, where that is known
-    (`decimals.decimal_type`), else to Python's 28 digits."""
-    if b == 0:
-        raise SqlRuntimeError("[DIVIDE_BY_ZERO] division by zero")
-    if spark_type is None:
-        return a / b
-    return _WIDE.divide(a, b).quantize(Decimal(1).scaleb(-spark_type[1]), context=_WIDE)
 
 
 def _number(value: Any) -> Any:
