@@ -98,6 +98,8 @@ CODES: dict[str, Code] = {
     "TB001": Code(E, "key or index names an unknown column"),
     "TB002": Code(E, "table parent is unknown or circular"),
     "TB003": Code(E, "column default is not one constant SQL expression"),
+    "TB004": Code(E, "column names differ only in case"),
+    "TB005": Code(E, "key or index names a column twice"),
 }
 
 

@@ -12,7 +12,30 @@ from engine.sqldefaults import default_problem
 
 def check_table(model: Model, table: Table) -> list[Finding]:
     return [*key_columns(table), *parent_exists(model, table), *replication_definitions(table),
-            *column_defaults(model, table)]
+            *column_defaults(model, table), *names_apart(table), *keys_name_once(table)]
+
+
+def names_apart(table: Table) -> Iterator[Finding]:
+    """TB004: no two columns of a table have names that differ only in case. Spark resolves names without
+    case, and so does every database for a name that is not quoted: a run could not tell them apart."""
+    first: dict[str, str] = {}
+    for column in table.columns:
+        folded = column.name.casefold()
+        if folded in first and first[folded] != column.name:
+            yield Finding("TB004", f"{column.name} and {first[folded]} differ only in case; Spark and most "
+                          "databases do not tell them apart: rename one", Location(table=table.key, column=column.name))
+        first.setdefault(folded, column.name)
+
+
+def keys_name_once(table: Table) -> Iterator[Finding]:
+    """TB005: a primary key or unique index names each column once (DDL refuses a repeated key column)."""
+    named = [("primary key", None, table.primary_key)] + [("unique index", ux.name, ux.columns)
+                                                          for ux in table.unique_indexes]
+    for what, index, columns in named:
+        for column in sorted({c for c in columns if columns.count(c) > 1}):
+            label = f"{what} {index}" if index else what
+            yield Finding("TB005", f"{label} names {column} more than once",
+                          Location(table=table.key, column=column, index=index))
 
 
 def key_columns(table: Table) -> Iterator[Finding]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import socket
@@ -132,7 +133,19 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
                .getOrCreate())
     if master.kind != "connect":
         session.sparkContext.setLogLevel("ERROR")
+    _quiet_query_context()
     return session
+
+
+def _quiet_query_context() -> None:
+    """PySpark logs every SQL error it raises with a query context, Java stack and all, as a JSON line on
+    standard error, before the caller has decided anything: also a row's ANSI failure that the run then
+    takes to the reference, and a failure the run reports in one line. The run says what failed; these
+    loggers say nothing."""
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def _default_partitions(url: str) -> int:

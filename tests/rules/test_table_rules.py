@@ -1,4 +1,5 @@
-"""Table rules: replication definitions SC001 / SC002 (seed 002), keys TB001, parents TB002."""
+"""Table rules: replication definitions SC001 / SC002 (seed 002), keys TB001 and TB005, parents TB002, names
+apart TB004."""
 
 from __future__ import annotations
 
@@ -99,6 +100,27 @@ CASES = [
         lambda: defaults("CITY"),
         lambda: defaults("'CITY'"),
         {**AT, "column": "NAME"},
+    ),
+    Case(
+        "TB004",
+        "names-differ-only-in-case",
+        lambda: model([server("s")], [table("s", "T", [*COLS, col("name", "VARCHAR(10)")], pk=["ID"])]),
+        lambda: model([server("s")], [table("s", "T", [*COLS, col("NAME2", "VARCHAR(10)")], pk=["ID"])]),
+        {**AT, "column": "name"},
+    ),
+    Case(
+        "TB005",
+        "pk-repeats-a-column",
+        lambda: keys(pk=["ID", "ID"]),
+        lambda: keys(pk=["ID"]),
+        {**AT, "column": "ID"},
+    ),
+    Case(
+        "TB005",
+        "index-repeats-a-column",
+        lambda: keys(pk=["ID"], unique={"UX": ["NAME", "CITY", "NAME"]}),
+        lambda: keys(pk=["ID"], unique={"UX": ["NAME", "CITY"]}),
+        {**AT, "column": "NAME", "index": "UX"},
     ),
     Case(
         "TB002", "unknown-parent", lambda: parents({"T": "NOPE"}), lambda: parents({"T": "P", "P": None}), AT

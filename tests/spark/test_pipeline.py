@@ -147,3 +147,11 @@ def test_the_session_runs_the_throughput_collector(spark: Any) -> None:
     """A run is a batch: the JVM collects with the parallel (throughput) collector, not G1."""
     beans = spark._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
     assert {bean.getName() for bean in beans} == {"PS Scavenge", "PS MarkSweep"}
+
+
+def test_a_failing_query_writes_nothing_on_standard_error(spark: Any, capfd: pytest.CaptureFixture[str]) -> None:
+    """PySpark would log a SQL error with its query context (a JSON line holding the Java stack) before the
+    run decides what to do with it: a row's ANSI failure goes to the reference, a run's to its one line."""
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        spark.sql("SELECT id / (id - id) FROM range(3)").collect()
+    assert "DIVIDE_BY_ZERO" not in capfd.readouterr().err
