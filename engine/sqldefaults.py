@@ -8,6 +8,7 @@ reports a default this refuses; DDL export never writes one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
@@ -28,10 +29,17 @@ SQLGLOT_BY_SQLALCHEMY = {"postgresql": "postgres", "oracle": "oracle", "mssql": 
                          "mysql": "mysql", "mariadb": "mysql", "sqlite": "sqlite"}
 
 _SPECIAL_REGISTERS = {"CURRENT TIMESTAMP": "CURRENT_TIMESTAMP", "CURRENT DATE": "CURRENT_DATE",
-                      "CURRENT TIME": "CURRENT_TIME"}  # DB2 and Informix spell these with a space
+                      "CURRENT TIME": "CURRENT_TIME",  # DB2 and Informix spell these with a space
+                      "TODAY": "CURRENT_DATE", "CURRENT": "CURRENT_TIMESTAMP"}  # Informix
+_INFORMIX_CURRENT = re.compile(r"CURRENT (YEAR|MONTH|DAY|HOUR|MINUTE|SECOND|FRACTION)"
+                               r" TO (YEAR|MONTH|DAY|HOUR|MINUTE|SECOND|FRACTION)( ?\( ?[1-5] ?\))?")
+"""Informix's `CURRENT YEAR TO SECOND` (a DATETIME with its qualifier): the current timestamp."""
+_USER_REGISTERS = frozenset({"USER", "SESSION_USER", "SYSTEM_USER"})
+"""The standard's niladic user functions, written without parentheses by Oracle, DB2, Informix, SQL Server
+and PostgreSQL alike; sqlglot would read them as column names."""
 
 _CONSTANT_NODES: tuple[type[Any], ...] = (
-    exp.Literal, exp.Boolean, exp.Null, exp.Neg, exp.Paren, exp.Cast, exp.TryCast, exp.DataType,
+    exp.Literal, exp.National, exp.Boolean, exp.Null, exp.Neg, exp.Paren, exp.Cast, exp.TryCast, exp.DataType,
     exp.DataTypeParam, exp.Func, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.DPipe, exp.Interval, exp.Var,
 )
 _FORBIDDEN_NODES: tuple[type[Any], ...] = (
@@ -65,6 +73,10 @@ def _parse_text(text: str, read: str) -> exp.Expression:
     if not source:
         raise DefaultProblem("the default is empty")
     upper = " ".join(source.upper().split())
+    if upper in _USER_REGISTERS:
+        return exp.Var(this=upper)
+    if _INFORMIX_CURRENT.fullmatch(upper):
+        upper = "CURRENT"
     source = _SPECIAL_REGISTERS.get(upper, source)
     try:
         trees = sqlglot.parse(source, read=read, error_level=ErrorLevel.RAISE)

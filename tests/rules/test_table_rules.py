@@ -274,6 +274,13 @@ def test_tb002_deep_hierarchy_is_fine() -> None:
         (0, "oracle"),
         (True, "postgresql"),
         (-2.5, "sqlite"),
+        ("TODAY", "informix"),  # Informix's current date
+        ("CURRENT YEAR TO SECOND", "informix"),  # and its current DATETIME, with a qualifier
+        ("current year to fraction(3)", "informix"),
+        ("USER", "oracle"),  # the standard's niladic user function, no parentheses
+        ("USER", "db2"),
+        ("SESSION_USER", "postgresql"),
+        ("N'abc'", "mssql"),  # a national character literal
     ],
 )
 def test_tb003_constant_expressions_are_fine(default: Any, dbms: str) -> None:
@@ -287,6 +294,8 @@ def test_tb003_constant_expressions_are_fine(default: Any, dbms: str) -> None:
         ("'x'); DROP TABLE users; --", "sqlite", "not one SQL expression"),
         ("(SELECT max(ID) FROM T)", "postgresql", "not a constant expression"),
         ("SYSDATE", "postgresql", "names a column"),  # Oracle's, not PostgreSQL's
+        ("USERNAME", "oracle", "names a column"),
+        ("CURRENT YEAR TO SECOND; DROP TABLE users", "informix", "not one SQL expression"),
         (":name", "oracle", "placeholder"),
         ("?", "sqlite", "placeholder"),
         ("", "postgresql", "empty"),
