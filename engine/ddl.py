@@ -109,7 +109,7 @@ class TargetDialect:
 def load_dialect(name: str) -> TargetDialect:
     """A SQLAlchemy dialect by name (`postgresql`, `oracle`, ...); raises `DdlError` when unknown."""
     try:
-        dialect = sa.dialects.registry.load(name)()
+        dialect = sa.dialects.registry.load(name)(paramstyle="qmark")  # DDL binds nothing: a `%` stays one
     except Exception:
         raise DdlError(f"unknown SQL dialect {name!r} (try postgresql, oracle, mssql, mysql, sqlite)") from None
     return TargetDialect(dialect, SQLGLOT_BY_SQLALCHEMY.get(dialect.name, "postgres"), dialect.name)

@@ -51,7 +51,7 @@ from engine.model.methods import Column
 from engine.model.schema import Mapping, Model, Table, TableConflicts
 
 PG_MAX_NAME = 63  # NAMEDATALEN - 1: longer identifiers are cut by the server, so names are kept within it
-_PREPARER = pg_dialect.dialect().identifier_preparer  # type: ignore[no-untyped-call]
+_PREPARER = pg_dialect.dialect(paramstyle="qmark").identifier_preparer  # type: ignore[no-untyped-call]  # no %%
 
 
 class DeployError(Exception):

@@ -2,7 +2,7 @@
 
 ```
 RUNDIR/manifest.json                   status, model sha256, master, spark version, times, counts
-RUNDIR/tables/<server>/<table>.parquet  final rows at each site, typed by the model's columns
+RUNDIR/tables/<server>/<table>.parquet  final rows at each site, typed by the model's columns (`table_file`)
 RUNDIR/conflicts.jsonl (+ .parquet)    one object per detected conflict
 RUNDIR/error_queue.jsonl               unresolved changes, as re-executable change records
 RUNDIR/rejects.jsonl                   malformed input with the reason
@@ -111,15 +111,40 @@ def _arrow_value(value: Any, t: pa.DataType) -> Any:
     return value
 
 
+FILE_NAME_BYTES = 200
+"""The longest server or table name a run directory writes as it is (a file name holds at most 255 bytes)."""
+
+
+def table_file(root: Path, server: str, table: str) -> Path:
+    """`root/tables/<server>/<table>.parquet`, each name one file name inside its folder whatever it holds.
+
+    A name is written as it is, except what would leave its folder or cannot be a file name: `/`, `\\` and
+    NUL are written `%2F`, `%5C` and `%00`, the names `.` and `..` as `%2E` and `%2E%2E`, and a name
+    longer than `FILE_NAME_BYTES` is cut and ends with a digest of the whole (a table named
+    `../../../x` had been written outside the run directory)."""
+    return root / "tables" / file_name(server) / f"{file_name(table)}.parquet"
+
+
+def file_name(name: str) -> str:
+    """A server or table name as one safe file name (see `table_file`)."""
+    safe = name.replace("/", "%2F").replace("\\", "%5C").replace("\x00", "%00")
+    if safe in (".", ".."):
+        safe = safe.replace(".", "%2E")
+    if len(safe.encode()) > FILE_NAME_BYTES:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+        safe = safe.encode()[:FILE_NAME_BYTES - 17].decode(errors="ignore") + "~" + digest
+    return safe or "%"
+
+
 def write_run(result: RunResult, model: Model, out: Path, info: RunInfo) -> Path:
     """Write a succeeded run to `out` (replacing an earlier run there, and removing a stale
     `out.attempt`); returns `out`. Raises `RunDirError` if `out` may not be written."""
     def fill(tmp: Path) -> None:
         (tmp / "tables").mkdir()
         for table in model.tables:
-            folder = tmp / "tables" / table.server
-            folder.mkdir(parents=True, exist_ok=True)
-            pq.write_table(table_arrow(table, result.tables.get(table.key, [])), folder / f"{table.name}.parquet")
+            path = table_file(tmp, table.server, table.name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(table_arrow(table, result.tables.get(table.key, [])), path)
         conflicts, queue = in_time_order(result.conflicts), in_time_order(result.error_queue)
         _jsonl(tmp / "conflicts.jsonl", conflicts)
         pq.write_table(conflicts_arrow(conflicts), tmp / "conflicts.parquet")

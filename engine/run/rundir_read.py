@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 from engine.model.io import MAX_MODEL_BYTES
 from engine.model.jsonpos import line_of
 from engine.run.publish import is_run_directory  # noqa: F401  (one check, re-exported for readers)
+from engine.run.rundir import table_file
 
 MANIFEST = "manifest.json"
 STATUSES = ("succeeded", "failed", "cancelled")
@@ -348,19 +349,25 @@ def check_tables(rundir: Path, conflicts: list[Doc], queue: list[Doc], manifest:
     named = [(f"{c['table']}", "conflicts.jsonl", n) for n, c in enumerate(conflicts, start=1)]
     named += [(f"{e['site']}.{e['table']}", "error_queue.jsonl", n) for n, e in enumerate(queue, start=1)]
     for key, source, number in named:
-        server, _, table = key.partition(".")
-        if not (folder / server / f"{table}.parquet").is_file():
-            raise RunDirDamaged(folder / server / f"{table}.parquet",
-                                f"missing, yet {source} line {number} names the table {key}")
+        missing = _missing_table(rundir, key)
+        if missing:
+            raise RunDirDamaged(missing, f"missing, yet {source} line {number} names the table {key}")
     for key in listed if isinstance(listed, list) else []:
-        server, _, table = str(key).partition(".")
-        if not (folder / server / f"{table}.parquet").is_file():
-            raise RunDirDamaged(folder / server / f"{table}.parquet",
-                                f"missing, yet {MANIFEST} lists the table {key}")
+        missing = _missing_table(rundir, str(key))
+        if missing:
+            raise RunDirDamaged(missing, f"missing, yet {MANIFEST} lists the table {key}")
     for server, table in model_tables(manifest):
-        if not (folder / server / f"{table}.parquet").is_file():
-            raise RunDirDamaged(folder / server / f"{table}.parquet",
-                                f"missing, yet the run's model has the table {server}.{table}")
+        path = table_file(rundir, server, table)
+        if not path.is_file():
+            raise RunDirDamaged(path, f"missing, yet the run's model has the table {server}.{table}")
+
+
+def _missing_table(rundir: Path, key: str) -> Path | None:
+    """None when the final table `key` (`server.table`) is in `rundir`, else where it should be. A server id
+    may hold a dot too: any split of the key with a file there will do."""
+    splits = [i for i, ch in enumerate(key) if ch == "."] or [len(key)]
+    paths = [table_file(rundir, key[:i], key[i + 1:]) for i in splits]
+    return None if any(p.is_file() for p in paths) else paths[0]
 
 
 def model_tables(manifest: Doc) -> list[tuple[str, str]]:

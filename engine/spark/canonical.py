@@ -21,7 +21,7 @@ from engine.model.schema import Table
 from engine.model.types import SqlType
 from engine.run.values import decode_value, parse_timestamp
 from engine.spark import sqltext as sql
-from engine.spark.types import from_arrow, opaque_text, rep, table_struct
+from engine.spark.types import from_arrow, opaque_text, rep, table_type_sql
 
 READ_AS = {"text": "string", "int": "bigint", "decimal": "string", "double": "string", "timestamp": "string",
            "bool": "boolean", "binary": "string", "opaque": "string"}
@@ -157,7 +157,7 @@ def read_row_sql(text: str, table: Table) -> str:
     raw = f"try_variant_get(parse_json({text}), '$', {sql.string(struct_ddl(table))})"
     fields = ", ".join(f"{sql.string(c.name)}, CAST({typed_sql(f'_tok.c{i}', c.sql_type)} AS {rep(c.sql_type).ddl})"
                        for i, c in enumerate(table.columns))
-    empty = f"CAST(NULL AS {table_struct(table).simpleString()})"
+    empty = f"CAST(NULL AS {table_type_sql(table)})"
     typed = f"transform(array({raw}), _tok -> named_struct({fields}))[0]"  # `raw` read once, as `_tok`
     return f"(CASE WHEN {text} IS NULL THEN {empty} ELSE {typed} END)"
 

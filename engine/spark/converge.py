@@ -39,7 +39,7 @@ from engine.spark.canonical import row_values, struct_ddl, token, typed_sql, wri
 from engine.spark.inworker import model_of
 from engine.spark.methods import Binding, compile_method, spark_kind_of, where
 from engine.spark.methods import conform as conform_sql
-from engine.spark.types import rep, row_from_arrow
+from engine.spark.types import rep, row_from_arrow, type_sql
 
 JSON_OPTIONS = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "ignoreNullFields": "false"}
 """`to_json`/`from_json` options that keep a typed key exactly (microseconds, NULL fields)."""
@@ -227,7 +227,7 @@ def _mapped_source(source_rows: DataFrame, mapping: MappingPlan, model: Model, s
 
 def _mapped_by_reference(source_rows: DataFrame, mapping: MappingPlan, model: Model, target: Table) -> DataFrame:
     columns = _compared_columns(mapping)
-    out_schema = f"text string, unfit boolean, row {source_rows.schema['row'].dataType.simpleString()}"
+    out_schema = f"text string, unfit boolean, row {type_sql(source_rows.schema['row'].dataType)}"
     text = source_rows.select("row").mapInArrow(_reference_mapper(dump_model(model), mapping.id), out_schema)
     fields = ", ".join(f"{sql.string(c)}, CAST({typed_sql(f'_r.c{i}', _type(target, c))} AS "
                        f"{rep(_type(target, c)).ddl})" for i, c in enumerate(columns))

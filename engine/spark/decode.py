@@ -52,7 +52,7 @@ from engine.run.values import INTEGER_BITS, REAL_MAX, parse_timestamp
 from engine.spark import sqltext as sql
 from engine.spark.canonical import READ_AS, row_tokens, token, typed_sql, value_of
 from engine.spark.inworker import model_of
-from engine.spark.types import rep, same_rep, table_ids, table_struct
+from engine.spark.types import rep, same_rep, table_ids, table_type_sql
 
 SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """Names the kind pattern spells as they are; a table with other names is read by the reference."""
@@ -359,7 +359,7 @@ def _envelope(model: Model) -> list[Column]:
 def _image(table: Table, tid: str, side: str, trusted: bool) -> str:
     """The record's before (`b`) or after (`a`) image of `table` as a struct of its current columns; NULL
     for a record of another table or without that image."""
-    empty = f"CAST(NULL AS {table_struct(table).simpleString()})"
+    empty = f"CAST(NULL AS {table_type_sql(table)})"
     if not trusted and not natively_read(table):
         return empty
     if trusted:

@@ -42,7 +42,7 @@ from engine.spark.grouped import Fold, fold_groups
 from engine.spark.inworker import context_of, model_of, schedule_of
 from engine.spark.methods import Binding, Typed, cast_value, compile_method, spark_kind_of, where
 from engine.spark.methods import conform as conform_sql
-from engine.spark.types import rep, table_opaque, table_struct
+from engine.spark.types import rep, table_opaque, table_type_sql
 
 BEGINNING = datetime.min.replace(tzinfo=UTC)
 EVENT_COLUMNS = ("kind", "rank", "at", "commit_ts", "origin", "txn", "seq", "op", "mapping", "version", "error",
@@ -176,7 +176,7 @@ def _mapping_changes(mapping: MappingPlan, source: Table, target: Table, ids: di
                                                  for _, m in c.walk())
     native = not table_opaque(source) and not table_opaque(target) and (sql_natively or not uses_sql)
     if not native:  # an empty array of the changes' type: the record goes to the reference
-        row = table_struct(target).simpleString()
+        row = table_type_sql(target)
         return f"CAST(array() AS ARRAY<STRUCT<op: STRING, old: {row}, new: {row}, ok: BOOLEAN>>)", "FALSE"
     def before(op: str) -> Binding:
         return _binding(source, f"b_{tid}", op, spark_kind)
@@ -215,7 +215,7 @@ def _mapping_changes(mapping: MappingPlan, source: Table, target: Table, ids: di
 
 
 def _null_row(table: Table) -> str:
-    return f"CAST(NULL AS {table_struct(table).simpleString()})"
+    return f"CAST(NULL AS {table_type_sql(table)})"
 
 
 def _mapped(mapping: MappingPlan, target: Table, binding: Binding, op: str) -> tuple[str, str]:

@@ -32,6 +32,7 @@ from engine.run.context import build_context
 from engine.run.debezium import debezium_files
 from engine.run.records import InputError, change_files
 from engine.run.reference import RunCounts
+from engine.run.rundir import table_file
 from engine.run.schedule import load_schedule
 from engine.spark import output
 from engine.spark import sqltext as sql
@@ -188,7 +189,7 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
                 output.write_table(rows[table.key], table, path)
 
             for table in model.tables:
-                path = out / "tables" / table.server / f"{table.name}.parquet"
+                path = table_file(out, table.server, table.name)
                 writes.append(lambda table=table, path=path: final_rows(table, path))  # type: ignore[misc]
             writes += [lambda: output.write_lines(conflicts.select("sort", "text"), out / "conflicts.jsonl"),
                        lambda: output.write_conflicts_parquet(conflicts, out / "conflicts.parquet"),

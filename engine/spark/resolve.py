@@ -201,9 +201,11 @@ def _type(table: Table, name: str) -> Any:
 
 
 def _safe(name: str) -> str:
-    """A column name as part of a generated one: letters and digits, and a checksum of the name (the same in
-    every process, so a warm session sees the same query text again)."""
-    return "".join(ch if ch.isalnum() else "_" for ch in name) + f"_{zlib.crc32(name.encode()) % 10**6}"
+    """A column name as part of a generated one: ASCII letters and digits (Spark takes no other letter in a
+    name it is not quoted), and a checksum of the name (the same in every process, so a warm session sees
+    the same query text again)."""
+    plain = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in name)
+    return f"{plain}_{zlib.crc32(name.encode()) % 10**6}"
 
 
 def _same(a: str, b: str, t: Any) -> str:

@@ -36,7 +36,7 @@ from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_values, row_writer
 from engine.spark.decode import HEX, clean_typed_sql, one_json_value, token_fits, token_kinds
 from engine.spark.inworker import model_of
-from engine.spark.types import rep, table_struct
+from engine.spark.types import rep, table_type_sql
 
 ROWS = "seq long, row {struct}"
 """A table's initial rows: their order (`seq`) and the row."""
@@ -130,7 +130,7 @@ def _jsonl_rows(lines: DataFrame, table: Table) -> DataFrame:
     fields = ", ".join(f"{sql.string(c.name)}, {clean_typed_sql('_raw.' + sql.ident(c.name), c.sql_type)}"
                        for c in table.columns)
     return parsed.select("line", sql.col(f"coalesce({sql.all_of(checks)}, FALSE)", "clean"),
-                         sql.col(f"CAST(named_struct({fields}) AS {table_struct(table).simpleString()})", "row"))
+                         sql.col(f"CAST(named_struct({fields}) AS {table_type_sql(table)})", "row"))
 
 
 _RAW_TOKEN = {"text": "string", "int": "bigint", "decimal": "decimal(38,18)", "double": "double",
@@ -149,7 +149,7 @@ def _csv_rows(all_lines: DataFrame, path: Path, table: Table) -> DataFrame:
     known = header is not None and plain and all(table.column(h) is not None for h in header) \
         and len(set(header)) == len(header)
     if not known or header is None:
-        empty = F.expr(f"CAST(NULL AS {table_struct(table).simpleString()})")
+        empty = F.expr(f"CAST(NULL AS {table_type_sql(table)})")
         return lines.select("line", F.lit(False).alias("clean"), empty.alias("row"))
     position = {name: i for i, name in enumerate(header)}
     cells = "split(text, ',', -1)"
@@ -164,7 +164,7 @@ def _csv_rows(all_lines: DataFrame, path: Path, table: Table) -> DataFrame:
         checks.append(f"({cell} IS NULL OR coalesce({fits}, FALSE))")
         fields.append(f"{sql.string(c.name)}, {_cell_typed(cell, c.sql_type)}")
     return lines.select("line", sql.col(f"coalesce({sql.all_of(checks)}, FALSE)", "clean"),
-                        sql.col(f"CAST(named_struct({', '.join(fields)}) AS {table_struct(table).simpleString()})",
+                        sql.col(f"CAST(named_struct({', '.join(fields)}) AS {table_type_sql(table)})",
                                 "row"))
 
 

@@ -102,6 +102,23 @@ def table_struct(table: Table) -> T.StructType:
     return T.StructType([T.StructField(c.name, rep(c.sql_type).spark, True) for c in table.columns])
 
 
+def table_type_sql(table: Table) -> str:
+    """A row of `table` as a Spark SQL type, to CAST to: `struct<`unit price`:decimal(12,2),...>`."""
+    return type_sql(table_struct(table))
+
+
+def type_sql(t: T.DataType) -> str:
+    """A Spark type as SQL text, every struct field's name quoted (`simpleString` leaves a name like
+    `unit price`, `Größe` or `a.b` bare, which Spark's parser then refuses)."""
+    if isinstance(t, T.StructType):
+        return "struct<" + ",".join(f"`{f.name.replace('`', '``')}`:{type_sql(f.dataType)}" for f in t.fields) + ">"
+    if isinstance(t, T.ArrayType):
+        return f"array<{type_sql(t.elementType)}>"
+    if isinstance(t, T.MapType):
+        return f"map<{type_sql(t.keyType)},{type_sql(t.valueType)}>"
+    return t.simpleString()
+
+
 def table_opaque(table: Table) -> bool:
     return any(rep(c.sql_type).opaque for c in table.columns)
 

@@ -21,7 +21,8 @@ from engine.model import Model
 
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
 
-HOSTILE_TABLES = ['users"; DROP TABLE users; --', "new\nline); DROP TABLE users; --", "plain", "brack]`et"]
+HOSTILE_TABLES = ['users"; DROP TABLE users; --', "new\nline); DROP TABLE users; --", "plain", "brack]`et",
+                  "per%cent %s %%"]  # PostgreSQL's and MySQL's DDL had doubled every %
 INJECTED = "'x'); DROP TABLE users; CREATE TABLE pwned (x int); --"
 
 

@@ -64,7 +64,7 @@ def test_what_postgresql_cannot_express_is_a_finding_per_mapping(tmp_path: Path,
 
 def test_names_and_filters_from_the_model_are_quoted(tmp_path: Path) -> None:
     doc = three_site_model()
-    evil = 'IT"EM; DROP TABLE x; --'
+    evil = 'IT"EM%; DROP TABLE x; --'  # a percent sign too: it had been written %%
     for t in doc["tables"]:
         if t["name"] == "ITEM":
             t["name"] = evil
@@ -80,7 +80,7 @@ def test_names_and_filters_from_the_model_are_quoted(tmp_path: Path) -> None:
     for statement in statements:  # each is one statement that parses, the names whole
         parsed = sqlglot.parse(statement.replace("FOR TABLE ONLY", "FOR TABLE"), read="postgres")
         assert len(parsed) == 1
-    assert '"IT""EM; DROP TABLE x; --"' in statements[0]
+    assert '"IT""EM%; DROP TABLE x; --"' in statements[0]
     assert """WHERE ("REGION" <> 'o''; DROP TABLE y; --')""" in statements[1]
     # a row filter on a non-key column needs REPLICA IDENTITY FULL, which needs every column: not deployed
     doc["mappings"][2]["where"] = "NAME <> 'x'"

@@ -14,7 +14,8 @@ import pytest
 from runkit import build, copy_mapping, rec, table, ts
 
 from engine.run.reference import RunCancelled
-from engine.run.rundir import RunDirError, run_reference_to_dir
+from engine.run.rundir import RunDirError, file_name, run_reference_to_dir, table_file
+from engine.run.rundir_read import read_run_files
 
 COLUMNS = {"ID": "INTEGER", "AMOUNT": "DECIMAL(8,2)", "AT": "TIMESTAMP", "NAME": "VARCHAR(10)", "DOC": "BLOB"}
 
@@ -122,3 +123,43 @@ def test_a_run_that_breaks_while_writing_leaves_nothing_that_looks_finished(tmp_
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["status"] == "failed" and "disk full" in manifest["reason"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run"]
+
+
+@pytest.mark.parametrize(("name", "written"), [
+    ("T", "T"), ("unit price", "unit price"), ("a.b", "a.b"), ("RATE%", "RATE%"), ("Größe", "Größe"),
+    ("../../../escaped", "..%2F..%2F..%2Fescaped"), ("a/b", "a%2Fb"), ("a\\b", "a%5Cb"), ("..", "%2E%2E"),
+    (".", "%2E"), (".hidden", ".hidden")])
+def test_a_name_is_one_file_name_inside_its_folder(name: str, written: str) -> None:
+    assert file_name(name) == written
+    path = table_file(Path("/r"), name, name)
+    assert path.parent.parent == Path("/r/tables") and path.name == f"{written}.parquet"
+
+
+def test_a_long_name_is_cut_with_a_digest_of_the_whole() -> None:
+    a, b = file_name("x" * 300), file_name("x" * 299 + "y")
+    assert a != b and len(a.encode()) <= 200 and a.startswith("x" * 150)
+
+
+def test_no_server_or_table_name_writes_outside_the_run_directory(tmp_path: Path) -> None:
+    """A table named `../../../escaped`, `a/b` or 300 characters long, and a server `..`: every final table
+    stays in `tables/<server>/`, and the run directory reads back whole (a probe's case: the Spark writer
+    had put `escaped.parquet` beside the run directory)."""
+    cols = {"ID": "INTEGER", "V": "VARCHAR(5)"}
+    names = ["../../../escaped", "a/b", "L" * 300]
+    model = build([{"id": "s", "dbms": "oracle"}, {"id": "..", "dbms": "oracle"}, {"id": "d.o.t", "dbms": "oracle"}],
+                  [table("s", n, cols, ["ID"]) for n in names] + [table("..", "T", cols, ["ID"]),
+                                                                   table("d.o.t", "T", cols, ["ID"])],
+                  [copy_mapping("m", "s.a/b", "...T", list(cols)), copy_mapping("n", "s.a/b", "d.o.t.T", list(cols))])
+    root = tmp_path / "deep" / "er"
+    root.mkdir(parents=True)
+    (root / "model.json").write_text(model.model_dump_json())
+    (root / "data" / "changes").mkdir(parents=True)
+    (root / "data" / "changes" / "c.jsonl").write_text(rec("s", "t1", "I", table="a/b", after={"ID": 1, "V": "x"}))
+    status, out = run_reference_to_dir(root / "model.json", root / "data", root / "run")
+    assert status == "succeeded"
+    outside = {p for p in tmp_path.rglob("*.parquet") if out not in p.parents}
+    assert outside == set()
+    assert len(list((out / "tables").glob("*/*.parquet"))) == 5
+    assert pq.read_table(table_file(out, "..", "T")).to_pylist() == [{"ID": 1, "V": "x"}]
+    assert pq.read_table(table_file(out, "d.o.t", "T")).to_pylist() == [{"ID": 1, "V": "x"}]
+    read_run_files(out)  # `mapwright conflicts` and the browser find every table

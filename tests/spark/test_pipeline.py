@@ -155,3 +155,14 @@ def test_a_failing_query_writes_nothing_on_standard_error(spark: Any, capfd: pyt
     with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
         spark.sql("SELECT id / (id - id) FROM range(3)").collect()
     assert "DIVIDE_BY_ZERO" not in capfd.readouterr().err
+
+
+def test_any_column_name_runs_as_on_the_reference(spark: Any, tmp_path: Path) -> None:
+    """Column names with spaces, quotes, dots, brackets, tabs, non-ASCII letters, an emoji, SQL keywords and
+    the pipeline's own column names (`_key`, `seq`, `row`, `kind`...): every Spark type string quotes them
+    (a hostile probe's case; Spark had refused `struct<my col:string>`)."""
+    folder = Path(__file__).parent.parent / "fixtures" / "odd_names"
+    model = load_model(folder / "model.json")
+    got, want = both(spark, model, folder / "data", tmp_path)
+    assert got == want
+    assert got["manifest"]["counts"]["applied"] > 0
