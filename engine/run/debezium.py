@@ -440,6 +440,8 @@ def _integer(value: Any) -> int | None:
         return int(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
+    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        return int(value)  # a JSON number as the records read it (`3.0`, `1E+2`)
     return None
 
 

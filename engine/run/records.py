@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -268,7 +269,7 @@ def shown_reject(file: str, line: int, reason: str, raw: str) -> Reject:
 def parse_json(text: str) -> tuple[Any, str | None]:
     """(the JSON value of `text`, None), or (None, the reason it is not a usable one)."""
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_float=Decimal)  # a number as written: a float kept 17 digits of it
     except json.JSONDecodeError as exc:
         return None, f"not JSON: {exc.msg} (column {exc.colno})"
     except RecursionError:

@@ -216,7 +216,7 @@ def _exact(raw: Any, t: SqlType) -> int | Decimal:
         raise ValueDecodeError(f"{shown} is out of range for {t}")
     if t.scale is not None:
         number = number.quantize(Decimal(1).scaleb(-t.scale), rounding=ROUND_HALF_UP, context=_EXACT)
-    if t.precision is not None and abs(number) >= Decimal(10) ** (t.precision - (t.scale or 0)):
+    if t.precision is not None and number.copy_abs() >= Decimal(10) ** (t.precision - (t.scale or 0)):
         raise ValueDecodeError(f"{shown} does not fit {t}")
     return number if number else number.copy_abs()  # no column holds a negative zero (-0.00 is 0.00)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from runkit import build, copy_mapping, rec, run, table
+from runkit import build, copy_mapping, pair, rec, rows, run, table
 
 from engine.run.records import ChangeRecord, InputError, Reject, decode_record, read_changes, read_snapshots
 
@@ -166,3 +166,14 @@ def test_old_and_new_rows_in_flight_both_replicate_each_in_its_own_shape() -> No
     assert result.tables["s.PUB"] == expected
     assert result.tables["t.PUB"] == expected
     assert (result.counts.rejects, result.diverged()) == (0, {"m": 0})
+
+
+def test_a_json_number_keeps_every_digit_it_is_written_with() -> None:
+    """A JSON number is read as written, not through a float: 30 digits into DECIMAL(38,10) stay 30 digits
+    (a float had kept 17: `12345678901234567890.0123456789` became `12345678901234567000`). A DOUBLE
+    column still gets the nearest double of the same text."""
+    model = pair({"V": "DECIMAL(38,10)", "D": "DOUBLE"})
+    line = '{"site": "s", "txn": "t1", "seq": 1, "commit_ts": "2026-01-05T10:00:00Z", "table": "T", "op": "I", ' \
+           '"after": {"ID": 1, "V": 12345678901234567890.0123456789, "D": 0.1000000000000000055511151231257827}}'
+    result = run(model, [line])
+    assert rows(result, "t.T") == [{"ID": 1, "V": Decimal("12345678901234567890.0123456789"), "D": 0.1}]

@@ -81,6 +81,18 @@ def test_additive_adds_the_remote_difference_to_the_current_value() -> None:
     assert result.values == {"N": Decimal("0.85")}
 
 
+def test_additive_and_average_keep_every_digit_of_a_38_digit_decimal() -> None:
+    """Python's default decimal context keeps 28 digits: `...678 + 1` had given `...679000...`."""
+    wide = {"N": parse_type("DECIMAL(38,0)")}
+    big = Decimal("12345678901234567890123456789012345678")
+    assert additive(["N"], {"N": big}, {"N": Decimal(0)}, {"N": Decimal(1)}, wide).values == {"N": big + 1}
+    assert str(big + 1) == "12345678901234567890123456789012345679"
+    scaled = {"N": parse_type("DECIMAL(38,10)")}
+    one = Decimal("1234567890123456789012345678.0123456789")
+    result = average(["N"], {"N": one}, {"N": one + 2}, scaled)
+    assert result.values == {"N": Decimal("1234567890123456789012345679.0123456789")}
+
+
 @pytest.mark.parametrize(("local", "old", "new"), [(None, 1, 2), (1, None, 2), (1, 2, None)])
 def test_additive_is_undecided_when_any_value_is_null(local: object, old: object, new: object) -> None:
     assert additive(["N"], {"N": local}, {"N": old}, {"N": new}, INT).decision == "undecided"
@@ -161,3 +173,14 @@ def test_a_merge_returns_the_merged_values() -> None:
     result = resolve_group(chain({"method": "additive"}), ["N"], {"N": 7}, {"N": 1}, {"N": 4}, INT,
                            origin_priority=None, writer_priority=None)
     assert (result.outcome, result.values) == ("merged", {"N": 10})
+
+
+@pytest.mark.parametrize(("text", "type_"), [
+    ("99999999999999999999999999999999999999", "DECIMAL(38,0)"),
+    ("9.9999999999999999999999999999999999999", "DECIMAL(38,37)"),
+    ("-12345678901234567890123456789.012345678", "NUMERIC(38,9)")])
+def test_a_38_digit_value_fits_its_38_digit_column(text: str, type_: str) -> None:
+    """The fit check had rounded the value to 28 digits first, and refused it as not fitting."""
+    from engine.run.values import decode_value
+
+    assert decode_value(text, parse_type(type_)) == Decimal(text)
