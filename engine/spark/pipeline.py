@@ -28,7 +28,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from engine.model.schema import Model, Table
-from engine.run.context import build_context
+from engine.run.context import RunModelError, build_context
 from engine.run.debezium import debezium_files
 from engine.run.records import InputError, change_files
 from engine.run.reference import RunCounts
@@ -79,6 +79,9 @@ def run_spark(spark: SparkSession, model: Model, data_dir: Path, out: Path,
     try:
         return _run(spark, model, data_dir, out, progress, small, sql_natively=True)
     except Exception as exc:
+        problem = unrunnable_sql(spark, model) if _analysis_failure(exc) and _has_sql(model) else None
+        if problem:
+            raise ModelSqlError(problem) from None
         if not _sql_failure(exc) or not _has_sql(model):
             raise
     for leftover in list(out.iterdir()):  # a run again, with the model's SQL read by the reference
@@ -237,6 +240,47 @@ def _debezium_snapshot_rows(spark: SparkSession, read: DataFrame, names: list[st
     return read.where(F.col("kind") == "snapshot").select(
         "table", _name_of(names).alias("file"), "line", (rank_of.cast("long") * F.lit(1 << 32) + F.col("line"))
         .alias("order"), "text")
+
+
+class ModelSqlError(RunModelError):
+    """A mapping's SQL that Spark cannot run (the message, one line, names the mapping and the SQL): a model
+    the run cannot execute, as the reference's `UnsupportedSql` is."""
+
+
+def unrunnable_sql(spark: SparkSession, model: Model) -> str | None:
+    """The first `where` clause or `expression` method Spark's analyzer refuses over its source table's
+    columns (a type it cannot apply an operator to: `F DIV 2` of a DOUBLE, `TS + 1` of a TIMESTAMP), or a
+    `where` clause that is no condition; None when every one runs. Asked only after a run failed in
+    analysis, to say which mapping's SQL it was."""
+    from pyspark.errors import AnalysisException, ParseException
+    from pyspark.sql.types import BooleanType
+
+    from engine.spark.types import table_struct
+
+    for mapping in model.mappings:
+        source = model.table(mapping.source)
+        if source is None:
+            continue
+        rows = spark.createDataFrame([], table_struct(source))
+        texts = [("the where clause", mapping.where, True)] if mapping.where is not None else []
+        texts += [(f"the expression of {column}", node.sql, False) for column, method in mapping.columns.items()
+                  for _, node in method.walk() if node.method == "expression"]
+        for what, text, condition in texts:
+            try:
+                kind = rows.selectExpr(f"({text}) AS _v").schema["_v"].dataType
+            except (AnalysisException, ParseException) as exc:
+                reason = " ".join(str(exc).split()).split(" SQLSTATE")[0][:300]
+                return f"mapping {mapping.id}: {what} {text!r} does not run on Spark: {reason}"
+            if condition and not isinstance(kind, BooleanType):
+                return (f"mapping {mapping.id}: {what} {text!r} is no condition "
+                        f"(Spark reads it as {kind.simpleString()})")
+    return None
+
+
+def _analysis_failure(exc: BaseException) -> bool:
+    from pyspark.errors import AnalysisException
+
+    return isinstance(exc, AnalysisException)
 
 
 def _has_sql(model: Model) -> bool:

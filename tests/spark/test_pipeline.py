@@ -166,3 +166,24 @@ def test_any_column_name_runs_as_on_the_reference(spark: Any, tmp_path: Path) ->
     got, want = both(spark, model, folder / "data", tmp_path)
     assert got == want
     assert got["manifest"]["counts"]["applied"] > 0
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("F DIV 2 >= 0", "does not run on Spark: [DATATYPE_MISMATCH"),  # DIV takes no DOUBLE
+    ("F + 1", "is no condition (Spark reads it as double)")])
+def test_sql_spark_cannot_run_fails_the_run_in_one_line_naming_the_mapping(spark: Any, tmp_path: Path, where: str,
+                                                                           says: str) -> None:
+    """A clause the analyzer refuses failed the run with Spark's whole plan and no mapping named."""
+    from builders import col, mapping, model, server, table
+
+    cols = [col("ID", nullable=False), col("F", "DOUBLE")]
+    built = model([server("s"), server("t")], [table("s", "T", cols, pk=["ID"]), table("t", "T", cols, pk=["ID"])],
+                  [mapping("m", "s.T", "t.T", {"ID": "ID", "F": "F"}, where=where)])
+    record = {"site": "s", "txn": "x", "seq": 1, "commit_ts": "2026-01-05T10:00:00Z", "table": "T", "op": "I",
+              "after": {"ID": 1, "F": 2.5}}
+    write_data(tmp_path / "data", [record], {}, {"links": []})
+    with pytest.raises(pipeline.ModelSqlError) as raised:
+        pipeline.run_spark(spark, built, tmp_path / "data", tmp_path / "out")
+    message = str(raised.value)
+    assert message.startswith(f"mapping m: the where clause {where!r} ") and says in message
+    assert "\n" not in message and "Project [" not in message
