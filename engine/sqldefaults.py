@@ -18,6 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
 from engine.model.schema import ColumnDef
+from engine.sql import limit_problem
 
 SQLGLOT_BY_DBMS = {"postgresql": "postgres", "oracle": "oracle", "mssql": "tsql", "ase": "tsql",
                    "mysql": "mysql", "sqlite": "sqlite", "db2": "postgres", "informix": "postgres",
@@ -78,6 +79,9 @@ def _parse_text(text: str, read: str) -> exp.Expression:
     if _INFORMIX_CURRENT.fullmatch(upper):
         upper = "CURRENT"
     source = _SPECIAL_REGISTERS.get(upper, source)
+    too_big = limit_problem(source)  # sqlglot recurses per level: 50 parentheses ran out of stack
+    if too_big:
+        raise DefaultProblem(f"the default {too_big}")
     try:
         trees = sqlglot.parse(source, read=read, error_level=ErrorLevel.RAISE)
     except SqlglotError as exc:

@@ -300,6 +300,8 @@ def test_tb003_constant_expressions_are_fine(default: Any, dbms: str) -> None:
         ("?", "sqlite", "placeholder"),
         ("", "postgresql", "empty"),
         ("'unterminated", "postgresql", "not one SQL expression"),
+        ("(" * 60 + "1" + ")" * 60, "postgresql", "nested too deeply"),  # had run out of stack
+        ("1" + " + 1" * 30_000, "oracle", "too long"),
     ],
 )
 def test_tb003_anything_else_names_the_column(default: Any, dbms: str, why: str) -> None:
