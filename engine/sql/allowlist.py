@@ -16,7 +16,10 @@ and MP004 accept nothing either side cannot run.
 | functions | abs, cast, coalesce (nvl), concat, concat_ws, current_timestamp, if, length, lower, |
 | | regexp_replace, round, substring (substr), trim, try_cast, upper, `||` |
 | cast targets | BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, FLOAT, DECIMAL(p,s), STRING (VARCHAR, CHAR), |
-| | TIMESTAMP |
+| | TIMESTAMP, DATE (and the literals `TIMESTAMP '...'`, `DATE '...'`, which are casts of text) |
+
+sqlglot reads Spark's TIMESTAMP as its TIMESTAMPTZ (Spark's TIMESTAMP is an instant: TIMESTAMP_LTZ) and
+writes it back as TIMESTAMP for Spark; TIMESTAMP_NTZ is not allowed.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ ALLOWED_CASTS: frozenset[object] = frozenset({
     exp.DataType.Type.BOOLEAN, exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.INT,
     exp.DataType.Type.BIGINT, exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT, exp.DataType.Type.DECIMAL,
     exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR, exp.DataType.Type.CHAR, exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ, exp.DataType.Type.DATE,
 })
 
 _PARAMETRIZED = (exp.DataType.Type.DECIMAL, exp.DataType.Type.VARCHAR, exp.DataType.Type.CHAR)

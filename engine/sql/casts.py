@@ -1,23 +1,27 @@
-"""`CAST` with Spark's ANSI semantics, for the reference evaluator.
+"""`CAST` with Spark's ANSI semantics, for the reference evaluator, and how Spark renders a value as text.
 
 A value that does not convert is a `SqlRuntimeError` (the evaluator turns it into NULL for `try_cast`):
 text cast to an integer must be a whole number (`'2.7'` is an error, `' 12 '` is 12), a number outside
 the integer type's range or a DECIMAL's precision is an error, a fraction cast to an integer is
-truncated, text cast to BOOLEAN is one of t/true/y/yes/1 or f/false/n/no/0 (any case).
+truncated, text cast to BOOLEAN is one of t/true/y/yes/1 or f/false/n/no/0 (any case). A FLOAT is a 32-bit
+`floats.Float32`; DATE and TIMESTAMP follow `datetimes` (a TIMESTAMP meets numbers as seconds since the
+epoch). A DOUBLE becomes a DECIMAL through its text, as Spark's does (`floats.spark_float_text`).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from datetime import datetime
+from datetime import UTC, date, datetime
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from sqlglot import exp
 
-from engine.run.values import ValueDecodeError, parse_timestamp, to_text
+from engine.run.values import to_text
+from engine.sql.datetimes import epoch_micros, epoch_seconds, invalid, to_date, to_timestamp
 from engine.sql.errors import SqlRuntimeError
+from engine.sql.floats import Float32, as_double, integral_float32, spark_float_text, to_float32
 
 INTEGER_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
 TRUE_TEXT = ("t", "true", "y", "yes", "1")
@@ -27,8 +31,9 @@ _SPACE = "".join(chr(c) for c in range(33))  # Spark trims every character up to
 _WIDE = Context(prec=100)
 """Wide enough to quantize any DECIMAL(38, s) value (the default context holds 28 digits)."""
 _NAMES = {"INT": "INT", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "BIGINT": "BIGINT", "BOOLEAN": "BOOLEAN",
-          "DOUBLE": "DOUBLE", "FLOAT": "DOUBLE", "DECIMAL": "DECIMAL", "TEXT": "STRING", "VARCHAR": "STRING",
-          "CHAR": "STRING", "TIMESTAMP": "TIMESTAMP"}
+          "DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "DECIMAL": "DECIMAL", "TEXT": "STRING", "VARCHAR": "STRING",
+          "CHAR": "STRING", "TIMESTAMP": "TIMESTAMP", "TIMESTAMPTZ": "TIMESTAMP", "DATE": "DATE"}
+"""sqlglot's type names (it reads Spark's TIMESTAMP as TIMESTAMPTZ) as the casts below name them."""
 
 
 def spark_cast(value: Any, data_type: exp.DataType) -> Any:
@@ -42,8 +47,8 @@ def spark_cast(value: Any, data_type: exp.DataType) -> Any:
 
 
 def cast_text(text: str, name: str) -> Any:
-    """Text cast to one of BIGINT, DOUBLE, DECIMAL (unbounded), BOOLEAN or TIMESTAMP, as when it meets
-    a value of that type in a comparison."""
+    """Text cast to one of BIGINT, DOUBLE, DECIMAL (unbounded), BOOLEAN, TIMESTAMP or DATE, as when it
+    meets a value of that type in a comparison."""
     return cast_to(text, name, 38, 18) if name != "DECIMAL" else _decimal_text(text)
 
 
@@ -51,33 +56,48 @@ def cast_to(value: Any, name: str, precision: int = 10, scale: int = 0) -> Any:
     if value is None:
         return None
     if name == "STRING":
-        return to_text(value)
+        return sql_text(value)
     if name in INTEGER_BITS:
         return _integer(value, name)
     if name == "BOOLEAN":
         return _boolean(value)
     if name == "DOUBLE":
         return _double(value)
+    if name == "FLOAT":
+        return _float(value)
     if name == "DECIMAL":
         return _decimal(value, precision, scale)
     if name == "TIMESTAMP":
-        if isinstance(value, datetime):
-            return value
-        if isinstance(value, str):
-            try:
-                return parse_timestamp(value)
-            except ValueDecodeError:
-                raise _invalid(value, name) from None
+        return to_timestamp(value)
+    if name == "DATE":
+        return to_date(value)
     raise SqlRuntimeError(f"cannot cast {type(value).__name__} to {name}")
+
+
+def sql_text(value: Any) -> str | None:
+    """A value as Spark's SQL renders it as text (a cast to STRING, `concat`, `length`, `LIKE`...): a DOUBLE
+    or FLOAT as the JVM writes it (`1.0E-4`, `100.0`), a TIMESTAMP with a four-digit year; the rest as the
+    run renders values (`values.to_text`), which is already Spark's style for them."""
+    if isinstance(value, float):
+        return spark_float_text(value)
+    if isinstance(value, datetime):
+        moment = value.astimezone(UTC)
+        text = f"{moment.year:04d}-{moment:%m-%d %H:%M:%S}"
+        return f"{text}.{moment.microsecond:06d}".rstrip("0") if moment.microsecond else text
+    if isinstance(value, date):
+        return value.isoformat()
+    return to_text(value)
 
 
 def _integer(value: Any, name: str) -> int:
     if isinstance(value, bool):
         return int(value)
+    if isinstance(value, datetime):  # whole seconds since the epoch, as Spark casts a TIMESTAMP
+        value = epoch_seconds(value)
     if isinstance(value, str):
         text = value.strip(_SPACE)
         if not _WHOLE.fullmatch(text):
-            raise _invalid(value, name)
+            raise invalid(value, name)
         whole = int(text)
     elif isinstance(value, float):
         if not math.isfinite(value):
@@ -102,7 +122,7 @@ def _boolean(value: Any) -> bool:
         text = value.strip(_SPACE).lower()
         if text in TRUE_TEXT or text in FALSE_TEXT:
             return text in TRUE_TEXT
-    raise _invalid(value, "BOOLEAN")
+    raise invalid(value, "BOOLEAN")
 
 
 def _double(value: Any) -> float:
@@ -114,19 +134,41 @@ def _double(value: Any) -> float:
                    "inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
         if text.lower() in special:
             return special[text.lower()]
-        raise _invalid(value, "DOUBLE")
-    if isinstance(value, (bool, int, float, Decimal)):
+        raise invalid(value, "DOUBLE")
+    if isinstance(value, float):
+        return as_double(value)
+    if isinstance(value, (bool, int, Decimal)):
         return float(value)
+    if isinstance(value, datetime):  # seconds since the epoch, with the fraction
+        return epoch_micros(value) / 1e6
     raise SqlRuntimeError(f"cannot cast {type(value).__name__} to DOUBLE")
+
+
+def _float(value: Any) -> Float32:
+    """CAST(... AS FLOAT): Spark's FLOAT is 32 bits, so the value is rounded to the nearest 32-bit float;
+    text and decimals in one rounding, as the JVM reads them."""
+    if isinstance(value, str):
+        _double(value)  # the same text is accepted, the same is refused
+        text = value.strip(_SPACE).rstrip("dDfF")
+        if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text):
+            return to_float32(Decimal(text))
+        return to_float32(_double(value))
+    if isinstance(value, Decimal):
+        return to_float32(value)
+    if isinstance(value, bool):
+        return to_float32(float(value))
+    if isinstance(value, int):
+        return integral_float32(value)
+    return to_float32(_double(value))
 
 
 def _decimal_text(text: str) -> Decimal:
     try:
         number = Decimal(text.strip(_SPACE))
     except InvalidOperation:
-        raise _invalid(text, "DECIMAL") from None
+        raise invalid(text, "DECIMAL") from None
     if not number.is_finite():
-        raise _invalid(text, "DECIMAL")
+        raise invalid(text, "DECIMAL")
     return number
 
 
@@ -136,9 +178,11 @@ def _decimal(value: Any, precision: int, scale: int) -> Decimal:
     elif isinstance(value, float):
         if not math.isfinite(value):
             raise _overflow(value, f"DECIMAL({precision},{scale})")
-        number = Decimal(repr(value))
+        number = Decimal(spark_float_text(float(value)))  # a FLOAT as the double it widens to
     elif isinstance(value, (bool, int, Decimal)):
         number = Decimal(int(value)) if isinstance(value, bool) else Decimal(value)
+    elif isinstance(value, datetime):  # through the seconds as a DOUBLE, as Spark casts a TIMESTAMP
+        number = Decimal(spark_float_text(epoch_micros(value) / 1e6))
     else:
         raise SqlRuntimeError(f"cannot cast {type(value).__name__} to DECIMAL")
     if number and number.adjusted() >= precision - scale + 1:  # far too large: not worth quantizing
@@ -147,11 +191,6 @@ def _decimal(value: Any, precision: int, scale: int) -> Decimal:
     if rounded and rounded.adjusted() >= precision - scale:
         raise _overflow(value, f"DECIMAL({precision},{scale})")
     return rounded if rounded else rounded.copy_abs()  # Spark holds no negative zero
-
-
-def _invalid(value: Any, name: str) -> SqlRuntimeError:
-    shown = str(value) if len(str(value)) <= 40 else f"{str(value)[:37]}..."
-    return SqlRuntimeError(f"[CAST_INVALID_INPUT] the value {shown!r} cannot be cast to {name}")
 
 
 def _overflow(value: Any, name: str) -> SqlRuntimeError:

@@ -115,3 +115,10 @@ def adjust(precision: int, scale: int) -> tuple[int, int]:
     int_digits = precision - scale
     min_scale = min(scale, MINIMUM_ADJUSTED_SCALE)
     return MAX_PRECISION, max(MAX_PRECISION - int_digits, min_scale)
+
+
+def half_up(number: Decimal, digits: int) -> Decimal:
+    """`number` rounded half up to `digits` places after the point (before it when negative), with all the
+    digits that takes (the default context holds 28: `round` of 1E308 would fail)."""
+    places = max(28, number.adjusted() + digits + 3)
+    return number.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=Context(prec=places))

@@ -13,10 +13,14 @@ Nothing is passed to `eval`. Expressions outside the allow-list raise
 `UnsupportedSql`, so a run fails loudly instead of guessing.
 
 A DECIMAL quotient is rounded to the scale Spark's type of it has, where
-the row's column types tell it (`decimals`). Not modelled: the scale of a
+the row's column types tell it (`decimals`). A DOUBLE or FLOAT becomes text
+as the JVM writes it (`1.0E10`, `casts.sql_text`), a FLOAT is 32 bits
+(`floats.Float32`), DATE and TIMESTAMP casts read text as Spark does
+(`datetimes`). A Python error on a row (an overflow, a domain error) is that
+row's `SqlRuntimeError`, never a crash. Not modelled: the scale of a
 DECIMAL product wider than 28 digits (Python keeps 28), overflow of integer
-arithmetic (Python integers do not overflow), how Spark renders a DOUBLE
-as text (`1.0E10`), and text compared with a column that is NULL on the row
+arithmetic (Python integers do not overflow), arithmetic on a DATE (an
+error here), and text compared with a column that is NULL on the row
 (Spark still casts the text to the column's type, and fails if it is not a
 number; the reference, which does not know the column's type, gives NULL),
 and a part without columns that cannot be computed (`cast('x' as bigint)`,
@@ -30,8 +34,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from datetime import datetime
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from datetime import date, datetime
+from decimal import ROUND_DOWN, Context, Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -41,14 +45,15 @@ from sqlglot.errors import SqlglotError
 
 from engine.limits import MAX_SQL_DEPTH
 from engine.model.types import SqlType
-from engine.run.values import compare, to_text
+from engine.run.values import compare
 from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
 from engine.sql.allowlist import allowlist_problem
-from engine.sql.decimals import decimal_type, quotient
+from engine.sql.decimals import decimal_type, half_up, quotient
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
+from engine.sql.floats import Float32, as_double, spark_float_text, to_float32
 from engine.sql.folding import is_static_false, mark_static_nulls, one_value, reads_a_column, static_failure
 from engine.sql.parse import limit_problem, tree_depth
-from engine.sql.patterns import java_replacement, like_regex
+from engine.sql.patterns import compiled_regex, java_replacement, like_regex
 
 
 @lru_cache(maxsize=4096)
@@ -126,7 +131,13 @@ class Evaluator:
         handler = _HANDLERS.get(type(node))
         if handler is None:
             raise UnsupportedSql(f"the reference does not evaluate {node.key.upper()}: {node.sql('spark')}")
-        return handler(self, node)
+        try:
+            return handler(self, node)
+        except UnsupportedSql:  # SqlRuntimeError too: already the evaluator's own
+            raise
+        except (ArithmeticError, ValueError) as exc:  # OverflowError, decimal's InvalidOperation, math domain
+            raise SqlRuntimeError(f"{_clip(node.sql('spark'))} fails on this row: {type(exc).__name__}: "
+                                  f"{exc}") from None
 
     def args(self, node: exp.Expression) -> list[Any]:
         return [self.eval(e) for e in node.expressions]
@@ -170,10 +181,11 @@ def _order(a: Any, b: Any) -> int | None:
         return None
     a, b = _coerce_pair(a, b)
     if isinstance(a, float) or isinstance(b, float):
-        if isinstance(a, Decimal | int) and not isinstance(a, bool):
-            a = float(a)
-        if isinstance(b, Decimal | int) and not isinstance(b, bool):
-            b = float(b)
+        single = isinstance(a, Float32) and isinstance(b, Float32)  # FLOAT meets FLOAT as FLOAT
+        if isinstance(a, Decimal | int | float) and not isinstance(a, bool):
+            a = float(a) if single else as_double(a)
+        if isinstance(b, Decimal | int | float) and not isinstance(b, bool):
+            b = float(b) if single else as_double(b)
         if isinstance(a, float) and isinstance(b, float):
             if math.isnan(a) or math.isnan(b):
                 return (not math.isnan(b)) - (not math.isnan(a))
@@ -189,6 +201,8 @@ def _coerce_pair(a: Any, b: Any) -> tuple[Any, Any]:
             converted: Any
             if isinstance(y, datetime):
                 converted = casts.cast_text(x, "TIMESTAMP")
+            elif isinstance(y, date):
+                converted = casts.cast_text(x, "DATE")
             elif isinstance(y, bool):
                 converted = casts.cast_text(x, "BOOLEAN")
             elif isinstance(y, int):
@@ -200,6 +214,8 @@ def _coerce_pair(a: Any, b: Any) -> tuple[Any, Any]:
             else:
                 return a, b
             return (y, converted) if swap else (converted, y)
+    if isinstance(a, datetime) != isinstance(b, datetime) and isinstance(a, date) and isinstance(b, date):
+        return casts.cast_to(a, "TIMESTAMP"), casts.cast_to(b, "TIMESTAMP")  # a DATE meets a TIMESTAMP
     return a, b
 
 
@@ -275,14 +291,21 @@ def _between(ev: Evaluator, node: exp.Between) -> bool | None:
 
 
 def _like(case_insensitive: bool) -> Callable[[Evaluator, exp.Binary], bool | None]:
+    """LIKE and ILIKE; sqlglot reads `NOT LIKE` as a LIKE with `negate` set, not as a NOT around it."""
     def run(ev: Evaluator, node: exp.Binary) -> bool | None:
         pair = _operands(ev, node)
         if pair is None:
             return None
         value, pattern = pair
         flags = re.S | (re.I if case_insensitive else 0)
-        return re.fullmatch(like_regex(str(pattern)), to_text(value) or "", flags) is not None
+        matches = re.fullmatch(like_regex(str(pattern)), _text(value), flags) is not None
+        return not matches if node.args.get("negate") else matches
     return run
+
+
+def _text(value: Any) -> str:
+    """A non-NULL value as Spark's SQL reads it as text (`casts.sql_text`)."""
+    return casts.sql_text(value) or ""
 
 
 def _rlike(ev: Evaluator, node: exp.RegexpLike) -> bool | None:
@@ -290,16 +313,7 @@ def _rlike(ev: Evaluator, node: exp.RegexpLike) -> bool | None:
     if pair is None:
         return None
     value, pattern = pair
-    return _regex(str(pattern)).search(to_text(value) or "") is not None
-
-
-@lru_cache(maxsize=256)
-def _regex(pattern: str) -> re.Pattern[str]:
-    """A compiled RLIKE pattern; one that does not compile (from a column, say) fails the run in one line."""
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise UnsupportedSql(f"invalid regular expression {_clip(pattern)}: {exc}") from None
+    return compiled_regex(str(pattern)).search(_text(value)) is not None
 
 
 def _regexp_replace(ev: Evaluator, node: exp.RegexpReplace) -> Any:
@@ -313,11 +327,13 @@ def _regexp_replace(ev: Evaluator, node: exp.RegexpReplace) -> Any:
         return None
     if int(position) < 1:
         raise SqlRuntimeError(f"regexp_replace position {position} is not positive")
-    value, begin = to_text(text) or "", int(position) - 1
-    if begin >= len(value):
+    value, begin = _text(text), int(position) - 1
+    if begin and begin >= len(value):  # Spark searches from the first position even in empty text
         return value
-    regex = _regex(str(pattern))
-    pieces = java_replacement(str(replacement), regex.groups, regex.groupindex)
+    regex = compiled_regex(str(pattern))
+    if regex.search(value[begin:]) is None:  # Java reads the replacement at a match only: no match, no error
+        return value
+    pieces = java_replacement(_text(replacement), regex.groups, regex.groupindex)
     return value[:begin] + regex.sub(lambda m: "".join(p if isinstance(p, str) else (m.group(p) or "")
                                                        for p in pieces), value[begin:])
 
@@ -332,8 +348,10 @@ def _arith(op: Callable[[Any, Any], Any], divisor_first: bool = False) -> Callab
         if a is None or b is None:
             return None
         if isinstance(a, float) or isinstance(b, float):
-            a, b = float(a), float(b)
-        elif isinstance(a, Decimal) or isinstance(b, Decimal):
+            if isinstance(a, Float32) and isinstance(b, Float32) and op is not _divide:
+                return to_float32(op(float(a), float(b)))  # FLOAT with FLOAT stays FLOAT
+            return op(as_double(a), as_double(b))  # with anything else, or `/`: DOUBLE
+        if isinstance(a, Decimal) or isinstance(b, Decimal):
             a, b = Decimal(a), Decimal(b)
         if op is _divide and isinstance(a, Decimal) and b != 0:
             spark_type = decimal_type(node, ev.types)  # Spark's scale for it, where the types tell
@@ -350,6 +368,8 @@ def _number(value: Any) -> Any:
         return value
     if isinstance(value, str):  # text in arithmetic is cast to a double (ANSI: an error if it is not one)
         return casts.cast_text(value, "DOUBLE")
+    if isinstance(value, date) and not isinstance(value, datetime):  # Spark: `d + 1` is date_add, `d - d` ...
+        raise UnsupportedSql("the reference does not evaluate arithmetic on a DATE")
     return None
 
 
@@ -370,14 +390,22 @@ def _modulo(a: Any, b: Any) -> Any:
     if b == 0:
         raise SqlRuntimeError("[REMAINDER_BY_ZERO] remainder by zero")
     if isinstance(a, float) or isinstance(b, float):
+        if math.isinf(a) or math.isnan(a) or math.isnan(b):  # the JVM's % gives NaN; Python's fmod fails
+            return math.nan
         return math.fmod(a, b)
-    rest = Decimal(a) % Decimal(b)
+    dividend, divisor = Decimal(a), Decimal(b)  # exactly, however many digits the quotient has (not 28)
+    rest = Context(prec=max(28, dividend.adjusted() - divisor.adjusted() + 3)).remainder(dividend, divisor)
     return rest if isinstance(a, Decimal) or isinstance(b, Decimal) else int(rest)
 
 
 def _neg(ev: Evaluator, node: exp.Neg) -> Any:
     value = _number(ev.eval(node.this))
-    return None if value is None else -value
+    return None if value is None else _same_type(value, -value)
+
+
+def _same_type(value: Any, result: Any) -> Any:
+    """`result` as a FLOAT where `value` is one (Python's float operations give a plain float)."""
+    return to_float32(result) if isinstance(value, Float32) else result
 
 
 def _concat(ev: Evaluator, node: exp.Expression) -> Any:
@@ -391,7 +419,7 @@ def _concat(ev: Evaluator, node: exp.Expression) -> Any:
         if value is None:
             return None
         parts.append(value)
-    return "".join(to_text(p) or "" for p in parts)
+    return "".join(_text(p) for p in parts)
 
 
 def _dpipe(ev: Evaluator, node: exp.DPipe) -> Any:
@@ -399,14 +427,14 @@ def _dpipe(ev: Evaluator, node: exp.DPipe) -> Any:
     if a is None:  # as `_concat`: the right side is never evaluated
         return None
     b = ev.eval(node.expression)
-    return None if b is None else (to_text(a) or "") + (to_text(b) or "")
+    return None if b is None else _text(a) + _text(b)
 
 
 def _concat_ws(ev: Evaluator, node: exp.ConcatWs) -> Any:
     values = ev.args(node)
     if not values or values[0] is None:
         return None
-    return str(values[0]).join(to_text(v) or "" for v in values[1:] if v is not None)
+    return _text(values[0]).join(_text(v) for v in values[1:] if v is not None)
 
 
 def _coalesce(ev: Evaluator, node: exp.Coalesce) -> Any:
@@ -449,17 +477,17 @@ def _case_conversion(ev: Evaluator, node: exp.Func, convert: Callable[[str], str
     inner = node.this
     if not reads_a_column(node):
         value = ev.eval(inner)
-        return None if value is None else convert(to_text(value) or "")
+        return None if value is None else convert(_text(value))
     while isinstance(inner, (exp.Upper, exp.Lower, exp.Paren)):
         inner = inner.this
     value = ev.eval(inner)
-    return None if value is None else convert(to_text(value) or "")
+    return None if value is None else convert(_text(value))
 
 
 def _text_fn(fn: Callable[[str], Any]) -> Callable[[Evaluator, exp.Func], Any]:
     def run(ev: Evaluator, node: exp.Func) -> Any:
         value = ev.eval(node.this)
-        return None if value is None else fn(to_text(value) or "")
+        return None if value is None else fn(_text(value))
     return run
 
 
@@ -471,7 +499,7 @@ def _substring(ev: Evaluator, node: exp.Substring) -> Any:
     length = ev.eval(node.args["length"]) if node.args.get("length") is not None else None
     if value is None or start is None or (node.args.get("length") is not None and length is None):
         return None
-    return spark_substring(to_text(value) or "", int(start), None if length is None else int(length))
+    return spark_substring(_text(value), int(start), None if length is None else int(length))
 
 
 def spark_substring(text: str, pos: int, length: int | None) -> str:
@@ -485,16 +513,24 @@ def spark_substring(text: str, pos: int, length: int | None) -> str:
 
 def _abs(ev: Evaluator, node: exp.Abs) -> Any:
     value = _number(ev.eval(node.this))
-    return None if value is None else abs(value)
+    return None if value is None else _same_type(value, abs(value))
 
 
 def _round(ev: Evaluator, node: exp.Round) -> Any:
+    """`round(x, d)`, half away from zero. Spark rounds a DOUBLE (a FLOAT as the double it widens to) through
+    the JVM's text of it (`BigDecimal.valueOf`), so this does too; NaN and the infinities stay as they are."""
     value = _number(ev.eval(node.this))
     digits = ev.eval(node.args["decimals"]) if node.args.get("decimals") is not None else 0
     if value is None or digits is None:
         return None
-    rounded = Decimal(str(value)).quantize(Decimal(1).scaleb(-int(digits)), rounding=ROUND_HALF_UP)
-    return float(rounded) if isinstance(value, float) else (int(rounded) if isinstance(value, int) else rounded)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return value
+        rounded = half_up(Decimal(spark_float_text(float(value))), int(digits))
+        return _same_type(value, float(rounded) + 0.0)  # + 0.0: the JVM's decimal has no negative zero
+    rounded = half_up(Decimal(value), int(digits))
+    return int(rounded) if isinstance(value, int) else rounded
+
 
 
 def _cast(ev: Evaluator, node: exp.Cast) -> Any:

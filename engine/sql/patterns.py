@@ -1,12 +1,24 @@
-"""Spark's text patterns in Python: a LIKE pattern as a regular expression, and a Java replacement string
-(`regexp_replace`) as literal pieces and group numbers."""
+"""Spark's text patterns in Python: a LIKE pattern as a regular expression, a compiled RLIKE pattern, and a
+Java replacement string (`regexp_replace`) as literal pieces and group numbers."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
-from engine.sql.errors import SqlRuntimeError
+from engine.sql.errors import SqlRuntimeError, UnsupportedSql
+
+
+@lru_cache(maxsize=256)
+def compiled_regex(pattern: str) -> re.Pattern[str]:
+    """A compiled RLIKE or regexp_replace pattern; one that does not compile (from a column, say) fails the
+    run in one line."""
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        shown = pattern if len(pattern) <= 60 else f"{pattern[:57]}..."
+        raise UnsupportedSql(f"invalid regular expression {shown!r}: {exc}") from None
 
 
 def like_regex(pattern: str) -> str:
@@ -24,12 +36,15 @@ def like_regex(pattern: str) -> str:
 
 
 def java_replacement(text: str, groups: int, names: Mapping[str, int]) -> list[str | int]:
-    """A Java replacement string as literal pieces and group numbers."""
+    """A Java replacement string as literal pieces and group numbers; what Java's `appendReplacement` refuses
+    (a `$` naming no group, a last backslash) is Spark's INVALID_REGEXP_REPLACE, an error of the row."""
     pieces: list[str | int] = []
     i = 0
     while i < len(text):
         char = text[i]
-        if char == "\\" and i + 1 < len(text):
+        if char == "\\":
+            if i + 1 == len(text):  # Java: "character to be escaped is missing"
+                raise SqlRuntimeError("regexp_replace: the replacement ends in a backslash that quotes nothing")
             pieces.append(text[i + 1])
             i += 2
         elif char == "$" and text[i + 1:i + 2] == "{" and "}" in text[i + 2:]:

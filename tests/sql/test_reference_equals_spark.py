@@ -198,3 +198,122 @@ def test_a_decimal_quotient_has_the_scale_spark_gives_it(spark: Any) -> None:
         assert values == [evaluate_sql(sql, row, None, types) for row in table], sql
     assert got[0] == ["41.873333", "0.333333", "-3333333333.330000"]
     assert got[1] == [True, False, False]
+
+
+PROBE_SCHEMA = "RID int, S string, I int, F double, T timestamp, DT date"
+
+
+def _probe_table() -> list[dict[str, Any]]:
+    import math
+    from datetime import UTC, date, datetime
+
+    return [
+        {"S": "abc", "I": 5, "F": 2.5, "T": datetime(2026, 1, 5, 10, 0, 0, 123456, tzinfo=UTC),
+         "DT": date(2020, 2, 29)},
+        {"S": "SKIPME", "I": -3, "F": -0.0, "T": datetime(1969, 12, 31, 23, 59, 59, 500000, tzinfo=UTC),
+         "DT": date(1970, 1, 1)},
+        {"S": None, "I": None, "F": None, "T": None, "DT": None},
+        {"S": "", "I": 0, "F": math.nan, "T": datetime(1970, 1, 1, tzinfo=UTC), "DT": date(2000, 1, 1)},
+        {"S": "a_b%c", "I": 2147483647, "F": 1e308, "T": None, "DT": None},
+        {"S": "2020-01-01 01:02:03+01:00", "I": 16777217, "F": math.inf, "T": None, "DT": None},
+        {"S": "2020-1-2 3:4", "I": 100, "F": 1e20, "T": None, "DT": None},
+        {"S": "0.1", "I": 7, "F": 1e-4, "T": None, "DT": None},
+        {"S": "x", "I": 1, "F": 123456789.0, "T": None, "DT": None},
+        {"S": "-7.5e3", "I": -1, "F": 1e23, "T": None, "DT": None},
+    ]
+
+
+def _probe_frame(spark: Any, table: list[dict[str, Any]]) -> Any:
+    return spark.createDataFrame([{"RID": i, **row} for i, row in enumerate(table)], PROBE_SCHEMA)
+
+
+def _same(spark_value: Any, reference: Any) -> bool:
+    """Equal, NaN equal to NaN, a Spark DATE or naive TIMESTAMP equal to the reference's UTC one."""
+    import math
+    from datetime import UTC, datetime
+
+    if isinstance(spark_value, float) and isinstance(reference, float) and math.isnan(spark_value):
+        return math.isnan(reference)
+    if isinstance(spark_value, datetime) and isinstance(reference, datetime):
+        return spark_value.replace(tzinfo=UTC) == reference.astimezone(UTC).replace(tzinfo=UTC)
+    return bool(spark_value == reference) and type(spark_value) is type(reference) or \
+        (isinstance(spark_value, float) and isinstance(reference, float) and spark_value == reference)
+
+
+def _reference_or_failed(sql: str, row: dict[str, Any]) -> Any:
+    try:
+        return evaluate_sql(sql, row)
+    except SqlRuntimeError:
+        return FAILED
+
+
+@pytest.mark.slow
+def test_the_value_probe_disagreements_now_agree(spark: Any) -> None:
+    """The differential probe's finds on DOUBLE, FLOAT, TIMESTAMP and DATE columns: NOT LIKE, a DOUBLE as
+    text, regexp_replace of empty text, a TIMESTAMP cast to numbers, FLOAT's 32 bits, Python errors of a
+    row (round of 1E308, % of infinity), and TIMESTAMP/DATE casts and literals. Each is compared alone on
+    every row (the session's time zone is UTC, so Spark's naive timestamps are UTC)."""
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    table = _probe_table()
+    df = _probe_frame(spark, table)
+    exprs = [
+        "S NOT LIKE 'SKIP%'", "S NOT ILIKE 'skip%'", "NOT S LIKE 'SKIP%'",
+        "cast(F AS STRING)", "concat(S, F)", "F || ''", "length(F)", "substring(F, 1, 3)", "trim(F)",
+        "concat_ws(',', F, I)", "cast(F AS STRING) = '1.0E20'", "cast(F * 3 AS STRING)", "cast(F / 7 AS STRING)",
+        "regexp_replace(S, '^', '>')", "regexp_replace(S, '$', '<')", "regexp_replace(S, '.*', 'X')",
+        "regexp_replace(S, 'a|', 'Z')", "regexp_replace(S, '^', '>', 2)", "regexp_replace(S, 'b', '\\\\\\\\')",
+        "regexp_replace(S, 'zz', '\\\\')",
+        "cast(T AS BIGINT)", "cast(T AS INT)", "cast(T AS DOUBLE)", "cast(T AS DECIMAL(20,6))",
+        "try_cast(T AS TINYINT)", "cast(T AS STRING)", "cast(T AS DATE)",
+        "cast(I AS FLOAT)", "cast(cast(I AS FLOAT) AS STRING)", "cast(F AS FLOAT)", "cast(cast(F AS FLOAT) AS STRING)",
+        "try_cast(S AS FLOAT)", "cast(cast(I AS FLOAT) + cast(0.1 AS FLOAT) AS STRING)",
+        "cast(cast(I AS FLOAT) * 3 AS STRING)", "cast(-cast(F AS FLOAT) AS STRING)", "cast(cast(I AS FLOAT) AS DOUBLE)",
+        "cast(I AS FLOAT) = cast(16777216 AS FLOAT)", "cast(I AS FLOAT) = 16777216",
+        "round(F, 0)", "round(F, 1)", "round(F, -2)", "cast(round(cast(F AS FLOAT), 1) AS STRING)", "(F * 10) % 2",
+        "F % 3", "try_cast(S AS TIMESTAMP)", "try_cast(S AS DATE)", "cast(try_cast(S AS TIMESTAMP) AS STRING)",
+        "TIMESTAMP '2020-01-01 00:00:00' < T", "DATE '2020-01-01' = TIMESTAMP '2020-01-01 00:00:00'",
+        "DT = '2020-02-29'", "DT < T", "cast(DT AS STRING)", "concat(DT, 'x')", "cast(DT AS TIMESTAMP)",
+        "cast(I AS TIMESTAMP)", "cast(cast(S AS DATE) AS STRING)", "coalesce(cast(T AS DATE), DT)",
+        "T = '2026-01-05 10:00:00.123456'", "cast(T AS TIMESTAMP) = T",
+    ]
+    for sql in exprs:
+        expected = [_reference_or_failed(sql, row) for row in table]
+        if FAILED in expected:  # row by row: the failing rows fail on Spark too, the others agree
+            for i, value in enumerate(expected):
+                one = df.where(f"RID = {i}")
+                if value is FAILED:
+                    assert _spark_fails(one, sql), f"{sql} fails in the reference on row {i}, not on Spark"
+                else:
+                    got = _spark_values(spark, one, [sql])[0][0]
+                    assert _same(got, value), f"{sql} on row {i}: Spark {got!r}, reference {value!r}"
+            continue
+        got_all = _spark_values(spark, df, [sql])[0]
+        for i, (got, value) in enumerate(zip(got_all, expected, strict=True)):
+            assert _same(got, value), f"{sql} on row {i}: Spark {got!r}, reference {value!r}"
+
+
+@pytest.mark.slow
+def test_doubles_and_floats_are_text_as_spark_writes_them(spark: Any) -> None:
+    """Thousands of DOUBLE and FLOAT values (random bits, round decimals, powers, the edges) cast to STRING
+    in one job each: the reference's JVM-style text equals Spark's, digit for digit."""
+    import math
+    import random
+    import struct
+
+    from engine.sql.floats import spark_float_text, to_float32
+
+    rng = random.Random(20260105)
+    doubles = [0.1, 1e-3, 9999999.0, 1e7, 123456789.123, 5e-324, 1e-323, 1.7976931348623157e308, 1e23, 2e23,
+               -0.0, 0.0, math.inf, -math.inf, 100.0, 1e-4, 1e20, 1.2345678e7, 2.2250738585072014e-308]
+    doubles += [struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0] for _ in range(1500)]
+    doubles += [float(f"{rng.randint(1, 99999)}e{rng.randint(-12, 25)}") for _ in range(800)]
+    doubles += [float(f"{m}e{e}") for e in range(-323, 308, 7) for m in (1, 2, 4.9, 9)]
+    doubles = [d for d in doubles if not math.isnan(d)]
+    singles = [struct.unpack("f", struct.pack("I", rng.getrandbits(32)))[0] for _ in range(1500)]
+    singles = [s for s in singles if not math.isnan(s)] + [1.4e-45, 3.4028234663852886e38, 0.1, 16777217.0]
+    for values, cast in ((doubles, "F"), ([float(to_float32(s)) for s in singles], "cast(F AS FLOAT)")):
+        df = spark.createDataFrame([(i, v) for i, v in enumerate(values)], "RID int, F double")
+        got = {row.RID: row.v for row in df.selectExpr("RID", f"cast({cast} AS STRING) AS v").collect()}
+        for i, value in enumerate(values):
+            shown = spark_float_text(to_float32(value) if cast != "F" else value)
+            assert shown == got[i], f"{value!r} as {cast}: Spark {got[i]}, reference {shown}"
