@@ -111,6 +111,7 @@ def configure(spark: SparkSession, input_bytes: int) -> bool:
     conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     conf.set("spark.sql.sources.partitionOverwriteMode", "static")
     conf.set("spark.sql.optimizer.plannedWrite.enabled", "false")  # no write here asks for an ordering
+    conf.set("spark.sql.variable.substitute", "false")  # `${...}` in a model's SQL is text, never the session's conf
     if conf.get(SESSION_PARTITIONS, None) is None:  # the session's own, kept before a small run changes it
         conf.set(SESSION_PARTITIONS, str(conf.get("spark.sql.shuffle.partitions")))
     small = input_bytes <= SMALL_INPUT_BYTES

@@ -187,3 +187,10 @@ def test_sql_spark_cannot_run_fails_the_run_in_one_line_naming_the_mapping(spark
     message = str(raised.value)
     assert message.startswith(f"mapping m: the where clause {where!r} ") and says in message
     assert "\n" not in message and "Project [" not in message
+
+
+def test_a_models_sql_never_reads_the_sessions_settings(spark: Any) -> None:
+    """Spark substitutes `${name}` in SQL text with a setting of the session by default: a model's where
+    clause or expression could have read (and shown in a table) any of them."""
+    pipeline.configure(spark, 0)
+    assert spark.sql("SELECT '${spark.app.name}' AS v").first()["v"] == "${spark.app.name}"
