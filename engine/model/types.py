@@ -59,12 +59,20 @@ class SqlType:
 
     @property
     def byte_length(self) -> int | None:
-        """Bytes the type takes in a distribution key (DK003); None where the contract gives none."""
+        """Bytes the type takes in a distribution key (DK003); None where the contract gives none
+        (a DECIMAL without a precision: see `key_bytes`, which knows the DBMS)."""
         if self.family in (TypeFamily.CHARACTER, TypeFamily.BINARY):
             return self.length
         if self.precision is not None and self.family is TypeFamily.EXACT_NUMERIC:
             return self.precision // 2 + 1
         return _FIXED_BYTES.get(self.name)
+
+    def key_bytes(self, dbms: str | None) -> int | None:
+        """`byte_length` on a server of `dbms`: a DECIMAL, NUMERIC or NUMBER without a precision takes that
+        DBMS's default precision (`DEFAULT_DECIMAL_PRECISION`), floor(p/2)+1 bytes like any other."""
+        if self.name in _DECIMALS and self.precision is None:
+            return default_decimal_precision(dbms) // 2 + 1
+        return self.byte_length
 
     def __str__(self) -> str:
         if self.family is TypeFamily.UDT:
@@ -76,6 +84,18 @@ class SqlType:
         if self.length is not None:
             return f"{self.name}({self.length})"
         return self.name
+
+
+# The precision a DECIMAL / NUMERIC / NUMBER declared without one gets: DB2 5, SQL Server and Sybase ASE 18,
+# Informix 16 (its floating DECIMAL), MySQL 10, Oracle 38 (NUMBER's maximum); any other DBMS 38, the widest
+# of them, so a key is never thought shorter than it may be.
+DEFAULT_DECIMAL_PRECISION = {"db2": 5, "mssql": 18, "ase": 18, "informix": 16, "mysql": 10, "oracle": 38}
+OTHER_DECIMAL_PRECISION = 38
+_DECIMALS = ("DECIMAL", "NUMERIC", "NUMBER")
+
+
+def default_decimal_precision(dbms: str | None) -> int:
+    return DEFAULT_DECIMAL_PRECISION.get(dbms or "", OTHER_DECIMAL_PRECISION)
 
 
 _FIXED_BYTES = {

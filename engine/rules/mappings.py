@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from engine.model.methods import Column, Expression
 from engine.model.schema import Mapping, Table
-from engine.model.types import TypeFamily
+from engine.model.types import TypeFamily, default_decimal_precision
 from engine.reversibility import explain, survives
 from engine.rules.context import Context
 from engine.rules.findings import Finding, Location
@@ -104,7 +104,12 @@ def where_problems(where: str, source: Table) -> list[tuple[str, str | None]]:
 
 
 def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """DK001-DK011, NN001, TY003."""
+    """DK001-DK011, NN001, TY003.
+
+    DK003 adds up each key column once (the key is a set) by the byte lengths of CONTRACT section 1. A
+    DECIMAL, NUMERIC or NUMBER declared without a precision has the target server's default one (the key
+    lives there): db2 5, mssql 18, ase 18, informix 16, mysql 10, oracle 38, any other DBMS 38
+    (`engine.model.types.DEFAULT_DECIMAL_PRECISION`)."""
     dkey = ctx.dkey(mapping)
     if dkey is None:
         if not mapping.journal:
@@ -114,6 +119,7 @@ def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target
     target_dbms = ctx.dbms_of(target)
     complete = True
     total_bytes = 0
+    assumed: list[str] = []  # decimals without a precision, counted at the DBMS's default
     for name in dkey.columns:
         col = target.column(name)
         if col is None:
@@ -125,7 +131,10 @@ def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target
             complete = False
             yield Finding("DK002", f"distribution-key column {name} has no column map", _at(mapping, target, name))
         t = col.sql_type
-        total_bytes += t.byte_length or 0
+        total_bytes += t.key_bytes(target_dbms) or 0
+        if t.family is TypeFamily.EXACT_NUMERIC and t.byte_length is None and t.key_bytes(target_dbms) is not None:
+            assumed.append(f"{name} {t} as {t.name}({default_decimal_precision(target_dbms)}), "
+                           f"the default on {target_dbms or 'its server'}")
         family_rule = {
             TypeFamily.LARGE_OBJECT: ("DK004", f"{name} is {t}, a large object, and cannot be in a distribution key"),
             TypeFamily.BIT: ("DK006", f"{name} is BIT and cannot be in a distribution key"),
@@ -139,7 +148,8 @@ def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target
             yield Finding("DK005", f"{name} is {t}: on {target_dbms} a key column may hold at most {limit} characters",
                           _at(mapping, target, name))
     if ctx.dbms_of(source) != "oracle" and total_bytes > DKEY_BYTE_LIMIT:
-        yield Finding("DK003", f"distribution key ({', '.join(dkey.columns)}) is {total_bytes} bytes; "
+        counted = f" (counting {'; '.join(assumed)})" if assumed else ""
+        yield Finding("DK003", f"distribution key ({', '.join(dkey.columns)}) is {total_bytes} bytes{counted}; "
                       f"the limit is {DKEY_BYTE_LIMIT} when the source is not Oracle", _at(mapping, target))
     serial = [n for n in dkey.columns if (c := target.column(n)) is not None and c.sql_type.is_serial]
     if serial and len(ctx.graph.masters(target.key)) > 1:

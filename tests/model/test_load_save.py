@@ -165,6 +165,15 @@ def test_key_byte_lengths(text: str, bytes_: int) -> None:
     assert parse_type(text).byte_length == bytes_
 
 
+@pytest.mark.parametrize(("text", "dbms", "bytes_"), [
+    ("DECIMAL", "db2", 3), ("NUMERIC", "mssql", 10), ("NUMBER", "oracle", 20), ("DECIMAL", "informix", 9),
+    ("DECIMAL", "mysql", 6), ("DECIMAL", "ase", 10), ("DECIMAL", "postgresql", 20), ("DECIMAL", None, 20),
+    ("DECIMAL(9,2)", "db2", 5), ("INTEGER", "db2", 4), ("CHAR(7)", "oracle", 7),
+])
+def test_key_bytes_of_a_decimal_without_precision_follow_the_dbms(text: str, dbms: str | None, bytes_: int) -> None:
+    assert parse_type(text).key_bytes(dbms) == bytes_
+
+
 def test_complex_type_holding_a_udt() -> None:
     assert parse_type("LIST(ROW(x INTEGER, p UDT:point))").holds_udt
     assert not parse_type("LIST(INTEGER)").holds_udt
