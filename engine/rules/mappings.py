@@ -204,7 +204,8 @@ def null_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> 
 
 
 def reverse_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """BI001, BI002: the reverse mapping exists, goes back, and gives back the key."""
+    """BI001, BI002: the reverse mapping exists, goes back, and gives back the key. BI002 only when this
+    mapping has a DKey (CONTRACT section 3): without one (DK001) neither direction is reported on it."""
     if not mapping.reverse:
         return
     back = ctx.model.mapping(mapping.reverse)
@@ -214,6 +215,8 @@ def reverse_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) 
     if back.source != mapping.target or back.target != mapping.source:
         yield Finding("BI001", f"reverse mapping {back.id} goes {back.source} -> {back.target}, "
                       f"not {mapping.target} -> {mapping.source}", _at(mapping))
+        return
+    if ctx.dkey(mapping) is None:
         return
     yield from _key_round_trip(ctx, mapping, back, source, "")
     if back.reverse != mapping.id:
