@@ -242,8 +242,12 @@ def _key_round_trip(ctx: Context, forward: Mapping, back: Mapping, source: Table
 
 
 def type_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """TY001, TY002, TY004: user types, floating point across formats, large objects."""
-    read = [c for name in dict.fromkeys(c for m in mapping.columns.values() for c in m.source_columns())
+    """TY001, TY002, TY004: user types, floating point across formats, large objects.
+
+    A column counts as read when a method copies it or an `expression`'s SQL names it (its lineage, matched
+    without case as SQL names are: `ctx.feeding`)."""
+    reads = {target_col: sorted(ctx.feeding(mapping, [target_col])) for target_col in mapping.columns}
+    read = [c for name in dict.fromkeys(n for names in reads.values() for n in names)
             if (c := source.column(name)) is not None]
     written = [c for name in mapping.columns if (c := target.column(name)) is not None]
     sides = [(source, col) for col in read] + [(target, col) for col in written]
@@ -254,11 +258,11 @@ def type_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> 
     src_server, tgt_server = ctx.server_of(source), ctx.server_of(target)
     formats = (src_server.float_format if src_server else None, tgt_server.float_format if tgt_server else None)
     if ctx.model.float_transfer is None and all(formats) and formats[0] != formats[1]:
-        for target_col, method in mapping.columns.items():
+        for target_col in mapping.columns:
             tcol = target.column(target_col)
             approx = tcol is not None and tcol.sql_type.family is TypeFamily.APPROX_NUMERIC
             approx = approx or any((s := source.column(n)) is not None and s.sql_type.family
-                                   is TypeFamily.APPROX_NUMERIC for n in method.source_columns())
+                                   is TypeFamily.APPROX_NUMERIC for n in reads[target_col])
             if approx:
                 yield Finding("TY002", f"{target_col} carries a floating-point value from {formats[0]} to "
                               f"{formats[1]} format; set float_transfer (ieee or canonical)",
@@ -268,3 +272,4 @@ def type_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> 
             if col.sql_type.family is TypeFamily.LARGE_OBJECT and col.storage in ("blobspace", "sbspace"):
                 yield Finding("TY004", f"{table.key}.{col.name} is stored in a {col.storage}; with changed columns "
                               "only it may not be updated at the target", _at(mapping, table, col.name))
+

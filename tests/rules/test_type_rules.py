@@ -82,6 +82,21 @@ def serial(
     )
 
 
+def udt_in_expression(sql: str, *, stream: bool = False) -> Any:
+    """s.T.GEO (UDT:point) read only by an `expression` into t.T.TXT."""
+    src = [col("ID", nullable=False), col("GEO", "UDT:point", stream_support=stream), col("NAME", "VARCHAR(20)")]
+    tgt = [col("ID", nullable=False), col("TXT", "VARCHAR(200)")]
+    return one_way(src, tgt, {"ID": "ID", "TXT": {"method": "expression", "sql": sql}}, src_pk=["ID"], tgt_pk=["ID"])
+
+
+def float_as_text(sql: str) -> Any:
+    """s.T.AMOUNT (FLOAT, ieee) and ID, rendered by an `expression` into t.T.TXT VARCHAR (ibm-hex)."""
+    src = [col("ID", nullable=False), col("AMOUNT", "FLOAT")]
+    tgt = [col("ID", nullable=False), col("TXT", "VARCHAR(40)")]
+    return one_way(src, tgt, {"ID": "ID", "TXT": {"method": "expression", "sql": sql}}, src_pk=["ID"],
+                   tgt_pk=["ID"], src_server={"float_format": "ieee"}, tgt_server={"float_format": "ibm-hex"})
+
+
 def lob(
     type_: str = "BLOB", storage: str | None = "blobspace", changed_only: bool = True, mapped: bool = True
 ) -> Any:
@@ -109,6 +124,20 @@ CASES = [
         lambda: udt("ROW(x INTEGER, p UDT:point)"),
         lambda: udt("ROW(x INTEGER, y INTEGER)"),
         {"mapping": "m", "column": "GEO"},
+    ),
+    Case(
+        "TY001",
+        "udt-read-by-an-expression",
+        lambda: udt_in_expression("cast(geo as string)"),
+        lambda: udt_in_expression("cast(geo as string)", stream=True),
+        {"mapping": "m", "table": SRC, "column": "GEO"},
+    ),
+    Case(
+        "TY002",
+        "float-read-by-an-expression",
+        lambda: float_as_text("concat('$', amount)"),
+        lambda: float_as_text("concat('$', id)"),
+        {"mapping": "m", "table": TGT, "column": "TXT"},
     ),
     Case(
         "TY002",
@@ -189,6 +218,22 @@ def test_ty001_udt_read_through_a_method() -> None:
         tgt_pk=["ID"],
     )
     assert_fires(m, "TY001", mapping="m", table=SRC, column="GEO")
+
+
+@pytest.mark.parametrize(("sql", "fires"), [
+    ("cast(GEO as string)", True),
+    ("cast(geo as string)", True),  # SQL names are case-insensitive
+    ("concat(NAME, cast(GEO as string))", True),
+    ("upper(NAME)", False),
+    ("'GEO'", False),  # a string, not the column
+])
+def test_ty001_udt_named_in_expression_sql(sql: str, fires: bool) -> None:
+    m = udt_in_expression(sql)
+    if fires:
+        [finding] = fired(m, "TY001")
+        assert (finding.location.table, finding.location.column) == (SRC, "GEO")
+    else:
+        assert_silent(m, "TY001")
 
 
 # --- TY002 ----------------------------------------------------------------------------------
