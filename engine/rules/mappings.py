@@ -257,7 +257,7 @@ def type_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> 
                           "(streamwrite/streamread) declared with stream_support: true", _at(mapping, table, col.name))
     src_server, tgt_server = ctx.server_of(source), ctx.server_of(target)
     formats = (src_server.float_format if src_server else None, tgt_server.float_format if tgt_server else None)
-    if ctx.model.float_transfer is None and all(formats) and formats[0] != formats[1]:
+    if ctx.model.float_transfer is None and all(formats) and not _same_label(formats[0], formats[1]):
         for target_col in mapping.columns:
             tcol = target.column(target_col)
             approx = tcol is not None and tcol.sql_type.family is TypeFamily.APPROX_NUMERIC
@@ -273,3 +273,7 @@ def type_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> 
                 yield Finding("TY004", f"{table.key}.{col.name} is stored in a {col.storage}; with changed columns "
                               "only it may not be updated at the target", _at(mapping, table, col.name))
 
+
+def _same_label(a: str | None, b: str | None) -> bool:
+    """Whether two float_format labels name one format: `ieee` and `IEEE` do (labels, not identifiers)."""
+    return (a or "").strip().casefold() == (b or "").strip().casefold()

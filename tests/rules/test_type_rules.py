@@ -141,6 +141,13 @@ CASES = [
     ),
     Case(
         "TY002",
+        "labels-differ-beyond-case",
+        lambda: floats(src_fmt="IEEE", tgt_fmt="ibm-hex"),
+        lambda: floats(src_fmt="IEEE", tgt_fmt="ieee"),
+        {"mapping": "m", "table": TGT, "column": "AMOUNT"},
+    ),
+    Case(
+        "TY002",
         "ieee-to-ibm-hex",
         lambda: floats(),
         lambda: floats(transfer="canonical"),
@@ -249,6 +256,9 @@ def test_ty001_udt_named_in_expression_sql(sql: str, fires: bool) -> None:
         ({"transfer": "ieee"}, False),
         ({"transfer": "canonical"}, False),
         ({"tgt_fmt": "ieee"}, False),  # same format
+        ({"tgt_fmt": "IEEE"}, False),  # the same format, labelled in other case
+        ({"src_fmt": " Ibm-Hex", "tgt_fmt": "ibm-hex"}, False),
+        ({"src_fmt": "VAX", "tgt_fmt": "ieee"}, True),
         ({"src_fmt": None}, False),  # only one server sets a format
         ({"tgt_fmt": None}, False),
         ({"src_fmt": None, "tgt_fmt": None}, False),
