@@ -74,6 +74,20 @@ class SqlType:
             return default_decimal_precision(dbms) // 2 + 1
         return self.byte_length
 
+    def comparable(self) -> SqlType:
+        """The type with synonyms folded, for asking whether two declarations are one type (SC001):
+        `NUMERIC(10,2)`, `DECIMAL(10,2)` and `NUMBER(10,2)` are one type, as are `VARCHAR(n)` and
+        Oracle's `VARCHAR2(n)`; `CHAR` and `VARCHAR`, or `NCHAR` and `CHAR`, stay apart (padding and
+        character set differ). `DECIMAL` and `NUMERIC` without a precision are one type; `NUMBER`
+        without one is Oracle's floating decimal, not them. A complex type folds its elements."""
+        name = _SYNONYMS.get(self.name, self.name)
+        if self.name == "NUMBER" and self.precision is None:
+            name = self.name
+        elements = tuple(e.comparable() for e in self.elements)
+        if (name, elements) == (self.name, self.elements):
+            return self
+        return SqlType(name, self.family, self.length, self.precision, self.scale, self.udt, elements)
+
     def __str__(self) -> str:
         if self.family is TypeFamily.UDT:
             return f"UDT:{self.udt}"
@@ -139,6 +153,7 @@ _SIMPLE: dict[str, tuple[TypeFamily, str]] = {
     "BOOLEAN": (TypeFamily.BOOLEAN, ""),
 }
 _ALIASES = {"INT": "INTEGER"}
+_SYNONYMS = {"NUMERIC": "DECIMAL", "NUMBER": "DECIMAL", "VARCHAR2": "VARCHAR"}  # see `SqlType.comparable`
 _COMPLEX = ("ROW", "SET", "LIST", "MULTISET")
 _CALL = re.compile(r"^(LONG\s+RAW|[A-Z][A-Z0-9_]*)\s*(?:\((.*)\))?$", re.S | re.I)
 
