@@ -65,11 +65,13 @@ def serial(
     back: bool = True,
     key: list[str] | None = None,
     columns: dict[str, Any] | None = None,
+    back_to: str = SRC,
 ) -> Any:
-    """t.T keyed on ID of `type_`; with `back`, a mapping t.T -> s.T makes t a second master of t.T."""
+    """t.T keyed on ID of `type_`; with `back`, a mapping t.T -> `back_to` (s.T) makes t a second master of
+    t.T, unless `back_to` is an unknown table (MP002)."""
     cols = [col("ID", type_, nullable=False), col("NAME", "VARCHAR(40)", nullable=False)]
     extra = {"distribution_key": key} if key else {}
-    maps = [mapping("back", TGT, SRC, {"ID": "ID", "NAME": "NAME"})] if back else []
+    maps = [mapping("back", TGT, back_to, {"ID": "ID", "NAME": "NAME"})] if back else []
     return one_way(
         cols,
         columns=columns,
@@ -158,6 +160,13 @@ CASES = [
         "serial-key-two-masters",
         lambda: serial(),
         lambda: serial(back=False),
+        {"mapping": "m", "table": TGT, "column": "ID"},
+    ),
+    Case(
+        "TY003",
+        "mp002-mapping-is-no-master",
+        lambda: serial(),
+        lambda: serial(back_to="t.NOPE"),
         {"mapping": "m", "table": TGT, "column": "ID"},
     ),
     Case(
