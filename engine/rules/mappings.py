@@ -17,6 +17,7 @@ from engine.rules.context import Context
 from engine.rules.findings import Finding, Location
 from engine.rules.typecompat import type_compatibility
 from engine.sql import parse_expression
+from engine.sql.conditions import not_a_condition
 
 MEDIUM_CHAR_LIMIT = {"db2": 254, "mssql": 255}
 DKEY_BYTE_LIMIT = 256
@@ -81,8 +82,8 @@ def method_inputs(ctx: Context, mapping: Mapping, source: Table, target: Table) 
 
 
 def where_clause(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """MP003: the replicate WHERE clause parses, can run (its regular expressions compile) and names only
-    source columns."""
+    """MP003: the replicate WHERE clause parses, can run (its regular expressions compile), names only
+    source columns and is a condition (`engine.sql.conditions`: Spark refuses a filter that is not BOOLEAN)."""
     if mapping.where is None:
         return
     for message, column in where_problems(mapping.where, source):
@@ -99,8 +100,10 @@ def where_problems(where: str, source: Table) -> list[tuple[str, str | None]]:
     if parsed.problem:
         return [(f"where clause {parsed.problem}", None)]
     known = {c.lower() for c in source.column_names()}
-    return [(f"where clause names {name!r}, which {source.key} does not have", name)
-            for name in parsed.columns if name.lower() not in known]
+    unknown = [(f"where clause names {name!r}, which {source.key} does not have", name)
+               for name in parsed.columns if name.lower() not in known]
+    why = not_a_condition(where, {c.name: c.sql_type for c in source.columns})
+    return unknown + ([(f"where clause is not a condition: {why}", None)] if why else [])
 
 
 def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
