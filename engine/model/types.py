@@ -202,7 +202,7 @@ def _parse(text: str) -> SqlType:
     if base in _COMPLEX:
         if args is None or not args.strip():
             raise TypeError_(f"{base} needs element types, as in {base}(INTEGER)")
-        return SqlType(base, TypeFamily.COMPLEX, elements=tuple(_parse(p) for p in _split_top_level(args)))
+        return SqlType(base, TypeFamily.COMPLEX, elements=tuple(_parse_element(p) for p in _split_top_level(args)))
     if base not in _SIMPLE:
         raise TypeError_(f"unknown type {_clip(text)!r}")
     family, takes = _SIMPLE[base]
@@ -240,16 +240,25 @@ def _split_top_level(text: str) -> list[str]:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
-    return [_strip_field_name(p.strip()) for p in parts if p.strip()]
+    return [p.strip() for p in parts if p.strip()]
 
 
-def _strip_field_name(part: str) -> str:
-    """ROW fields may be named, as in ROW(x INTEGER, p UDT:point): keep the type."""
-    head, _, rest = part.partition(" ")
-    known = head.upper() in _SIMPLE or head.upper() in _COMPLEX or head.upper() in ("LONG",)
-    if rest and not known and not head.upper().startswith("UDT:") and "(" not in head:
-        return rest.strip()
-    return part
+_FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s+([A-Za-z].*)", re.S)  # a name, then a type
+
+
+def _parse_element(part: str) -> SqlType:
+    """One element of a complex type: a type, or a named field, as in ROW(x INTEGER, p UDT:point).
+
+    A field's name may be any identifier, a type's name too (`ROW(date DATE, text VARCHAR(10))`): the
+    element is read as a type first (`LONG RAW`), and as a name and a type when that fails. When both
+    fail, the error is the named field's (its type is what is wrong), unless the element has no name."""
+    try:
+        return _parse(part)
+    except TypeError_ as whole:
+        field = _FIELD.fullmatch(part)
+        if field is None:
+            raise whole from None
+        return _parse(field.group(2))
 
 
 def _clip(text: str) -> str:
