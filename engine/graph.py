@@ -197,7 +197,8 @@ class MappingGraph:
 
     def masters(self, table_key: str) -> set[str]:
         """Servers that write the table: the source servers of mappings into it, plus its own
-        server if any mapping reads from it (CR006, TY003)."""
+        server if any mapping reads from it (CR006, TY003). A mapping whose source or target is not
+        a table of the model (MP002) counts for neither: it gets no other finding, and gives none."""
         found: set[str] = set()
         for mapping_id in self.mappings_writing(table_key):
             source = self.endpoints(mapping_id)
@@ -205,7 +206,8 @@ class MappingGraph:
             if server is not None:
                 found.add(server)
         own = self.server_of(table_key)
-        if own is not None and self.mappings_reading(table_key):
+        if own is not None and any((ends := self.endpoints(m)) and self.server_of(ends[1]) is not None
+                                   for m in self.mappings_reading(table_key)):
             found.add(own)
         return found
 

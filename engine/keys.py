@@ -13,8 +13,14 @@ KeyOrigin = Literal["explicit", "primary_key", "unique_index", "source_key"]
 
 @dataclass(frozen=True)
 class DistributionKey:
+    """A set of target columns (CONTRACT section 3), in the order first named, each once: a key or
+    index that names a column twice (TB005) does not make it count twice (DK003's bytes)."""
+
     columns: tuple[str, ...]
     origin: KeyOrigin
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "columns", tuple(dict.fromkeys(self.columns)))
 
 
 def distribution_key(model: Model, mapping: Mapping) -> DistributionKey | None:

@@ -59,12 +59,34 @@ class SqlType:
 
     @property
     def byte_length(self) -> int | None:
-        """Bytes the type takes in a distribution key (DK003); None where the contract gives none."""
+        """Bytes the type takes in a distribution key (DK003); None where the contract gives none
+        (a DECIMAL without a precision: see `key_bytes`, which knows the DBMS)."""
         if self.family in (TypeFamily.CHARACTER, TypeFamily.BINARY):
             return self.length
         if self.precision is not None and self.family is TypeFamily.EXACT_NUMERIC:
             return self.precision // 2 + 1
         return _FIXED_BYTES.get(self.name)
+
+    def key_bytes(self, dbms: str | None) -> int | None:
+        """`byte_length` on a server of `dbms`: a DECIMAL, NUMERIC or NUMBER without a precision takes that
+        DBMS's default precision (`DEFAULT_DECIMAL_PRECISION`), floor(p/2)+1 bytes like any other."""
+        if self.name in _DECIMALS and self.precision is None:
+            return default_decimal_precision(dbms) // 2 + 1
+        return self.byte_length
+
+    def comparable(self) -> SqlType:
+        """The type with synonyms folded, for asking whether two declarations are one type (SC001):
+        `NUMERIC(10,2)`, `DECIMAL(10,2)` and `NUMBER(10,2)` are one type, as are `VARCHAR(n)` and
+        Oracle's `VARCHAR2(n)`; `CHAR` and `VARCHAR`, or `NCHAR` and `CHAR`, stay apart (padding and
+        character set differ). `DECIMAL` and `NUMERIC` without a precision are one type; `NUMBER`
+        without one is Oracle's floating decimal, not them. A complex type folds its elements."""
+        name = _SYNONYMS.get(self.name, self.name)
+        if self.name == "NUMBER" and self.precision is None:
+            name = self.name
+        elements = tuple(e.comparable() for e in self.elements)
+        if (name, elements) == (self.name, self.elements):
+            return self
+        return SqlType(name, self.family, self.length, self.precision, self.scale, self.udt, elements)
 
     def __str__(self) -> str:
         if self.family is TypeFamily.UDT:
@@ -76,6 +98,18 @@ class SqlType:
         if self.length is not None:
             return f"{self.name}({self.length})"
         return self.name
+
+
+# The precision a DECIMAL / NUMERIC / NUMBER declared without one gets: DB2 5, SQL Server and Sybase ASE 18,
+# Informix 16 (its floating DECIMAL), MySQL 10, Oracle 38 (NUMBER's maximum); any other DBMS 38, the widest
+# of them, so a key is never thought shorter than it may be.
+DEFAULT_DECIMAL_PRECISION = {"db2": 5, "mssql": 18, "ase": 18, "informix": 16, "mysql": 10, "oracle": 38}
+OTHER_DECIMAL_PRECISION = 38
+_DECIMALS = ("DECIMAL", "NUMERIC", "NUMBER")
+
+
+def default_decimal_precision(dbms: str | None) -> int:
+    return DEFAULT_DECIMAL_PRECISION.get(dbms or "", OTHER_DECIMAL_PRECISION)
 
 
 _FIXED_BYTES = {
@@ -119,6 +153,7 @@ _SIMPLE: dict[str, tuple[TypeFamily, str]] = {
     "BOOLEAN": (TypeFamily.BOOLEAN, ""),
 }
 _ALIASES = {"INT": "INTEGER"}
+_SYNONYMS = {"NUMERIC": "DECIMAL", "NUMBER": "DECIMAL", "VARCHAR2": "VARCHAR"}  # see `SqlType.comparable`
 _COMPLEX = ("ROW", "SET", "LIST", "MULTISET")
 _CALL = re.compile(r"^(LONG\s+RAW|[A-Z][A-Z0-9_]*)\s*(?:\((.*)\))?$", re.S | re.I)
 
@@ -167,7 +202,7 @@ def _parse(text: str) -> SqlType:
     if base in _COMPLEX:
         if args is None or not args.strip():
             raise TypeError_(f"{base} needs element types, as in {base}(INTEGER)")
-        return SqlType(base, TypeFamily.COMPLEX, elements=tuple(_parse(p) for p in _split_top_level(args)))
+        return SqlType(base, TypeFamily.COMPLEX, elements=tuple(_parse_element(p) for p in _split_top_level(args)))
     if base not in _SIMPLE:
         raise TypeError_(f"unknown type {_clip(text)!r}")
     family, takes = _SIMPLE[base]
@@ -205,16 +240,25 @@ def _split_top_level(text: str) -> list[str]:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
-    return [_strip_field_name(p.strip()) for p in parts if p.strip()]
+    return [p.strip() for p in parts if p.strip()]
 
 
-def _strip_field_name(part: str) -> str:
-    """ROW fields may be named, as in ROW(x INTEGER, p UDT:point): keep the type."""
-    head, _, rest = part.partition(" ")
-    known = head.upper() in _SIMPLE or head.upper() in _COMPLEX or head.upper() in ("LONG",)
-    if rest and not known and not head.upper().startswith("UDT:") and "(" not in head:
-        return rest.strip()
-    return part
+_FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s+([A-Za-z].*)", re.S)  # a name, then a type
+
+
+def _parse_element(part: str) -> SqlType:
+    """One element of a complex type: a type, or a named field, as in ROW(x INTEGER, p UDT:point).
+
+    A field's name may be any identifier, a type's name too (`ROW(date DATE, text VARCHAR(10))`): the
+    element is read as a type first (`LONG RAW`), and as a name and a type when that fails. When both
+    fail, the error is the named field's (its type is what is wrong), unless the element has no name."""
+    try:
+        return _parse(part)
+    except TypeError_ as whole:
+        field = _FIELD.fullmatch(part)
+        if field is None:
+            raise whole from None
+        return _parse(field.group(2))
 
 
 def _clip(text: str) -> str:

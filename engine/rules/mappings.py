@@ -11,12 +11,13 @@ from collections.abc import Iterator
 
 from engine.model.methods import Column, Expression
 from engine.model.schema import Mapping, Table
-from engine.model.types import TypeFamily
+from engine.model.types import TypeFamily, default_decimal_precision
 from engine.reversibility import explain, survives
 from engine.rules.context import Context
 from engine.rules.findings import Finding, Location
 from engine.rules.typecompat import type_compatibility
 from engine.sql import parse_expression
+from engine.sql.conditions import not_a_condition
 
 MEDIUM_CHAR_LIMIT = {"db2": 254, "mssql": 255}
 DKEY_BYTE_LIMIT = 256
@@ -81,8 +82,8 @@ def method_inputs(ctx: Context, mapping: Mapping, source: Table, target: Table) 
 
 
 def where_clause(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """MP003: the replicate WHERE clause parses, can run (its regular expressions compile) and names only
-    source columns."""
+    """MP003: the replicate WHERE clause parses, can run (its regular expressions compile), names only
+    source columns and is a condition (`engine.sql.conditions`: Spark refuses a filter that is not BOOLEAN)."""
     if mapping.where is None:
         return
     for message, column in where_problems(mapping.where, source):
@@ -99,12 +100,19 @@ def where_problems(where: str, source: Table) -> list[tuple[str, str | None]]:
     if parsed.problem:
         return [(f"where clause {parsed.problem}", None)]
     known = {c.lower() for c in source.column_names()}
-    return [(f"where clause names {name!r}, which {source.key} does not have", name)
-            for name in parsed.columns if name.lower() not in known]
+    unknown = [(f"where clause names {name!r}, which {source.key} does not have", name)
+               for name in parsed.columns if name.lower() not in known]
+    why = not_a_condition(where, {c.name: c.sql_type for c in source.columns})
+    return unknown + ([(f"where clause is not a condition: {why}", None)] if why else [])
 
 
 def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """DK001-DK011, NN001, TY003."""
+    """DK001-DK011, NN001, TY003.
+
+    DK003 adds up each key column once (the key is a set) by the byte lengths of CONTRACT section 1. A
+    DECIMAL, NUMERIC or NUMBER declared without a precision has the target server's default one (the key
+    lives there): db2 5, mssql 18, ase 18, informix 16, mysql 10, oracle 38, any other DBMS 38
+    (`engine.model.types.DEFAULT_DECIMAL_PRECISION`)."""
     dkey = ctx.dkey(mapping)
     if dkey is None:
         if not mapping.journal:
@@ -114,6 +122,7 @@ def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target
     target_dbms = ctx.dbms_of(target)
     complete = True
     total_bytes = 0
+    assumed: list[str] = []  # decimals without a precision, counted at the DBMS's default
     for name in dkey.columns:
         col = target.column(name)
         if col is None:
@@ -125,7 +134,10 @@ def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target
             complete = False
             yield Finding("DK002", f"distribution-key column {name} has no column map", _at(mapping, target, name))
         t = col.sql_type
-        total_bytes += t.byte_length or 0
+        total_bytes += t.key_bytes(target_dbms) or 0
+        if t.family is TypeFamily.EXACT_NUMERIC and t.byte_length is None and t.key_bytes(target_dbms) is not None:
+            assumed.append(f"{name} {t} as {t.name}({default_decimal_precision(target_dbms)}), "
+                           f"the default on {target_dbms or 'its server'}")
         family_rule = {
             TypeFamily.LARGE_OBJECT: ("DK004", f"{name} is {t}, a large object, and cannot be in a distribution key"),
             TypeFamily.BIT: ("DK006", f"{name} is BIT and cannot be in a distribution key"),
@@ -139,7 +151,8 @@ def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target
             yield Finding("DK005", f"{name} is {t}: on {target_dbms} a key column may hold at most {limit} characters",
                           _at(mapping, target, name))
     if ctx.dbms_of(source) != "oracle" and total_bytes > DKEY_BYTE_LIMIT:
-        yield Finding("DK003", f"distribution key ({', '.join(dkey.columns)}) is {total_bytes} bytes; "
+        counted = f" (counting {'; '.join(assumed)})" if assumed else ""
+        yield Finding("DK003", f"distribution key ({', '.join(dkey.columns)}) is {total_bytes} bytes{counted}; "
                       f"the limit is {DKEY_BYTE_LIMIT} when the source is not Oracle", _at(mapping, target))
     serial = [n for n in dkey.columns if (c := target.column(n)) is not None and c.sql_type.is_serial]
     if serial and len(ctx.graph.masters(target.key)) > 1:
@@ -194,7 +207,8 @@ def null_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> 
 
 
 def reverse_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """BI001, BI002: the reverse mapping exists, goes back, and gives back the key."""
+    """BI001, BI002: the reverse mapping exists, goes back, and gives back the key. BI002 only when this
+    mapping has a DKey (CONTRACT section 3): without one (DK001) neither direction is reported on it."""
     if not mapping.reverse:
         return
     back = ctx.model.mapping(mapping.reverse)
@@ -204,6 +218,8 @@ def reverse_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) 
     if back.source != mapping.target or back.target != mapping.source:
         yield Finding("BI001", f"reverse mapping {back.id} goes {back.source} -> {back.target}, "
                       f"not {mapping.target} -> {mapping.source}", _at(mapping))
+        return
+    if ctx.dkey(mapping) is None:
         return
     yield from _key_round_trip(ctx, mapping, back, source, "")
     if back.reverse != mapping.id:
@@ -229,8 +245,12 @@ def _key_round_trip(ctx: Context, forward: Mapping, back: Mapping, source: Table
 
 
 def type_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """TY001, TY002, TY004: user types, floating point across formats, large objects."""
-    read = [c for name in dict.fromkeys(c for m in mapping.columns.values() for c in m.source_columns())
+    """TY001, TY002, TY004: user types, floating point across formats, large objects.
+
+    A column counts as read when a method copies it or an `expression`'s SQL names it (its lineage, matched
+    without case as SQL names are: `ctx.feeding`)."""
+    reads = {target_col: sorted(ctx.feeding(mapping, [target_col])) for target_col in mapping.columns}
+    read = [c for name in dict.fromkeys(n for names in reads.values() for n in names)
             if (c := source.column(name)) is not None]
     written = [c for name in mapping.columns if (c := target.column(name)) is not None]
     sides = [(source, col) for col in read] + [(target, col) for col in written]
@@ -240,12 +260,12 @@ def type_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> 
                           "(streamwrite/streamread) declared with stream_support: true", _at(mapping, table, col.name))
     src_server, tgt_server = ctx.server_of(source), ctx.server_of(target)
     formats = (src_server.float_format if src_server else None, tgt_server.float_format if tgt_server else None)
-    if ctx.model.float_transfer is None and all(formats) and formats[0] != formats[1]:
-        for target_col, method in mapping.columns.items():
+    if ctx.model.float_transfer is None and all(formats) and not _same_label(formats[0], formats[1]):
+        for target_col in mapping.columns:
             tcol = target.column(target_col)
             approx = tcol is not None and tcol.sql_type.family is TypeFamily.APPROX_NUMERIC
             approx = approx or any((s := source.column(n)) is not None and s.sql_type.family
-                                   is TypeFamily.APPROX_NUMERIC for n in method.source_columns())
+                                   is TypeFamily.APPROX_NUMERIC for n in reads[target_col])
             if approx:
                 yield Finding("TY002", f"{target_col} carries a floating-point value from {formats[0]} to "
                               f"{formats[1]} format; set float_transfer (ieee or canonical)",
@@ -255,3 +275,8 @@ def type_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> 
             if col.sql_type.family is TypeFamily.LARGE_OBJECT and col.storage in ("blobspace", "sbspace"):
                 yield Finding("TY004", f"{table.key}.{col.name} is stored in a {col.storage}; with changed columns "
                               "only it may not be updated at the target", _at(mapping, table, col.name))
+
+
+def _same_label(a: str | None, b: str | None) -> bool:
+    """Whether two float_format labels name one format: `ieee` and `IEEE` do (labels, not identifiers)."""
+    return (a or "").strip().casefold() == (b or "").strip().casefold()

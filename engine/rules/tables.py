@@ -69,7 +69,8 @@ def parent_exists(model: Model, table: Table) -> Iterator[Finding]:
 
 
 def replication_definitions(table: Table) -> Iterator[Finding]:
-    """SC002 (versions and names), then SC001 (the table against its latest definition)."""
+    """SC002 (versions and names), then SC001 (the table against its latest definition; types are compared
+    with their synonyms folded, `SqlType.comparable`: NUMERIC(10,2) is DECIMAL(10,2))."""
     defs = table.replication_definitions
     if not defs:
         return
@@ -93,7 +94,7 @@ def replication_definitions(table: Table) -> Iterator[Finding]:
             yield Finding("SC001", f"{col.name} is in the table but not in replication definition version "
                           f"{latest.version}: its values would not replicate (data loss)",
                           Location(table=table.key, column=col.name))
-        elif spec.type is not None and parse_type(spec.type) != col.sql_type:
+        elif spec.type is not None and parse_type(spec.type).comparable() != col.sql_type.comparable():
             yield Finding("SC001", f"{col.name} is {col.sql_type} in the table but {parse_type(spec.type)} in "
                           f"replication definition version {latest.version}",
                           Location(table=table.key, column=col.name))

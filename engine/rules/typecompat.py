@@ -10,9 +10,10 @@ conversion explicit; the designer shows that text as is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime, time
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from engine.model.methods import (
     Cast,
@@ -36,6 +37,9 @@ CHAR, EXACT, APPROX, DATETIME = (TypeFamily.CHARACTER, TypeFamily.EXACT_NUMERIC,
 INTEGER_DIGITS = {"SMALLINT": 5, "INTEGER": 10, "SERIAL": 10, "BIGINT": 19, "SERIAL8": 19}
 UNBOUNDED_DECIMAL_DIGITS = 38  # NUMBER / DECIMAL without a precision (Oracle's maximum)
 APPROX_DIGITS = {"REAL": 6, "FLOAT": 15, "DOUBLE": 15}
+APPROX_MAX = {"REAL": Decimal("3.4028235e38"), "FLOAT": Decimal("1.7976931348623157e308"),
+              "DOUBLE": Decimal("1.7976931348623157e308")}
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 DATETIME_TEXT = {"DATE": 10, "TIMESTAMP": 26, "DATETIME": 26}
 CHARACTER_LOBS = ("TEXT", "CLOB", "LONG")
 BINARY_LOBS = ("BLOB", "BYTE", "LONG RAW")
@@ -105,12 +109,14 @@ def constant_fits(value: str | int | float | bool | None, dst: SqlType) -> str |
     text = value if isinstance(value, str) else str(value)
     if dst.family is CHAR:
         return _longer(len(text), dst.length, "characters")
+    if dst.family in (EXACT, APPROX) and isinstance(value, str) and _beyond_decimal_range(text):
+        return f"{_clip(text)} is beyond the range of any number"
     number = _as_decimal(text)
     if dst.family is EXACT and number is not None:
-        digits, places = _decimal_shape(number)
-        return narrowing(SqlType("DECIMAL", EXACT, precision=max(digits + places, 1), scale=places), dst)
+        return _constant_into_exact(text, number, dst)
     if dst.family is APPROX and number is not None:
-        return None
+        limit = APPROX_MAX[dst.name]
+        return f"{_clip(text)} is beyond the range of {dst} (about {limit:.1e})" if abs(number) > limit else None
     if dst.family is DATETIME and isinstance(value, str):
         return None if _is_iso_datetime(value, dst) else f"{value!r} is not an ISO date or timestamp"
     return narrowing(_constant_type(value) or _varchar(len(text)), dst)
@@ -127,16 +133,43 @@ def _is_iso_datetime(text: str, dst: SqlType) -> bool:
 def _as_decimal(text: str) -> Decimal | None:
     try:
         number = Decimal(text.strip())
-    except InvalidOperation:
+    except ArithmeticError:  # InvalidOperation, and any other signal of the decimal module
         return None
     return number if number.is_finite() else None
 
 
+def _beyond_decimal_range(text: str) -> bool:
+    """A number in form whose exponent the decimal module cannot even hold (`1e999999999999999999999`)."""
+    return _NUMBER.fullmatch(text.strip()) is not None and _as_decimal(text) is None
+
+
+def _constant_into_exact(text: str, number: Decimal, dst: SqlType) -> str | None:
+    """Why a numeric constant does not fit `dst`: too many digits before the point, or decimal places cut."""
+    before, after = _decimal_shape(number)
+    room = integer_digits(dst)
+    if room is not None and before > room:
+        return f"{_clip(text)} has {before:,} digits before the point, {dst} holds {room}"
+    if after > (dst.scale or 0):
+        return f"{_clip(text)} has {after:,} decimal places, {dst} keeps {dst.scale or 0}"
+    return None
+
+
 def _decimal_shape(number: Decimal) -> tuple[int, int]:
-    """(digits before the point, digits after it) of a finite decimal."""
-    _, digits, exponent = number.normalize().as_tuple()
+    """(digits before the point, digits after it) of a finite decimal, trailing zeros aside.
+
+    Read from the digits and the exponent, never through the decimal context: `normalize()` overflows on
+    `1e9999999` and rounds `1e-9999999` to zero, both beyond the context's exponent range."""
+    _, digits, exponent = number.as_tuple()
     assert isinstance(exponent, int)  # finite numbers only
-    return max(len(digits) + exponent, 0), max(-exponent, 0)
+    significant = "".join(map(str, digits)).rstrip("0")
+    if not significant:
+        return 0, 0
+    exponent += len(digits) - len(significant)
+    return max(len(significant) + exponent, 0), max(-exponent, 0)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 30 else f"{text[:27]}..."
 
 
 def _constant_type(value: str | int | float | bool | None) -> SqlType | None:

@@ -165,6 +165,15 @@ def test_key_byte_lengths(text: str, bytes_: int) -> None:
     assert parse_type(text).byte_length == bytes_
 
 
+@pytest.mark.parametrize(("text", "dbms", "bytes_"), [
+    ("DECIMAL", "db2", 3), ("NUMERIC", "mssql", 10), ("NUMBER", "oracle", 20), ("DECIMAL", "informix", 9),
+    ("DECIMAL", "mysql", 6), ("DECIMAL", "ase", 10), ("DECIMAL", "postgresql", 20), ("DECIMAL", None, 20),
+    ("DECIMAL(9,2)", "db2", 5), ("INTEGER", "db2", 4), ("CHAR(7)", "oracle", 7),
+])
+def test_key_bytes_of_a_decimal_without_precision_follow_the_dbms(text: str, dbms: str | None, bytes_: int) -> None:
+    assert parse_type(text).key_bytes(dbms) == bytes_
+
+
 def test_complex_type_holding_a_udt() -> None:
     assert parse_type("LIST(ROW(x INTEGER, p UDT:point))").holds_udt
     assert not parse_type("LIST(INTEGER)").holds_udt
@@ -174,6 +183,39 @@ def test_complex_type_holding_a_udt() -> None:
 def test_unknown_or_malformed_types(text: str) -> None:
     with pytest.raises(ValueError):
         parse_type(text)
+
+
+@pytest.mark.parametrize(("text", "parsed"), [
+    ("ROW(date DATE, text VARCHAR(10))", "ROW(DATE, VARCHAR(10))"),
+    ("ROW(integer INTEGER, char CHAR(3), long LONG)", "ROW(INTEGER, CHAR(3), LONG)"),
+    ("ROW(row ROW(set SET(INTEGER)), udt UDT:point)", "ROW(ROW(SET(INTEGER)), UDT:point)"),
+    ("ROW(x INTEGER, p UDT:point)", "ROW(INTEGER, UDT:point)"),
+    ("ROW(LONG RAW, long LONG RAW)", "ROW(LONG RAW, LONG RAW)"),
+    ("ROW(DATE, date)", "ROW(DATE, DATE)"),  # unnamed fields
+    ("SET(ROW(a INTEGER, b UDT:pt))", "SET(ROW(INTEGER, UDT:pt))"),
+])
+def test_row_field_names_may_be_any_identifier(text: str, parsed: str) -> None:
+    """A field name that is also a type name (date, text) once made the element an unknown type."""
+    assert str(parse_type(text)) == parsed
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("ROW(x FOO)", "unknown type 'FOO'"),
+    ("ROW(text VARCHAR)", "VARCHAR needs a length"),
+    ("ROW(FOO)", "unknown type 'FOO'"),
+    ("ROW(a b c)", "unknown type 'b c'"),
+    ("SET (SET (BAD))", "unknown type 'BAD'"),
+    ("ROW (a INTEGER, b FOO)", "unknown type 'FOO'"),
+])
+def test_a_row_field_of_an_unknown_type_names_the_type(text: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        parse_type(text)
+
+
+def test_a_model_with_row_fields_named_like_types_loads(examples: Path) -> None:
+    text = _edited(examples, '"CHAR(2)"', '"ROW(date DATE, text VARCHAR(10))"')
+    model = parse_model(text, "orders.json")
+    assert str(model.tables[0].columns[0].sql_type) == "ROW(DATE, VARCHAR(10))"
 
 
 # --- files fit for version control ---------------------------------------------------

@@ -352,7 +352,17 @@ def round_trip(name: str, declare: str = "both") -> Any:
     return bidi(src_cols, src_pk, tgt_cols, tgt_pk, fwd, back, declare=declare)
 
 
+def keyless_forward(target_pk: list[str]) -> Any:
+    """`m` computes t.T's ID as upper(NAME) and names `back` (a plain copy) as its reverse, which does not:
+    back's key s.T.ID does not survive back then m. With `target_pk` [] m has no DKey (DK001)."""
+    cols = [col("ID", "VARCHAR(10)", nullable=False), col("NAME", "VARCHAR(10)", nullable=False)]
+    return bidi(cols, ["ID"], cols, target_pk, {"NAME": "NAME", "ID": {"method": "upper", "input": "NAME"}},
+                {"ID": "ID", "NAME": "NAME"}, declare="forward")
+
+
 CASES = [
+    Case("BI002", "only-when-the-mapping-has-a-key", lambda: keyless_forward(["ID"]), lambda: keyless_forward([]),
+         {"mapping": "m", "column": "ID"}),
     Case("BI001", "reverse-names-no-mapping", lambda: orphan("nope"), lambda: same(), {"mapping": "m"}),
     Case(
         "BI001",
@@ -498,6 +508,14 @@ def test_bi002_only_with_a_key() -> None:
     )
     assert_silent(m, "BI002")
     assert_silent(m, "DK001")
+
+
+def test_bi002_not_on_a_mapping_without_a_key() -> None:
+    """CONTRACT: BI002 only when the mapping has a DKey. `m` has none (DK001), so the other direction's
+    failure, which is reported on `m` because only `m` names the pair, is not reported either."""
+    m = keyless_forward([])
+    assert_fires(m, "DK001", mapping="m")
+    assert_silent(m, "BI002")
 
 
 def test_bi002_not_when_bi001_applies() -> None:

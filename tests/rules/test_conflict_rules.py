@@ -53,11 +53,12 @@ def cr(
     priorities: dict[str, float | None] | None = None,
     carried: dict[str, list[str]] | None = None,
     on: str = ACCT,
+    missing: frozenset[str] = frozenset(),
     **entry: Any,
 ) -> Any:
     """Servers a, b, c (each with a priority unless `priorities` says None), table ACCT on each, one
     mapping per route (`("a", "b")` copies a.ACCT -> b.ACCT, all columns unless `carried` says otherwise),
-    and conflict settings on b.ACCT."""
+    and conflict settings on b.ACCT. A table named in `missing` is not made: a route to or from it is MP002."""
     prio = {"a": 10, "b": 20, "c": 30, **(priorities or {})}
     servers = [server(s, priority=p) if p is not None else server(s) for s, p in prio.items()]
     tables = [table(s, "ACCT", COLS, pk=["ID"], unique=UNIQUE) for s in prio]
@@ -69,7 +70,7 @@ def cr(
         dst_key = dst if "." in dst else f"{dst}.ACCT"
         maps.append(mapping(mid, src_key, dst_key, {c: c for c in cols}))
     extra_tables = {m["source"] for m in maps} | {m["target"] for m in maps}
-    for key in sorted(extra_tables - {f"{s}.ACCT" for s in prio}):
+    for key in sorted(extra_tables - {f"{s}.ACCT" for s in prio} - missing):
         s, _, name = key.partition(".")
         tables.append(table(s, name, COLS, pk=["ID"], unique=UNIQUE))
     conflicts = [{"table": on, "column_groups": list(groups), "unique": list(unique), **entry}]
@@ -144,6 +145,14 @@ CASES = [
         "overwrite-two-masters",
         lambda: cr([group("g", ["NAME"], step("overwrite"))], routes=TWO_MASTERS),
         lambda: cr([group("g", ["NAME"], step("overwrite"))]),
+        {**AT, "group": "g"},
+    ),
+    Case(
+        "CR006",
+        "mp002-mapping-is-no-master",
+        lambda: cr([group("g", ["NAME"], step("overwrite"))], routes=(("a", "b"), ("b", "b.OTHER"))),
+        lambda: cr([group("g", ["NAME"], step("overwrite"))], routes=(("a", "b"), ("b", "b.NOPE")),
+                   missing=frozenset({"b.NOPE"})),
         {**AT, "group": "g"},
     ),
     Case(
@@ -444,10 +453,15 @@ def test_cr006_additive_converges() -> None:
         ((("b", "c"),), 1),  # nothing lands in b: only its own server
         ((("b.OTHER", "b"), ("b", "c")), 1),  # the mapping into b comes from b itself
         ((("a", "b"), ("c", "b"), ("b", "a")), 3),
+        ((("a", "b"), ("b", "b.NOPE")), 1),  # MP002: a mapping to an unknown table makes b no master
+        ((("a", "b"), ("b", "z.NOPE")), 1),  # ... nor one to an unknown server
+        ((("a", "b"), ("z.NOPE", "b")), 1),  # a mapping from an unknown server writes nothing
+        ((("a", "b"), ("c.NOPE", "b")), 1),
+        ((("a", "b"), ("b", "b.NOPE"), ("b", "c")), 2),  # b is still read by a known mapping
     ],
 )
 def test_cr006_master_count(routes: tuple[tuple[str, str], ...], masters: int) -> None:
-    m = cr([group("g", ["NAME"], step("overwrite"))], routes=routes)
+    m = cr([group("g", ["NAME"], step("overwrite"))], routes=routes, missing=frozenset({"b.NOPE", "c.NOPE", "z.NOPE"}))
     if masters > 1:
         hits = assert_fires(m, "CR006", table=ACCT, group="g")
         assert f"{masters} masters" in hits[0].message, hits[0].message

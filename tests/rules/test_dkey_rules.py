@@ -23,6 +23,8 @@ from rulekit import (
 
 from engine.keys import distribution_key
 
+DKEY_LIMIT = 256
+
 
 def keyed(type_: str, *, tgt_dbms: str = "postgresql", src_dbms: str = "postgresql") -> Any:
     """s.T and t.T with primary key K of `type_` (so the default DKey is K), copied s -> t."""
@@ -71,6 +73,24 @@ def fed_by(columns: dict[str, Any], *, src_unique: dict[str, list[str]] | None =
     return one_way(src, tgt, columns, src_pk=["ID"], tgt_pk=["K"], src_unique=src_unique)
 
 
+def char_key(key: list[str], *, length: int = 200, default_from_unique: bool = False) -> Any:
+    """s.T and t.T with K and L CHAR(`length`) (and ID); the DKey is `key`, given by the mapping or, with
+    `default_from_unique`, by the target's only unique index (no primary key)."""
+    cols = [col("ID", nullable=False), col("K", f"CHAR({length})", nullable=False),
+            col("L", f"CHAR({length})", nullable=False)]
+    if default_from_unique:
+        return one_way(cols, src_pk=["ID"], src_unique={"UX": ["K", "L"]}, tgt_unique={"U1": key})
+    return one_way(cols, src_pk=["ID"], tgt_pk=["ID"], src_unique={"UX": ["K", "L"]}, tgt_unique={"UX": ["K", "L"]},
+                   map_extra={"distribution_key": key})
+
+
+def with_decimal(char_len: int, decimal: str = "DECIMAL", *, tgt_dbms: str = "postgresql") -> Any:
+    """Key (CODE CHAR(char_len), AMOUNT `decimal`): a DECIMAL without a precision counts at the target
+    DBMS's default precision."""
+    cols = [col("CODE", f"CHAR({char_len})", nullable=False), col("AMOUNT", decimal, nullable=False)]
+    return one_way(cols, src_pk=["CODE", "AMOUNT"], tgt_pk=["CODE", "AMOUNT"], tgt_dbms=tgt_dbms)
+
+
 AT_TARGET = {"mapping": "m", "table": TGT}
 
 CASES = [
@@ -101,6 +121,14 @@ CASES = [
         lambda: wide_key(253, src_dbms="oracle"),
         AT_TARGET,
     ),
+    Case("DK003", "two-columns-not-one-named-twice", lambda: char_key(["K", "L"]), lambda: char_key(["K", "K"]),
+         AT_TARGET),
+    Case("DK003", "unique-index-naming-a-column-twice",
+         lambda: char_key(["K", "L"], default_from_unique=True),
+         lambda: char_key(["K", "K"], default_from_unique=True), AT_TARGET),
+    Case("DK003", "decimal-without-precision", lambda: with_decimal(237), lambda: with_decimal(236), AT_TARGET),
+    Case("DK003", "decimal-without-precision-on-db2", lambda: with_decimal(237),
+         lambda: with_decimal(237, tgt_dbms="db2"), AT_TARGET),
     Case("DK004", "blob", lambda: keyed("BLOB"), lambda: keyed("VARCHAR(100)"), {**AT_TARGET, "column": "K"}),
     Case(
         "DK005",
@@ -332,6 +360,41 @@ def test_dk003_byte_lengths(types: list[str], fires: bool) -> None:
         assert_fires(m, "DK003", mapping="m", table=TGT)
     else:
         assert_silent(m, "DK003")
+
+
+def test_dk003_counts_a_column_named_twice_once() -> None:
+    """The DKey is a set of target columns: ["K", "K"] is K, 200 bytes, not 400."""
+    m = char_key(["K", "K"])
+    assert distribution_key(m, m.mappings[0]).columns == ("K",)  # type: ignore[union-attr]
+    assert_silent(m, "DK003")
+    over = char_key(["K", "K"], length=257)
+    [finding] = fired(over, "DK003")
+    assert "(K) is 257 bytes" in finding.message
+
+
+def test_default_key_from_a_unique_index_naming_a_column_twice_counts_it_once() -> None:
+    m = char_key(["K", "K"], default_from_unique=True)
+    assert distribution_key(m, m.mappings[0]).columns == ("K",)  # type: ignore[union-attr]
+    assert_fires(m, "TB005", column="K")
+    assert_silent(m, "DK003")
+
+
+@pytest.mark.parametrize(("tgt_dbms", "precision"), [
+    ("db2", 5), ("mssql", 18), ("ase", 18), ("informix", 16), ("mysql", 10), ("oracle", 38),
+    ("postgresql", 38), ("sqlite", 38), ("other", 38),
+])
+@pytest.mark.parametrize("decimal", ["DECIMAL", "NUMERIC", "NUMBER", "decimal"])
+def test_dk003_decimal_without_precision_takes_the_target_dbms_default(tgt_dbms: str, precision: int,
+                                                                      decimal: str) -> None:
+    room = DKEY_LIMIT - (precision // 2 + 1)
+    assert_silent(with_decimal(room, decimal, tgt_dbms=tgt_dbms), "DK003")
+    [finding] = fired(with_decimal(room + 1, decimal, tgt_dbms=tgt_dbms), "DK003")
+    assert f"{decimal.upper()}({precision}), the default on {tgt_dbms}" in finding.message
+
+
+def test_dk003_decimal_with_a_precision_is_counted_as_declared() -> None:
+    assert_silent(with_decimal(252, "DECIMAL(5,2)"), "DK003")  # 252 + 3
+    assert_fires(with_decimal(254, "DECIMAL(5,2)"), "DK003")  # 254 + 3
 
 
 # --- DK004-DK008: column types ---------------------------------------------------

@@ -151,6 +151,13 @@ CASES = [
         {"mapping": "m", "table": SRC},
     ),
     Case(
+        "MP003",
+        "where-is-not-a-condition",
+        lambda: with_columns({}, where="ID"),
+        lambda: with_columns({}, where="ID > 0"),
+        {"mapping": "m", "table": SRC},
+    ),
+    Case(
         "MP004",
         "expression-invalid-regex",
         lambda: with_columns({"NAME": {"method": "expression", "sql": "regexp_replace(NAME, '[0-9', '')"}}),
@@ -421,6 +428,69 @@ def test_mp003_does_not_parse(where: str) -> None:
 )
 def test_mp003_near_miss(where: str) -> None:
     assert_silent(with_columns({}, where=where), "MP003")
+
+
+def flagged(where: str) -> Any:
+    """s.T with columns of several types, BOOLEAN and BIT among them, filtered by `where`."""
+    src = [col("ID", nullable=False), col("NAME", "VARCHAR(40)"), col("AMT", "DECIMAL(10,2)"), col("AT", "TIMESTAMP"),
+           col("OK", "BOOLEAN"), col("B", "BIT"), col("GEO", "UDT:point", stream_support=True)]
+    return one_way(src, src, src_pk=["ID"], tgt_pk=["ID"], map_extra={"where": where})
+
+
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        ("ID", "ID is a column of type INTEGER"),
+        ("name", "name is a column of type VARCHAR(40)"),
+        ("(AMT)", "AMT is a column of type DECIMAL(10,2)"),
+        ("AT", "AT is a column of type TIMESTAMP"),
+        ("GEO", "GEO is a column of type UDT:point"),
+        ("''", "'' is a string"),
+        ("'true'", "'true' is a string"),
+        ("5", "5 is a number"),
+        ("0.5", "0.5 is a number"),
+        ("ID + 1", "ID + 1 is arithmetic"),
+        ("-ID", "-ID is arithmetic"),
+        ("ID % 2", "is arithmetic"),
+        ("NAME || 'x'", "is text"),
+        ("concat(NAME, 'x')", "is text"),
+        ("upper(NAME)", "is text"),
+        ("length(NAME)", "is a number"),
+        ("cast(ID as string)", "is a cast to STRING"),
+        ("try_cast(NAME as int)", "is a cast to INT"),
+    ],
+)
+def test_mp003_where_that_is_not_a_condition(where: str, says: str) -> None:
+    """Spark refuses a filter whose type is not BOOLEAN (FILTER_NOT_BOOLEAN) when the run starts."""
+    [finding] = fired(flagged(where), "MP003")
+    assert finding.message.startswith("where clause is not a condition: "), finding.message
+    assert says in finding.message, finding.message
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "OK", "ok", "(OK)", "B", "TRUE", "false", "NULL", "NOT OK", "ID = 1", "ID > 1 AND OK", "NAME IS NULL",
+        "NAME LIKE 'a%'", "cast(NAME as boolean)", "coalesce(OK, false)", "if(ID > 1, OK, false)",
+        "CASE WHEN ID = 1 THEN TRUE ELSE FALSE END", "ID IN (1, 2)", "ID BETWEEN 1 AND 3",
+    ],
+)
+def test_mp003_conditions_and_what_cannot_be_typed_are_accepted(where: str) -> None:
+    assert_silent(flagged(where), "MP003")
+
+
+def test_mp003_unknown_column_is_not_also_typed() -> None:
+    [finding] = fired(flagged("NOPE"), "MP003")
+    assert finding.location.column == "NOPE"
+
+
+def test_where_editor_shows_a_clause_that_is_not_a_condition() -> None:
+    from engine.authoring import where_problems
+
+    m = flagged("ID > 0")
+    assert where_problems(m, "m", "ID > 0") == []
+    assert where_problems(m, "m", "ID") == ["where clause is not a condition: ID is a column of type INTEGER, "
+                                            "not a BOOLEAN"]
 
 
 def test_mp003_where_reads_source_not_target_columns() -> None:

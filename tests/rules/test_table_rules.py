@@ -60,6 +60,15 @@ CASES = [
         {**AT, "column": "CITY"},
     ),
     Case(
+        "SC001",
+        "numeric-scale-differs",
+        lambda: repdefs((1, ["ID", {"name": "A", "type": "DECIMAL(10,3)"}]),
+                        columns=[col("ID", nullable=False), col("A", "NUMERIC(10,2)")]),
+        lambda: repdefs((1, ["ID", {"name": "A", "type": "DECIMAL(10,2)"}]),
+                        columns=[col("ID", nullable=False), col("A", "NUMERIC(10,2)")]),
+        {**AT, "column": "A"},
+    ),
+    Case(
         "SC002",
         "version-repeats",
         lambda: repdefs((1, FULL), (1, FULL)),
@@ -153,12 +162,41 @@ def test_sc001_no_definitions_no_finding() -> None:
         ("VARCHAR(41)", True),
         ("CHAR(40)", True),
         ("INTEGER", True),
+        ("VARCHAR2(40)", False),  # Oracle's VARCHAR
+        ("NVARCHAR(40)", True),
     ],
 )
 def test_sc001_column_type_differs(def_type: str, fires: bool) -> None:
     m = repdefs((1, ["ID", {"name": "NAME", "type": def_type}, "CITY"]))
     if fires:
         assert_fires(m, "SC001", table="s.T", column="NAME")
+    else:
+        assert_silent(m, "SC001")
+
+
+@pytest.mark.parametrize(
+    ("table_type", "def_type", "fires"),
+    [
+        ("DECIMAL(10,2)", "NUMERIC(10,2)", False),
+        ("DECIMAL(10,2)", "NUMBER(10,2)", False),
+        ("NUMERIC(10,2)", "number(10,2)", False),
+        ("DECIMAL(10)", "NUMERIC(10,0)", False),
+        ("DECIMAL", "NUMERIC", False),
+        ("NUMERIC(10,2)", "DECIMAL(10,3)", True),
+        ("NUMERIC(10,2)", "DECIMAL(11,2)", True),
+        ("NUMBER", "DECIMAL", True),  # Oracle's NUMBER without a precision is a floating decimal
+        ("NUMBER(10,2)", "DECIMAL", True),
+        ("NUMBER(9,0)", "INTEGER", True),
+        ("SET(NUMERIC(5,1))", "SET(DECIMAL(5,1))", False),
+        ("CHAR(10)", "VARCHAR(10)", True),
+        ("CHAR(10)", "NCHAR(10)", True),
+    ],
+)
+def test_sc001_synonyms_of_one_type_are_equal(table_type: str, def_type: str, fires: bool) -> None:
+    cols = [col("ID", nullable=False), col("A", table_type)]
+    m = repdefs((1, ["ID", {"name": "A", "type": def_type}]), columns=cols)
+    if fires:
+        assert_fires(m, "SC001", table="s.T", column="A")
     else:
         assert_silent(m, "SC001")
 

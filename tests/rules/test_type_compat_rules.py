@@ -136,6 +136,26 @@ def test_constants_are_judged_by_their_value(value: Any, tgt: str, fires: bool) 
     assert bool(got) is fires, [f.message for f in got]
 
 
+@pytest.mark.parametrize(("value", "tgt", "fires", "says"), [
+    ("1e9999999", "DECIMAL(10,2)", True, "1e9999999 has 10,000,000 digits before the point, DECIMAL(10,2) holds 8"),
+    ("1e-9999999", "DECIMAL(10,2)", True, "1e-9999999 has 9,999,999 decimal places, DECIMAL(10,2) keeps 2"),
+    ("1e999999999999999999999", "DECIMAL(10,2)", True, "beyond the range of any number"),
+    ("1e999999999999999999999", "FLOAT", True, "beyond the range of any number"),
+    ("1e400", "DOUBLE", True, "beyond the range of DOUBLE"),
+    ("1e39", "REAL", True, "beyond the range of REAL"),
+    ("1e300", "DOUBLE", False, ""),
+    ("1e7", "DECIMAL(10,2)", False, ""),
+    ("12.50000", "DECIMAL(4,2)", False, ""),
+    ("-0", "DECIMAL(10,2)", False, ""),
+])
+def test_constants_beyond_the_decimal_context_are_judged_not_crashed(value: str, tgt: str, fires: bool,
+                                                                     says: str) -> None:
+    """An exponent beyond the decimal module's context (1e9999999) once raised decimal.Overflow."""
+    got = messages(feed("INTEGER", tgt, {"method": "constant", "value": value}))
+    assert bool(got) is fires, got
+    assert all(says in msg for msg in got), got
+
+
 def test_unknown_source_column_is_left_to_mp001() -> None:
     m = feed("INTEGER", "VARCHAR(2)", "NOPE")
     assert_fires(m, "MP001", column="V")

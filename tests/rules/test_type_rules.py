@@ -65,11 +65,13 @@ def serial(
     back: bool = True,
     key: list[str] | None = None,
     columns: dict[str, Any] | None = None,
+    back_to: str = SRC,
 ) -> Any:
-    """t.T keyed on ID of `type_`; with `back`, a mapping t.T -> s.T makes t a second master of t.T."""
+    """t.T keyed on ID of `type_`; with `back`, a mapping t.T -> `back_to` (s.T) makes t a second master of
+    t.T, unless `back_to` is an unknown table (MP002)."""
     cols = [col("ID", type_, nullable=False), col("NAME", "VARCHAR(40)", nullable=False)]
     extra = {"distribution_key": key} if key else {}
-    maps = [mapping("back", TGT, SRC, {"ID": "ID", "NAME": "NAME"})] if back else []
+    maps = [mapping("back", TGT, back_to, {"ID": "ID", "NAME": "NAME"})] if back else []
     return one_way(
         cols,
         columns=columns,
@@ -80,6 +82,21 @@ def serial(
         map_extra=extra,
         more_mappings=maps,
     )
+
+
+def udt_in_expression(sql: str, *, stream: bool = False) -> Any:
+    """s.T.GEO (UDT:point) read only by an `expression` into t.T.TXT."""
+    src = [col("ID", nullable=False), col("GEO", "UDT:point", stream_support=stream), col("NAME", "VARCHAR(20)")]
+    tgt = [col("ID", nullable=False), col("TXT", "VARCHAR(200)")]
+    return one_way(src, tgt, {"ID": "ID", "TXT": {"method": "expression", "sql": sql}}, src_pk=["ID"], tgt_pk=["ID"])
+
+
+def float_as_text(sql: str) -> Any:
+    """s.T.AMOUNT (FLOAT, ieee) and ID, rendered by an `expression` into t.T.TXT VARCHAR (ibm-hex)."""
+    src = [col("ID", nullable=False), col("AMOUNT", "FLOAT")]
+    tgt = [col("ID", nullable=False), col("TXT", "VARCHAR(40)")]
+    return one_way(src, tgt, {"ID": "ID", "TXT": {"method": "expression", "sql": sql}}, src_pk=["ID"],
+                   tgt_pk=["ID"], src_server={"float_format": "ieee"}, tgt_server={"float_format": "ibm-hex"})
 
 
 def lob(
@@ -111,6 +128,27 @@ CASES = [
         {"mapping": "m", "column": "GEO"},
     ),
     Case(
+        "TY001",
+        "udt-read-by-an-expression",
+        lambda: udt_in_expression("cast(geo as string)"),
+        lambda: udt_in_expression("cast(geo as string)", stream=True),
+        {"mapping": "m", "table": SRC, "column": "GEO"},
+    ),
+    Case(
+        "TY002",
+        "float-read-by-an-expression",
+        lambda: float_as_text("concat('$', amount)"),
+        lambda: float_as_text("concat('$', id)"),
+        {"mapping": "m", "table": TGT, "column": "TXT"},
+    ),
+    Case(
+        "TY002",
+        "labels-differ-beyond-case",
+        lambda: floats(src_fmt="IEEE", tgt_fmt="ibm-hex"),
+        lambda: floats(src_fmt="IEEE", tgt_fmt="ieee"),
+        {"mapping": "m", "table": TGT, "column": "AMOUNT"},
+    ),
+    Case(
         "TY002",
         "ieee-to-ibm-hex",
         lambda: floats(),
@@ -122,6 +160,13 @@ CASES = [
         "serial-key-two-masters",
         lambda: serial(),
         lambda: serial(back=False),
+        {"mapping": "m", "table": TGT, "column": "ID"},
+    ),
+    Case(
+        "TY003",
+        "mp002-mapping-is-no-master",
+        lambda: serial(),
+        lambda: serial(back_to="t.NOPE"),
         {"mapping": "m", "table": TGT, "column": "ID"},
     ),
     Case(
@@ -191,6 +236,22 @@ def test_ty001_udt_read_through_a_method() -> None:
     assert_fires(m, "TY001", mapping="m", table=SRC, column="GEO")
 
 
+@pytest.mark.parametrize(("sql", "fires"), [
+    ("cast(GEO as string)", True),
+    ("cast(geo as string)", True),  # SQL names are case-insensitive
+    ("concat(NAME, cast(GEO as string))", True),
+    ("upper(NAME)", False),
+    ("'GEO'", False),  # a string, not the column
+])
+def test_ty001_udt_named_in_expression_sql(sql: str, fires: bool) -> None:
+    m = udt_in_expression(sql)
+    if fires:
+        [finding] = fired(m, "TY001")
+        assert (finding.location.table, finding.location.column) == (SRC, "GEO")
+    else:
+        assert_silent(m, "TY001")
+
+
 # --- TY002 ----------------------------------------------------------------------------------
 
 
@@ -204,6 +265,9 @@ def test_ty001_udt_read_through_a_method() -> None:
         ({"transfer": "ieee"}, False),
         ({"transfer": "canonical"}, False),
         ({"tgt_fmt": "ieee"}, False),  # same format
+        ({"tgt_fmt": "IEEE"}, False),  # the same format, labelled in other case
+        ({"src_fmt": " Ibm-Hex", "tgt_fmt": "ibm-hex"}, False),
+        ({"src_fmt": "VAX", "tgt_fmt": "ieee"}, True),
         ({"src_fmt": None}, False),  # only one server sets a format
         ({"tgt_fmt": None}, False),
         ({"src_fmt": None, "tgt_fmt": None}, False),

@@ -312,3 +312,38 @@ def test_an_edit_rechecks_only_what_it_touches() -> None:
     scopes = validator.apply(replace(model, "mapping", mapping, evolve(mapping, journal=not mapping.journal)))
     assert ("mapping", mapping.id) in scopes
     assert len(scopes) < total / 2
+
+
+def test_masters_follow_a_mapping_leaving_and_entering_mp002() -> None:
+    """A mapping whose target is unknown (MP002) makes no master (CR006, TY003 on y.T); adding the
+    missing table, or retargeting the mapping, makes it one, and the incremental findings follow."""
+    cols = [{"name": "ID", "type": "SERIAL", "nullable": False}, {"name": "A", "type": "INTEGER"}]
+    model = Model.model_validate({
+        "format": "mapwright/1", "name": "masters",
+        "servers": [{"id": "x", "dbms": "postgresql"}, {"id": "y", "dbms": "postgresql"}],
+        "tables": [{"server": s, "name": "T", "columns": cols, "primary_key": ["ID"]} for s in ("x", "y")],
+        "mappings": [{"id": "ok", "source": "x.T", "target": "y.T", "columns": {"ID": "ID", "A": "A"}},
+                     {"id": "bad", "source": "y.T", "target": "y.NOPE", "columns": {"ID": "ID"}}],
+        "conflicts": [{"table": "y.T", "column_groups": [
+            {"name": "g", "columns": ["A"], "resolution": [{"method": "overwrite"}]}]}]})
+    validator = Validator(model)
+
+    def codes() -> set[str]:
+        found = validator.findings()
+        assert _keyed(found) == _keyed(validate(model))
+        return {f.code for f in found}
+
+    assert codes() == {"MP002"}
+    table = model.table("y.T")
+    assert table is not None
+    new_table = add(model, evolve(table, name="NOPE"))
+    validator.apply(new_table)
+    assert {"CR006", "TY003"} <= codes() and "MP002" not in codes()
+    validator.apply(new_table.inverted())
+    assert codes() == {"MP002"}
+    bad = model.mapping("bad")
+    retarget = replace(model, "mapping", bad, evolve(bad, target="x.T"))
+    validator.apply(retarget)
+    assert {"CR006", "TY003"} <= codes()
+    validator.apply(retarget.inverted())
+    assert codes() == {"MP002"}
