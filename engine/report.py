@@ -20,7 +20,7 @@ def group_title(model: Model, finding: Finding) -> str:
     if loc.mapping:
         mapping = model.mapping(loc.mapping)
         return f"mapping {loc.mapping}" + (f" ({mapping.source} -> {mapping.target})" if mapping else "")
-    if loc.group or loc.index or finding.code.startswith("CR"):
+    if loc.group or finding.code.startswith("CR"):  # a key or index finding (TB001, TB005) is the table's
         return f"conflicts on {loc.table}"
     return f"table {loc.table}" if loc.table else "model"
 

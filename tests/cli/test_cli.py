@@ -213,3 +213,15 @@ def test_run_refuses_a_run_directory_inside_its_data_or_around_it(tmp_path: Path
         res = mw("run", str(SAMPLE_MODEL), "--data", str(data), "--out", str(out))
         assert res.returncode == 2 and says in res.stderr and "Traceback" not in res.stderr, res.stderr
     assert sorted(str(p.relative_to(data)) for p in data.rglob("*")) == listing  # nothing written into the data
+
+
+def test_validate_text_files_a_key_or_index_finding_under_its_table() -> None:
+    """TB005 on a unique index had been filed under "conflicts on ..." because it names an index."""
+    from engine.report import render_text
+    from engine.rules import validate
+    from builders import col, model, server, table
+
+    built = model([server("s")], [table("s", "T", [col("ID", nullable=False), col("N", "VARCHAR(4)")], pk=["ID"],
+                                        unique={"UX": ["N", "N"]})])
+    lines = render_text(built, validate(built)).splitlines()
+    assert lines[0] == "table s.T" and "TB005" in lines[1]
