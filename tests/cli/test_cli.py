@@ -217,9 +217,10 @@ def test_run_refuses_a_run_directory_inside_its_data_or_around_it(tmp_path: Path
 
 def test_validate_text_files_a_key_or_index_finding_under_its_table() -> None:
     """TB005 on a unique index had been filed under "conflicts on ..." because it names an index."""
+    from builders import col, model, server, table
+
     from engine.report import render_text
     from engine.rules import validate
-    from builders import col, model, server, table
 
     built = model([server("s")], [table("s", "T", [col("ID", nullable=False), col("N", "VARCHAR(4)")], pk=["ID"],
                                         unique={"UX": ["N", "N"]})])
