@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Literal
 
 from engine.model.schema import Resolution
@@ -132,9 +132,21 @@ def priority_group(column: str, priorities: Mapping[str, float], local: Row, rem
 
 
 def _priority_of(value: Any, priorities: Mapping[str, float]) -> float | None:
+    """The listed priority of `value`; a number is listed under any spelling of it (a DECIMAL(4,2) column's
+    1.00 under "1": equal numbers are equal whatever their scale, CONTRACT section 7)."""
     if value is None:
         return None
-    return priorities.get(to_text(value) or "")
+    found = priorities.get(to_text(value) or "")
+    if found is not None or isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        return found
+    number = Decimal(str(value))
+    for key, priority in priorities.items():
+        try:
+            if Decimal(key.strip()) == number:
+                return priority
+        except InvalidOperation:
+            continue
+    return None
 
 
 def site_priority(origin_priority: float | None, writer_priority: float | None) -> MethodResult:

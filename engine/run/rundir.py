@@ -189,17 +189,36 @@ def write_spark_run(fill_data: Callable[[Path], RunSummary], model: Model, out: 
 
 
 def in_time_order(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Conflicts or queue entries as they happened (delivery time, site, origin, txn), whatever engine
-    produced them: the same run gives the same files."""
+    """Conflicts or queue entries as they happened (delivery time, site, commit time, origin, txn, then a
+    transaction's own order, `seq`), whatever engine produced them: the same run gives the same files, and
+    an error queue replays in order."""
     return sorted(items, key=time_order_key)
 
 
 def time_order_key(item: dict[str, Any]) -> str:
     """The order of `in_time_order` as one string (its parts joined by NUL, which no JSON text holds), so
-    that Spark sorts by it as Python sorts the parts."""
-    fields = (item.get("delivered_at"), item.get("site"), item.get("origin"), item.get("txn"), item.get("table"))
-    return "\x00".join((*(json.dumps(to_json_value(f)) for f in fields),
-                        json.dumps(to_json_value(item), sort_keys=True)))
+    that Spark sorts by it as Python sorts the parts. Instants are written at one width (`...00Z` had
+    sorted after `...00.500000Z`), and `seq` as a number."""
+    seq = item.get("seq")
+    parts = (_instant(item.get("delivered_at")), json.dumps(item.get("site")), _instant(item.get("commit_ts")),
+             json.dumps(item.get("origin")), json.dumps(item.get("txn")),
+             f"{seq + 2 ** 63:020d}" if isinstance(seq, int) and not isinstance(seq, bool) else "",
+             json.dumps(to_json_value(item.get("table"))))
+    return "\x00".join((*parts, json.dumps(to_json_value(item), sort_keys=True)))
+
+
+def _instant(value: Any) -> str:
+    """A time as fixed-width UTC text (microseconds always written), so that text order is time order."""
+    when = value
+    if isinstance(value, str):
+        try:
+            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return json.dumps(value)
+    if isinstance(when, datetime):
+        when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+        return when.strftime("%Y-%m-%dT%H:%M:%S.%f")
+    return json.dumps(to_json_value(value))
 
 
 def write_failed_run(out: Path, status: str, reason: str, info: RunInfo) -> Path:

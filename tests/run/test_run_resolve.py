@@ -184,3 +184,13 @@ def test_a_38_digit_value_fits_its_38_digit_column(text: str, type_: str) -> Non
     from engine.run.values import decode_value
 
     assert decode_value(text, parse_type(type_)) == Decimal(text)
+
+
+def test_priority_group_finds_a_number_whatever_its_scale() -> None:
+    """A DECIMAL(4,2) column holds 1.00 and 2.00; the priorities list "1" and "2" (equal numbers are equal
+    whatever their scale, CONTRACT section 7). Both had been "not listed": undecided, queued."""
+    listed = {"1": 1, "2": 2}
+    assert priority_group("P", listed, {"P": Decimal("1.00")}, {"P": Decimal("2.0")}).decision == "remote"
+    assert priority_group("P", listed, {"P": Decimal("2")}, {"P": 1}).decision == "local"
+    assert priority_group("P", listed, {"P": Decimal("3")}, {"P": 1}).decision == "undecided"
+    assert priority_group("P", {"01": 1, "x": 2}, {"P": 1}, {"P": Decimal("1.0")}).decision == "tie"

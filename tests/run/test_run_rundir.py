@@ -163,3 +163,18 @@ def test_no_server_or_table_name_writes_outside_the_run_directory(tmp_path: Path
     assert pq.read_table(table_file(out, "..", "T")).to_pylist() == [{"ID": 1, "V": "x"}]
     assert pq.read_table(table_file(out, "d.o.t", "T")).to_pylist() == [{"ID": 1, "V": "x"}]
     read_run_files(out)  # `mapwright conflicts` and the browser find every table
+
+
+def test_queue_and_conflicts_are_in_the_order_things_happened() -> None:
+    """Times had been sorted as text (`10:00:00Z` after `10:00:00.500000Z`) and a transaction's entries by
+    their JSON, so an error queue did not replay in order."""
+    from engine.run.rundir import in_time_order
+
+    def entry(txn: str, seq: int, at: str, op: str) -> dict[str, Any]:
+        return {"site": "B", "txn": txn, "seq": seq, "commit_ts": at, "origin": "A", "table": "T", "op": op,
+                "delivered_at": at}
+
+    half, whole = "2026-01-05T10:00:00.500000Z", "2026-01-05T10:00:00Z"
+    items = [entry("t2", 0, half, "U"), entry("t1", 1, whole, "I"), entry("t1", 0, whole, "D"),
+             entry("t0", -5, "2026-01-05T09:59:59.999999Z", "U")]
+    assert [(e["txn"], e["seq"]) for e in in_time_order(items)] == [("t0", -5), ("t1", 0), ("t1", 1), ("t2", 0)]
