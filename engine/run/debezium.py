@@ -51,7 +51,7 @@ from engine.run.records import (
     split_lines,
     versions_of,
 )
-from engine.run.values import is_binary
+from engine.run.values import INTEGER_TYPES, is_binary
 
 OPS = {"c": "I", "u": "U", "d": "D"}
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -108,6 +108,9 @@ def decode_event(data: str | bytes, server: str, file: str, line: int, model: Mo
         return _decode(doc, raw, server, file, line, model)
     except _Unusable as exc:
         return shown_reject(file, line, str(exc), raw)
+    except (TypeError, AttributeError, KeyError) as exc:  # a schema or payload of some other shape
+        return shown_reject(file, line, f"not a Debezium event of a known shape ({type(exc).__name__}: "
+                            f"{_cut(str(exc))})", raw)
 
 
 def _decode(doc: Any, raw: str, server: str, file: str, line: int, model: Model) -> Event:
@@ -185,11 +188,16 @@ def skip_reason(payload: Any, schema: dict[str, Any] | None) -> str | None:
 def field_schemas(schema: dict[str, Any] | None) -> dict[str, dict[str, dict[str, Any]]]:
     """{"before"/"after": {column: its field schema}} from the wrapper's schema; empty without one."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for envelope_field in (schema or {}).get("fields") or ():
+    for envelope_field in _list((schema or {}).get("fields")):
         if isinstance(envelope_field, dict) and envelope_field.get("field") in ("before", "after"):
-            out[envelope_field["field"]] = {f["field"]: f for f in envelope_field.get("fields") or ()
+            out[envelope_field["field"]] = {f["field"]: f for f in _list(envelope_field.get("fields"))
                                             if isinstance(f, dict) and isinstance(f.get("field"), str)}
     return out
+
+
+def _list(value: Any) -> list[Any]:
+    """A schema's `fields`, or nothing when it holds something else than a list."""
+    return value if isinstance(value, list) else []
 
 
 def find_table(model: Model, server: str, source: dict[str, Any]) -> Table:
@@ -283,7 +291,7 @@ def transaction_id(payload: dict[str, Any], source: dict[str, Any], file: str, l
         return str(transaction["id"])
     if _is_id(source.get("txId")):
         return str(source["txId"])
-    return f"{Path(file).name}:{line}"
+    return f"{Path(file).name}:{line:012d}"  # one of its own, in file order where a commit instant is shared
 
 
 def _is_id(value: Any) -> bool:
@@ -349,7 +357,8 @@ def by_logical_type(value: Any, name: str, schema: dict[str, Any]) -> Any:
     """A value of a Debezium or Kafka Connect logical type as a Python value."""
     if name == DECIMAL:
         if isinstance(value, str):
-            scale = _integer((schema.get("parameters") or {}).get("scale", 0))
+            parameters = schema.get("parameters")
+            scale = _integer(parameters.get("scale", 0)) if isinstance(parameters, dict) else None
             if scale is None:
                 raise _Unusable(f"Decimal without a whole-number scale: {_shown(schema.get('parameters'))}")
             return scaled(_base64(value), scale)
@@ -382,7 +391,8 @@ def by_column_type(value: Any, t: SqlType | None, dbms: str = "") -> Any:
         digits = fraction_digits(t, dbms)
         per_second = 1_000 if digits <= 3 else 1_000_000 if digits <= 6 else 1_000_000_000
         return _instant(value, per_second, f"a {t.name}")
-    if t.family is TypeFamily.EXACT_NUMERIC and isinstance(value, str) and not _numeric(value):
+    if t.family is TypeFamily.EXACT_NUMERIC and t.name not in INTEGER_TYPES and isinstance(value, str) \
+            and not _numeric(value):
         try:
             return scaled(_base64(value), t.scale or 0)
         except _Unusable:

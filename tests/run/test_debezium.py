@@ -95,7 +95,7 @@ TRANSACTIONS: dict[str, Any] = {
     "ora": {"id": "6.28.807", "total_order": 3, "data_collection_order": 3},
     "db2": {"id": "00000027:00000758:0005", "total_order": 1, "data_collection_order": 1},
 }
-EXPECTED_TXN = {"pg": ("555", 0), "my": ("mysql.jsonl:7", 0), "ms": ("00000027:00000758:0005", 2),
+EXPECTED_TXN = {"pg": ("555", 0), "my": ("mysql.jsonl:000000000007", 0), "ms": ("00000027:00000758:0005", 2),
                 "ora": ("6.28.807", 3), "db2": ("00000027:00000758:0005", 1)}
 
 
@@ -354,3 +354,41 @@ def test_a_decimal_whose_scale_no_decimal_holds_is_a_reject(field: dict[str, Any
     """Not a failed run (the differential probe's find: Python's `scaleb` raised InvalidOperation)."""
     result = logical(field, value, "PRICE")
     assert isinstance(result, Reject) and "out of range" in result.reason
+
+
+def test_events_without_a_transaction_at_one_instant_apply_in_file_order(tmp_path: Path) -> None:
+    """Each such event is a transaction of its own, named by its file and line; at a shared millisecond the
+    names had sorted as text (`events.jsonl:10` before `:9`), so an update ran before its insert."""
+    cols = [col("ID", nullable=False), col("NAME", "VARCHAR(10)")]
+    m = model([server("a", "mysql")], [table("a", "T", cols, pk=["ID"])])
+    src = {**SOURCES["my"], "table": "t"}
+    filler = [{"op": "c", "before": None, "after": {"id": n, "name": "f"}, "source": src} for n in range(10, 17)]
+    write_lines(tmp_path / "changes" / "debezium" / "a" / "events.jsonl", [
+        *filler,
+        {"op": "c", "before": None, "after": {"id": 1, "name": "first"}, "source": src},  # line 8
+        {"op": "u", "before": {"id": 1, "name": "first"}, "after": {"id": 1, "name": "second"}, "source": src},
+        {"op": "u", "before": {"id": 1, "name": "second"}, "after": {"id": 1, "name": "third"}, "source": src}])
+    result = run_reference(m, tmp_path)
+    assert [r["NAME"] for r in result.tables["a.T"] if r["ID"] == 1] == ["third"]
+
+
+@pytest.mark.parametrize("damage", ["fields-a-number", "envelope-fields-a-number", "parameters-a-list"])
+def test_a_wrapper_schema_of_another_shape_is_a_reject_not_a_failed_run(damage: str) -> None:
+    doc = wrapped(event("db2"))
+    if damage == "fields-a-number":
+        doc["schema"]["fields"] = 5
+    elif damage == "envelope-fields-a-number":
+        doc["schema"]["fields"][1]["fields"] = 5
+    else:
+        doc["schema"]["fields"][1]["fields"][2]["parameters"] = ["scale", 2]
+    result = decode(doc, "db2")
+    assert isinstance(result, (Reject, ChangeRecord)), result
+    if damage == "parameters-a-list":
+        assert isinstance(result, Reject) and "scale" in result.reason
+
+
+def test_an_integer_column_takes_no_base64() -> None:
+    """Only a DECIMAL column reads base64 bytes (decimal.handling.mode=precise); `AAAAAQ==` had become the
+    key 1 of an INTEGER column."""
+    result = decode(event("pg", after=dict(AFTER, id="AAAAAQ==", price="12.50")))
+    assert isinstance(result, Reject) and "ID" in result.reason
