@@ -192,9 +192,10 @@ def decode_doc(doc: dict[str, Any], raw: str, file: str, line: int, model: Model
                         images["after"], version.number, tuple(version.types))
 
 
-def decode_image(image: Row, version: Version, table: Table) -> Row | str:
+def decode_image(image: Row, version: Version, table: Table, keyed: bool = True) -> Row | str:
     """A row image typed by its version, every version column present (left out = NULL); or the reason
-    it does not match."""
+    it does not match. `keyed=False`: a NULL key is left to the caller (a snapshot's, which fails the run
+    naming the row)."""
     for name in image:
         if name not in version.types:
             return f"column {_shown(name)} is not in {table.key} version {_version_name(version)}"
@@ -202,7 +203,7 @@ def decode_image(image: Row, version: Version, table: Table) -> Row | str:
     for name in key:
         if name not in version.types:
             return f"version {_version_name(version)} lacks key column {name!r}"
-        if image.get(name) is None:
+        if image.get(name) is None and keyed:
             return f"missing key column {name!r}"
     row: Row = {}
     for name, t in version.types.items():

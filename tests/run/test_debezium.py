@@ -392,3 +392,15 @@ def test_an_integer_column_takes_no_base64() -> None:
     key 1 of an INTEGER column."""
     result = decode(event("pg", after=dict(AFTER, id="AAAAAQ==", price="12.50")))
     assert isinstance(result, Reject) and "ID" in result.reason
+
+
+@pytest.mark.parametrize("after", [{"id": None}, {"name": "no key"}])
+def test_a_snapshot_read_without_its_key_stops_the_run_naming_the_event(tmp_path: Path, after: dict[str, Any]) -> None:
+    """An `r` event is a row of `snapshots/`, where a NULL key is exit 2 naming the row (it had been a
+    reject, and the run went on without it)."""
+    src = {**SOURCES["pg"]}
+    write_lines(tmp_path / "changes" / "debezium" / "pg" / "snap.json", [
+        {"op": "r", "after": {"id": 1}, "source": src}, {"op": "r", "after": after, "source": src}])
+    found = read_debezium(tmp_path, MODEL)
+    with pytest.raises(InputError, match=r"snap\.json:2: primary key column ID is NULL"):
+        add_snapshot_rows({}, found.snapshot_rows, MODEL)
