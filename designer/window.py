@@ -30,7 +30,7 @@ from designer.document import Document, EditCommand
 from designer.find import FindDialog
 from designer.helpmenu import LegendDialog, about_box
 from designer.inspector import Inspector
-from designer.labels import plain_tip
+from designer.labels import menu_text, message, plain_label, plain_tip
 from designer.launcher.panel import RunLauncher, RunnerFactory
 from designer.launcher.runner import RunProcess
 from designer.launcher.settings import DEFAULT_MASTER, is_bundled_sample_data
@@ -356,11 +356,7 @@ class MainWindow(QMainWindow):
                 QMessageBox.StandardButton.Save)
             if answer != QMessageBox.StandardButton.Save:
                 return False
-        try:
-            return self.save()
-        except OSError as exc:  # a read-only folder, a full disk: the file on disk is untouched
-            self.statusBar().showMessage(f"Not run: cannot save {self.document.path}: {exc.strerror or exc}")
-            return False
+        return self.save()  # a write that fails (a read-only folder, a full disk) is said there
 
     def open_run_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open run directory")
@@ -436,19 +432,49 @@ class MainWindow(QMainWindow):
         return True
 
     def save(self) -> bool:
+        """Save to the model's file; False when it was not saved (the user cancelled, or the write failed)."""
         if self.document.path is None:
             return self.save_as()
-        self.document.save()
-        self.statusBar().showMessage(f"Saved {self.document.path}", 4000)
-        return True
+        if self.document.changed_on_disk() and not self._overwrite_changed_file(self.document.path):
+            return False
+        return self._write(self.document.path)
 
     def save_as(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self, "Save model as", "", "Mapwright models (*.json)")
         if not path:
             return False
-        self.document.save(Path(path))
+        if not self._write(Path(path)):
+            return False
         self._remember(Path(path))
         return True
+
+    def _write(self, path: Path) -> bool:
+        """Write the model to `path`; a write the system refuses (a folder, a folder gone, no permission, a full
+        disk) is said in a message box and leaves the document dirty, its autosave kept."""
+        try:
+            self.document.save(path)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            self.statusBar().showMessage(f"Not saved: {path}: {reason}", 10000)
+            if self.ask:
+                message(self, QMessageBox.Icon.Critical, "Cannot save model",
+                        f"The model could not be saved to {path}:\n{reason}")
+            return False
+        self.statusBar().showMessage(f"Saved {path}", 4000)
+        return True
+
+    def _overwrite_changed_file(self, path: Path) -> bool:
+        """The file changed on disk since it was opened or saved here: overwrite it only when the user says so
+        (never without asking: a window that may not ask keeps the other change)."""
+        text = (f"{path} has been changed on disk since it was opened or saved here (by another program or "
+                "window). Saving overwrites that change with this model.")
+        self.statusBar().showMessage(f"Not saved: {path} changed on disk", 10000)
+        if not self.ask:
+            return False
+        answer = message(self, QMessageBox.Icon.Warning, "File changed on disk", text,
+                         QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
+                         QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Save
 
     def export(self, kind: str) -> None:
         if kind == "goldengate":  # a folder of parameter files, after saying what GoldenGate cannot express
