@@ -59,7 +59,7 @@ class MainWindow(QMainWindow):
         self.browsers: list[ConflictBrowser] = []
         self.status = QLabel()
         self.statusBar().addPermanentWidget(self.status)
-        self.spark_status = QLabel()
+        self.spark_status = plain_label()  # names the Spark master the user typed
         self.spark_status.setObjectName("sparkStatus")
         self.statusBar().addPermanentWidget(self.spark_status)
         self.resize(1500, 920)
@@ -321,10 +321,10 @@ class MainWindow(QMainWindow):
         stack.redoTextChanged.connect(self._redo_text)
 
     def _undo_text(self, text: str) -> None:
-        self.undo_action.setText(f"&Undo {text}".strip())
+        self.undo_action.setText(f"&Undo {menu_text(text)}".strip())
 
     def _redo_text(self, text: str) -> None:
-        self.redo_action.setText(f"&Redo {text}".strip())
+        self.redo_action.setText(f"&Redo {menu_text(text)}".strip())
 
     def auto_layout(self) -> None:
         positions = self.scene.auto_positions()
@@ -418,13 +418,14 @@ class MainWindow(QMainWindow):
         try:
             document = Document.open(path)
         except ModelLoadError as exc:
-            QMessageBox.critical(self, "Cannot open model", str(exc)) if self.ask else None
+            message(self, QMessageBox.Icon.Critical, "Cannot open model", str(exc)) if self.ask else None
             self.statusBar().showMessage(str(exc))
             return False
         recovered = recoverable(path)
-        if recovered is not None and (not self.ask or QMessageBox.question(
-                self, "Recover autosave", f"An autosaved version of {path.name} is newer than the file. "
-                "Recover it?") == QMessageBox.StandardButton.Yes):
+        if recovered is not None and (not self.ask or message(
+                self, QMessageBox.Icon.Question, "Recover autosave",
+                f"An autosaved version of {path.name} is newer than the file. Recover it?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No) == QMessageBox.StandardButton.Yes):
             document = Document(recovered, path)
             document.undo_stack.push(EditCommand(document, [], "Recover autosave"))
         self.set_document(document)
@@ -491,7 +492,7 @@ class MainWindow(QMainWindow):
             EXPORTERS[kind](self.document.model, Path(path))
         except (ExportError, OSError) as exc:
             self.statusBar().showMessage(f"Export failed: {exc}", 10000)
-            QMessageBox.critical(self, "Cannot export", str(exc)) if self.ask else None
+            message(self, QMessageBox.Icon.Critical, "Cannot export", str(exc)) if self.ask else None
             return
         self.statusBar().showMessage(f"Exported {path}", 4000)
 
@@ -516,7 +517,7 @@ class MainWindow(QMainWindow):
             EXPORTERS["postgresql"](self.document.model, Path(path))
         except (ExportError, OSError) as exc:
             self.statusBar().showMessage(f"Export failed: {exc}", 10000)
-            QMessageBox.critical(self, "Cannot export", str(exc)) if self.ask else None
+            message(self, QMessageBox.Icon.Critical, "Cannot export", str(exc)) if self.ask else None
             return
         self.statusBar().showMessage(f"Exported the PostgreSQL deployment to {path} "
                                      f"({len(self.export_findings)} finding(s) in report.txt)", 8000)
@@ -533,7 +534,7 @@ class MainWindow(QMainWindow):
     def _refresh_recent(self) -> None:
         self.recent_menu.clear()
         for path in self.recent_files():
-            self.recent_menu.addAction(path, lambda p=path: self.open_path(Path(p)))
+            self.recent_menu.addAction(menu_text(path), lambda p=path: self.open_path(Path(p)))
         self.recent_menu.setEnabled(bool(self.recent_files()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
