@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QLabel,
@@ -174,6 +175,19 @@ class MainWindow(QMainWindow):
         if table:
             self.conflicts.show_table(str(table))
 
+    def delete_focused(self) -> None:
+        """Edit ▸ Delete (the Delete key) acts on the selection of the view that has the keyboard focus: the
+        canvas deletes its selected tables and column maps, the model tree its current item; elsewhere (a grid,
+        a form) it does nothing, so a key pressed there never deletes what the canvas shows selected."""
+        focus = QApplication.focusWidget()
+        if focus is None:
+            return
+        if focus is self.view or self.view.isAncestorOf(focus):
+            self.controller.delete_selection()
+        elif focus is self.tree or self.tree.isAncestorOf(focus):
+            selected = self.tree.selectionModel().selectedIndexes()
+            self.authoring.remove(self.tree.ref_at(selected[0] if selected else self.tree.currentIndex()))
+
     def centre_on(self, ref: tuple[object, ...]) -> None:
         """Selecting a table (or column) in the tree selects it on the canvas and centres it."""
         item = self.scene.tables.get(str(ref[1])) if ref and ref[0] in ("table", "column") else None
@@ -236,7 +250,7 @@ class MainWindow(QMainWindow):
                                         lambda: self.document.undo_stack.undo())
         self.redo_action = self._action(edit, "&Redo", QKeySequence.StandardKey.Redo,
                                         lambda: self.document.undo_stack.redo())
-        self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, lambda: self.controller.delete_selection())
+        self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, self.delete_focused)
         self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll,
                      lambda: [i.setSelected(True) for i in self.scene.tables.values()])
         self.authoring = AuthoringActions(lambda: self.document, self, ask=self.ask)
