@@ -87,8 +87,8 @@ class ServerDialog(_Form):
             return f"a server {sid!r} already exists"
         try:
             self.priority_value()
-        except ValueError:
-            return f"priority is not a finite number: {self.priority.text()!r}"
+        except ValueError as exc:  # words, inf, nan, 1e999
+            return f"priority is {exc}"
         return None
 
     def priority_value(self) -> int | float | None:
