@@ -88,6 +88,7 @@ def test_enter_in_an_untouched_inputs_editor_keeps_a_nested_method(window: MainW
     editor = QApplication.focusWidget()
     assert isinstance(editor, QLineEdit) and editor.text() == "upper(REGION), CUST_NO"
     qtbot.keyClick(editor, Qt.Key.Key_Return)
+    QApplication.processEvents()  # the delegate commits once the editor closes
     method = window.document.model.mapping("cust_hq_to_branch").columns["CUST_KEY"]
     assert isinstance(method, Concat) and method.inputs[0].method == "upper" and not window.document.dirty
 
