@@ -1,6 +1,7 @@
 """Autosave and recovery: the open model is written to an autosave file a few seconds after each change
-(and every minute while unsaved); a clean save removes it. On opening a model whose autosave is newer and
-different, the designer offers to recover it."""
+(and every minute while unsaved); a clean save removes it, and Save As removes the old file's (or the
+never-saved model's). On opening a model whose autosave is newer and different, the designer offers to
+recover it."""
 
 from __future__ import annotations
 
@@ -56,6 +57,14 @@ class Autosaver(QObject):
         self.periodic.start()
         document.sig_changed.connect(lambda _e: self.debounce.start())
         document.sig_dirty_changed.connect(lambda dirty: None if dirty else self.discard())
+        self.path = document.path  # the file the autosave is kept for
+        document.sig_path_changed.connect(self._moved)
+
+    def _moved(self, path: Path | None) -> None:
+        """Save As: the edits now live in the new file, so the autosave kept for the old one (or for the
+        never-saved model) goes; left behind, reopening the old file would offer them as its own."""
+        autosave_path(self.path).unlink(missing_ok=True)
+        self.path = path
 
     def save_now(self) -> Path | None:
         if not self.document.dirty:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -19,7 +20,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
     QListWidget,
     QMenu,
@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from designer.document import Document
-from designer.labels import plain_label
+from designer.labels import ask_text, form_row, menu_text, plain_label
+from designer.values import parse_number, value_text
 from engine.edits import evolve, replace
 from engine.model.schema import DESIGNATED_COLUMN_METHODS, TIMESTAMP_METHODS, ResolutionMethodName, TableConflicts
 from engine.model.types import TypeFamily
@@ -75,7 +76,7 @@ class GroupTree(QTreeWidget):
         move = menu.addMenu("Move to group")
         for i in range(self.topLevelItemCount()):
             name = self.topLevelItem(i).text(0)
-            move.addAction(name, lambda n=name: self.editor.move_column(item.text(0), n))
+            move.addAction(menu_text(name), lambda n=name: self.editor.move_column(item.text(0), n))
         menu.exec(self.viewport().mapToGlobal(at))
 
 
@@ -111,6 +112,8 @@ class ConflictEditor(QWidget):
         self.priorities.itemChanged.connect(lambda _i: self._priorities_changed())
         self.warnings = plain_label(wrap=True)
         self.warnings.setStyleSheet("color: #b26a00")
+        self.problem = plain_label(wrap=True)  # why the last change was not applied
+        self.problem.setStyleSheet("color: #d32f2f")
         self.policies: dict[str, QComboBox] = {}
         self.uniques = QFormLayout()
         self.compare = QListWidget()
@@ -141,6 +144,7 @@ class ConflictEditor(QWidget):
         form.addRow("designated column", self.designated)
         right.addLayout(form)
         right.addWidget(self.priorities)
+        right.addWidget(self.problem)
         right.addWidget(self.warnings)
         top = QVBoxLayout()  # stacked: the editor lives in a narrow dock
         top.addLayout(left, 1)
@@ -174,6 +178,7 @@ class ConflictEditor(QWidget):
 
     def show_table(self, key: str | None) -> None:
         self.table_key = key if key and self.document.model.table(key) else None
+        self.problem.setText("")
         self.refresh()
 
     def _changed(self, edits: list[Any]) -> None:
@@ -224,7 +229,7 @@ class ConflictEditor(QWidget):
             combo.addItems(UNIQUE)
             combo.setCurrentText(chosen.get(ux.name, ""))
             combo.activated.connect(lambda _i, n=ux.name, c=combo: self.set_unique(n, c.currentText()))
-            self.uniques.addRow(ux.name, combo)
+            form_row(self.uniques, ux.name, combo)
 
     def _fill_compare(self, table: Any, entry: TableConflicts | None) -> None:
         self.compare.clear()
@@ -272,7 +277,7 @@ class ConflictEditor(QWidget):
         self.priorities.setRowCount(len(rows))
         for i, (value, priority) in enumerate(rows):
             self.priorities.setItem(i, 0, QTableWidgetItem(str(value)))
-            self.priorities.setItem(i, 1, QTableWidgetItem("" if priority == "" else f"{float(priority):g}"))
+            self.priorities.setItem(i, 1, QTableWidgetItem(value_text(priority) if priority != "" else ""))
 
     def _show_warnings(self) -> None:
         group = self.current_group()
@@ -283,15 +288,21 @@ class ConflictEditor(QWidget):
     # --- edits ---------------------------------------------------------------
 
     def _update(self, **changes: Any) -> None:
+        """One undoable edit of the table's conflicts entry; a value the model refuses is said inline."""
         entry = self.entry
         if self.table_key is None:
             return
-        if entry is None:
-            new = TableConflicts.model_validate({"table": self.table_key, **changes})
-            self.document.apply(replace(self.document.model, "conflicts", None, new), "Resolve conflicts")
-        else:
-            self.document.apply(replace(self.document.model, "conflicts", entry, evolve(entry, **changes)),
-                                "Edit conflict resolution")
+        try:
+            if entry is None:
+                new = TableConflicts.model_validate({"table": self.table_key, **changes})
+                edits = replace(self.document.model, "conflicts", None, new)
+            else:
+                edits = replace(self.document.model, "conflicts", entry, evolve(entry, **changes))
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            self.problem.setText(f"not applied: {_reason(exc)}")
+            return
+        self.problem.setText("")
+        self.document.apply(edits, "Resolve conflicts" if entry is None else "Edit conflict resolution")
 
     def _groups_json(self) -> list[dict[str, Any]]:
         return [g.model_dump() for g in self.entry.column_groups] if self.entry else []
@@ -305,13 +316,13 @@ class ConflictEditor(QWidget):
 
     def add_group(self, name: str | None = None) -> None:
         if name is None:
-            name, ok = QInputDialog.getText(self, "New column group", "Name:")
-            if not ok or not name.strip():
-                return
+            name = ask_text(self, "New column group", "Name:")
+        name = (name or "").strip()  # " status_cg " is status_cg: stripped before the duplicate check
         groups = self._groups_json()
-        if any(g["name"] == name for g in groups):
+        if not name or any(g["name"] == name for g in groups):
+            self.problem.setText(f"not applied: a column group {name!r} already exists" if name else "")
             return
-        self._update(column_groups=[*groups, {"name": name.strip(), "columns": [], "resolution": []}])
+        self._update(column_groups=[*groups, {"name": name, "columns": [], "resolution": []}])
 
     def remove_current_group(self) -> None:
         name = self.current_group()
@@ -372,11 +383,12 @@ class ConflictEditor(QWidget):
         out: dict[str, int | float] = {}
         for i in range(self.priorities.rowCount()):
             value, priority = (self.priorities.item(i, c) for c in (0, 1))
-            try:
-                if value and value.text().strip() and priority:
-                    out[value.text().strip()] = _number(priority.text())
-            except ValueError:
-                return
+            if value and value.text().strip() and priority:
+                try:
+                    out[value.text().strip()] = parse_number(priority.text())
+                except ValueError as exc:  # inf, nan, 1e999, words: said beside the table, never applied
+                    self.problem.setText(f"not applied: priority of {value.text().strip()!r}: {exc}")
+                    return
         row = self.chain.currentRow()
         self._edit_chain(lambda chain: [dict(s, priorities=out) if i == row else s for i, s in enumerate(chain)])
 
@@ -416,9 +428,10 @@ def _quiet(widget: QWidget, action: Any) -> None:
         widget.blockSignals(blocked)
 
 
-def _number(text: str) -> int | float:
-    """A number as the user wrote it: `3` stays an integer (saved as 3, not 3.0)."""
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
+def _reason(exc: ValueError) -> str:
+    """The first reason pydantic gives (where and why), or the error's text."""
+    if isinstance(exc, ValidationError):
+        err = exc.errors(include_url=False)[0]
+        where = ".".join(str(x) for x in err["loc"])
+        return f"{where}: {err['msg']}" if where else str(err["msg"])
+    return str(exc)

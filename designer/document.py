@@ -9,6 +9,7 @@ mapping graph says an edit touches: milliseconds on large models.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -56,6 +57,7 @@ class Document(QObject):
         self.validator = Validator(model)
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
+        self.disk_digest = file_digest(path)  # the file as last read or written here
 
     @classmethod
     def open(cls, path: Path, parent: QObject | None = None) -> Document:
@@ -84,11 +86,21 @@ class Document(QObject):
         if target is None:
             raise ValueError("the model has no file yet: use Save As")
         save_model(self.model, target)
+        self.disk_digest = file_digest(target)
         if target != self.path:
             self.path = target
             self.sig_path_changed.emit(target)
         self.undo_stack.setClean()
         return target
+
+    def changed_on_disk(self) -> bool:
+        """True when the model's file now holds other bytes than it did when this document last read or
+        wrote it (another program or window saved it meanwhile). A file gone is no change: nothing is lost
+        by writing it again."""
+        if self.path is None:
+            return False
+        now = file_digest(self.path)
+        return now is not None and now != self.disk_digest
 
     def _clean_changed(self, clean: bool) -> None:
         self.sig_dirty_changed.emit(not clean)
@@ -99,3 +111,13 @@ class Document(QObject):
     def _changed(self, edits: list[Edit]) -> None:
         self.sig_changed.emit(edits)
         self.sig_findings.emit(self.findings())
+
+
+def file_digest(path: Path | None) -> str | None:
+    """The SHA-256 of the file's bytes; None when there is no file to read."""
+    if path is None:
+        return None
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from designer.labels import plain_label
 from engine.model.schema import Model
 
 MAX_HITS = 200
@@ -63,7 +64,7 @@ class FindDialog(QDialog):
         self.edit = QLineEdit(placeholderText="a table, column or mapping name")
         self.edit.setClearButtonEnabled(True)
         self.results = QListWidget()
-        self.status = QLabel()
+        self.status = plain_label()
         layout = QVBoxLayout(self)
         layout.addWidget(self.edit)
         layout.addWidget(self.results, 1)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from designer.labels import message
 from engine import export as exports
 from engine.deploy.goldengate import REPORT_NAME, GoldenGateExport, goldengate_files
 from engine.model.schema import Model
@@ -50,7 +51,7 @@ def export_goldengate(parent: QWidget, model: Model, ask: bool, status: Callable
         reason = f"{folder}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
         status(f"Export failed: {reason}", 10000)
         if ask:
-            QMessageBox.critical(parent, "Cannot export", reason)
+            message(parent, QMessageBox.Icon.Critical, "Cannot export", reason)
         return
     replicats = sum(1 for name in export.files if name.endswith(".prm"))
     missing = len(export.not_expressed)

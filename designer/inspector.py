@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
-from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -34,7 +34,8 @@ from designer.authoring.columns import ColumnsEditor
 from designer.authoring.dialogs import DBMS_CHOICES
 from designer.authoring.selection import follow_ref
 from designer.document import Document
-from designer.labels import plain_label, plain_tip
+from designer.labels import form_row, plain_label, plain_tip
+from designer.values import optional_number, parse_like, value_text
 from engine import authoring as au
 from engine import operations as ops
 from engine.edits import Edit, evolve, replace
@@ -158,7 +159,7 @@ class Inspector(QScrollArea):
             lambda: cmd.RenameServer(self.document, server.id, text)))
         self._combo(form, "DBMS", list(DBMS_CHOICES), server.dbms, lambda text: self._command(
             lambda: cmd.EditServer(self.document, server.id, dbms=text)))
-        self._line(form, "priority", "" if server.priority is None else f"{server.priority:g}",
+        self._line(form, "priority", value_text(server.priority),
                    lambda text: self._command(lambda: cmd.EditServer(self.document, server.id,
                                                                      priority=_number(text))))
         self._line(form, "float format", server.float_format or "", lambda text: self._command(
@@ -214,11 +215,14 @@ class Inspector(QScrollArea):
             type_line.textChanged.connect(lambda text: self.error.setText(
                 f"{au.type_problem(text)}" if au.type_problem(text) else ""))
         self._check(form, "NOT NULL", not col.nullable, lambda on: set_column(nullable=not on))
-        self._line(form, "default", "" if col.default is None else str(col.default),
-                   lambda text: set_column(default=text or None))
+        def set_default(text: str) -> None:
+            now = self.document.model.table(key)
+            column = now.column(name) if now else None
+            set_column(default=parse_like(text, column.default if column else None) if text else None)
+        self._line(form, "default", value_text(col.default), set_default)
         for mapping in (m for m in self.document.model.mappings if m.target == key):
             method = mapping.columns.get(name)
-            self._info(form, f"{mapping.id}", describe(method) if method else "not mapped")
+            self._info(form, mapping.id, describe(method) if method else "not mapped")
             dkey = distribution_key(self.document.model, mapping)
             self._check(form, "  distribution key", bool(dkey and name in dkey.columns),
                         lambda _on, m=mapping.id: self.document.apply(
@@ -285,10 +289,20 @@ class Inspector(QScrollArea):
             value = node.get(field, cls.model_fields[field].default)
 
             def commit(text: str, field: str = field) -> None:
-                self._apply(lambda: ops.set_method_fields(self.document.model, mapping_id, column, tuple(path),
-                                                          **{field: _typed(text, field)}), f"Set {field}")
-            self._line(form, field, "" if value is None else str(value), commit)
+                now = self._node(mapping_id, column, tuple(path))
+                self._apply(lambda: ops.set_method_fields(
+                    self.document.model, mapping_id, column, tuple(path),
+                    **{field: _typed(text, field, now.get(field) if now else None)}), f"Set {field}")
+            self._line(form, field, value_text(value), commit)
         return True
+
+    def _node(self, mapping_id: str, column: str, path: tuple[int, ...]) -> dict[str, Any] | None:
+        """The method node at `path` as the model holds it now (JSON form), or None."""
+        mapping = self.document.model.mapping(mapping_id)
+        if mapping is None or column not in mapping.columns:
+            return None
+        node = ops.node_at(mapping.columns[column].model_dump(mode="json"), path)
+        return node if isinstance(node, dict) else None
 
     def _inputs(self, form: QFormLayout, mapping_id: str, column: str, path: tuple[int, ...],
                 inputs: list[Any]) -> None:
@@ -332,7 +346,7 @@ class Inspector(QScrollArea):
         that row is another)."""
         if self._reuse is None:
             widget = kind()
-            form.addRow(label, widget)
+            form_row(form, label, widget)  # a row may be named after a mapping: never read as markup
             fresh = True
         else:
             at = len(self._rows)
@@ -376,7 +390,10 @@ class Inspector(QScrollArea):
         return combo
 
     def _info(self, form: QFormLayout, label: str, text: str) -> QLabel:
-        shown, _ = self._row(form, label, QLabel)
+        shown, fresh = self._row(form, label, QLabel)
+        if fresh:
+            shown.setTextFormat(Qt.TextFormat.PlainText)  # names, SQL and constants of the model
+            shown.setWordWrap(True)
         if shown.text() != text:
             shown.setText(text)
         return shown
@@ -398,11 +415,12 @@ class Inspector(QScrollArea):
         self.document.apply(edits, text)
 
 
-def _number(text: str) -> float | None:
+def _number(text: str) -> int | float | None:
+    """An optional number as written: 40 stays the integer 40."""
     try:
-        return float(text) if text.strip() else None
-    except ValueError:
-        raise au.AuthoringError(f"not a number: {text!r}") from None
+        return optional_number(text)
+    except ValueError as exc:
+        raise au.AuthoringError(str(exc)) from None
 
 
 def describe_json(method: Any) -> str:
@@ -417,10 +435,14 @@ def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
 
 
-def _typed(text: str, field: str) -> Any:
+def _typed(text: str, field: str, current: Any) -> Any:
+    """A method field's text as its value: the integer fields as integers, a constant's value keeping the
+    JSON type it has (a number stays a number, a string a string)."""
     if field in ("index", "start", "length"):
         return int(text) if text.strip() else None
-    if field == "value":
+    if field == "value" and current not in (None, ""):
+        return parse_like(text, current)
+    if field == "value":  # a constant not set yet: an integer written is an integer
         try:
             return int(text)
         except ValueError:

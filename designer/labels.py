@@ -1,11 +1,11 @@
-"""Labels and tooltips that show the user's strings as they are."""
+"""Labels, tooltips, form rows, menu entries and dialogs that show the user's strings as they are."""
 
 from __future__ import annotations
 
 import html
 
 from PySide6.QtGui import Qt  # QtCore's Qt with QtGui's functions (mightBeRichText)
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QDialog, QFormLayout, QInputDialog, QLabel, QLayout, QMessageBox, QWidget
 
 
 def plain_label(text: str = "", wrap: bool = False) -> QLabel:
@@ -25,3 +25,61 @@ def plain_tip(text: str) -> str:
     if "<" not in text or not Qt.mightBeRichText(text):
         return text
     return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
+
+
+def form_row(form: QFormLayout, label: str, field: QWidget | QLayout) -> QLabel:
+    """Add a row to `form` under a plain label. `QFormLayout.addRow(str, …)` makes a label in Qt's automatic
+    format, so a row named after a mapping or an index would render a name like `<b>x</b>` as markup."""
+    shown = plain_label(label)
+    form.addRow(shown, field)
+    return shown
+
+
+def menu_text(text: str) -> str:
+    """A user's string for a menu entry or an action's text: Qt takes `&` there as a shortcut marker (`R&D`
+    would show as "RD"); `&&` shows one `&`."""
+    return text.replace("&", "&&")
+
+
+def message(parent: QWidget | None, icon: QMessageBox.Icon, title: str, text: str,
+            buttons: QMessageBox.StandardButton = QMessageBox.StandardButton.Ok,
+            default: QMessageBox.StandardButton = QMessageBox.StandardButton.NoButton) -> QMessageBox.StandardButton:
+    """A modal message box whose text is shown as it is (QMessageBox's static functions read markup in it)."""
+    box = QMessageBox(icon, title, text, buttons, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    if default != QMessageBox.StandardButton.NoButton:
+        box.setDefaultButton(default)
+    answer = box.exec()
+    box.deleteLater()
+    return QMessageBox.StandardButton(answer)
+
+
+def _plain_prompt(parent: QWidget | None, title: str, label: str) -> QInputDialog:
+    dialog = QInputDialog(parent)
+    dialog.setWindowTitle(title)
+    dialog.setLabelText(label)
+    for shown in dialog.findChildren(QLabel):  # the prompt quotes a name: never read as markup
+        shown.setTextFormat(Qt.TextFormat.PlainText)
+    return dialog
+
+
+def ask_text(parent: QWidget | None, title: str, label: str, text: str = "") -> str | None:
+    """A line of text asked for under a plain-text prompt; None when cancelled."""
+    dialog = _plain_prompt(parent, title, label)
+    dialog.setTextValue(text)
+    accepted = dialog.exec() == QDialog.DialogCode.Accepted
+    value = dialog.textValue()
+    dialog.deleteLater()
+    return value if accepted else None
+
+
+def ask_item(parent: QWidget | None, title: str, label: str, items: list[str]) -> str | None:
+    """One of `items`, chosen under a plain-text prompt; None when cancelled."""
+    dialog = _plain_prompt(parent, title, label)
+    dialog.setComboBoxItems(items)
+    dialog.setComboBoxEditable(False)
+    dialog.setTextValue(items[0] if items else "")
+    accepted = dialog.exec() == QDialog.DialogCode.Accepted
+    value = dialog.textValue()
+    dialog.deleteLater()
+    return value if accepted else None

@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QLabel,
@@ -30,7 +31,7 @@ from designer.document import Document, EditCommand
 from designer.find import FindDialog
 from designer.helpmenu import LegendDialog, about_box
 from designer.inspector import Inspector
-from designer.labels import plain_tip
+from designer.labels import menu_text, message, plain_label, plain_tip
 from designer.launcher.panel import RunLauncher, RunnerFactory
 from designer.launcher.runner import RunProcess
 from designer.launcher.settings import DEFAULT_MASTER, is_bundled_sample_data
@@ -59,7 +60,7 @@ class MainWindow(QMainWindow):
         self.browsers: list[ConflictBrowser] = []
         self.status = QLabel()
         self.statusBar().addPermanentWidget(self.status)
-        self.spark_status = QLabel()
+        self.spark_status = plain_label()  # names the Spark master the user typed
         self.spark_status.setObjectName("sparkStatus")
         self.statusBar().addPermanentWidget(self.spark_status)
         self.resize(1500, 920)
@@ -174,6 +175,19 @@ class MainWindow(QMainWindow):
         if table:
             self.conflicts.show_table(str(table))
 
+    def delete_focused(self) -> None:
+        """Edit ▸ Delete (the Delete key) acts on the selection of the view that has the keyboard focus: the
+        canvas deletes its selected tables and column maps, the model tree its current item; elsewhere (a grid,
+        a form) it does nothing, so a key pressed there never deletes what the canvas shows selected."""
+        focus = QApplication.focusWidget()
+        if focus is None:
+            return
+        if focus is self.view or self.view.isAncestorOf(focus):
+            self.controller.delete_selection()
+        elif focus is self.tree or self.tree.isAncestorOf(focus):
+            selected = self.tree.selectionModel().selectedIndexes()
+            self.authoring.remove(self.tree.ref_at(selected[0] if selected else self.tree.currentIndex()))
+
     def centre_on(self, ref: tuple[object, ...]) -> None:
         """Selecting a table (or column) in the tree selects it on the canvas and centres it."""
         item = self.scene.tables.get(str(ref[1])) if ref and ref[0] in ("table", "column") else None
@@ -236,7 +250,7 @@ class MainWindow(QMainWindow):
                                         lambda: self.document.undo_stack.undo())
         self.redo_action = self._action(edit, "&Redo", QKeySequence.StandardKey.Redo,
                                         lambda: self.document.undo_stack.redo())
-        self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, lambda: self.controller.delete_selection())
+        self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, self.delete_focused)
         self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll,
                      lambda: [i.setSelected(True) for i in self.scene.tables.values()])
         self.authoring = AuthoringActions(lambda: self.document, self, ask=self.ask)
@@ -321,10 +335,10 @@ class MainWindow(QMainWindow):
         stack.redoTextChanged.connect(self._redo_text)
 
     def _undo_text(self, text: str) -> None:
-        self.undo_action.setText(f"&Undo {text}".strip())
+        self.undo_action.setText(f"&Undo {menu_text(text)}".strip())
 
     def _redo_text(self, text: str) -> None:
-        self.redo_action.setText(f"&Redo {text}".strip())
+        self.redo_action.setText(f"&Redo {menu_text(text)}".strip())
 
     def auto_layout(self) -> None:
         positions = self.scene.auto_positions()
@@ -356,11 +370,7 @@ class MainWindow(QMainWindow):
                 QMessageBox.StandardButton.Save)
             if answer != QMessageBox.StandardButton.Save:
                 return False
-        try:
-            return self.save()
-        except OSError as exc:  # a read-only folder, a full disk: the file on disk is untouched
-            self.statusBar().showMessage(f"Not run: cannot save {self.document.path}: {exc.strerror or exc}")
-            return False
+        return self.save()  # a write that fails (a read-only folder, a full disk) is said there
 
     def open_run_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open run directory")
@@ -422,13 +432,14 @@ class MainWindow(QMainWindow):
         try:
             document = Document.open(path)
         except ModelLoadError as exc:
-            QMessageBox.critical(self, "Cannot open model", str(exc)) if self.ask else None
+            message(self, QMessageBox.Icon.Critical, "Cannot open model", str(exc)) if self.ask else None
             self.statusBar().showMessage(str(exc))
             return False
         recovered = recoverable(path)
-        if recovered is not None and (not self.ask or QMessageBox.question(
-                self, "Recover autosave", f"An autosaved version of {path.name} is newer than the file. "
-                "Recover it?") == QMessageBox.StandardButton.Yes):
+        if recovered is not None and (not self.ask or message(
+                self, QMessageBox.Icon.Question, "Recover autosave",
+                f"An autosaved version of {path.name} is newer than the file. Recover it?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No) == QMessageBox.StandardButton.Yes):
             document = Document(recovered, path)
             document.undo_stack.push(EditCommand(document, [], "Recover autosave"))
         self.set_document(document)
@@ -436,19 +447,49 @@ class MainWindow(QMainWindow):
         return True
 
     def save(self) -> bool:
+        """Save to the model's file; False when it was not saved (the user cancelled, or the write failed)."""
         if self.document.path is None:
             return self.save_as()
-        self.document.save()
-        self.statusBar().showMessage(f"Saved {self.document.path}", 4000)
-        return True
+        if self.document.changed_on_disk() and not self._overwrite_changed_file(self.document.path):
+            return False
+        return self._write(self.document.path)
 
     def save_as(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self, "Save model as", "", "Mapwright models (*.json)")
         if not path:
             return False
-        self.document.save(Path(path))
+        if not self._write(Path(path)):
+            return False
         self._remember(Path(path))
         return True
+
+    def _write(self, path: Path) -> bool:
+        """Write the model to `path`; a write the system refuses (a folder, a folder gone, no permission, a full
+        disk) is said in a message box and leaves the document dirty, its autosave kept."""
+        try:
+            self.document.save(path)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            self.statusBar().showMessage(f"Not saved: {path}: {reason}", 10000)
+            if self.ask:
+                message(self, QMessageBox.Icon.Critical, "Cannot save model",
+                        f"The model could not be saved to {path}:\n{reason}")
+            return False
+        self.statusBar().showMessage(f"Saved {path}", 4000)
+        return True
+
+    def _overwrite_changed_file(self, path: Path) -> bool:
+        """The file changed on disk since it was opened or saved here: overwrite it only when the user says so
+        (never without asking: a window that may not ask keeps the other change)."""
+        text = (f"{path} has been changed on disk since it was opened or saved here (by another program or "
+                "window). Saving overwrites that change with this model.")
+        self.statusBar().showMessage(f"Not saved: {path} changed on disk", 10000)
+        if not self.ask:
+            return False
+        answer = message(self, QMessageBox.Icon.Warning, "File changed on disk", text,
+                         QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
+                         QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Save
 
     def export(self, kind: str) -> None:
         if kind == "goldengate":  # a folder of parameter files, after saying what GoldenGate cannot express
@@ -465,7 +506,7 @@ class MainWindow(QMainWindow):
             EXPORTERS[kind](self.document.model, Path(path))
         except (ExportError, OSError) as exc:
             self.statusBar().showMessage(f"Export failed: {exc}", 10000)
-            QMessageBox.critical(self, "Cannot export", str(exc)) if self.ask else None
+            message(self, QMessageBox.Icon.Critical, "Cannot export", str(exc)) if self.ask else None
             return
         self.statusBar().showMessage(f"Exported {path}", 4000)
 
@@ -490,7 +531,7 @@ class MainWindow(QMainWindow):
             EXPORTERS["postgresql"](self.document.model, Path(path))
         except (ExportError, OSError) as exc:
             self.statusBar().showMessage(f"Export failed: {exc}", 10000)
-            QMessageBox.critical(self, "Cannot export", str(exc)) if self.ask else None
+            message(self, QMessageBox.Icon.Critical, "Cannot export", str(exc)) if self.ask else None
             return
         self.statusBar().showMessage(f"Exported the PostgreSQL deployment to {path} "
                                      f"({len(self.export_findings)} finding(s) in report.txt)", 8000)
@@ -507,7 +548,7 @@ class MainWindow(QMainWindow):
     def _refresh_recent(self) -> None:
         self.recent_menu.clear()
         for path in self.recent_files():
-            self.recent_menu.addAction(path, lambda p=path: self.open_path(Path(p)))
+            self.recent_menu.addAction(menu_text(path), lambda p=path: self.open_path(Path(p)))
         self.recent_menu.setEnabled(bool(self.recent_files()))
 
     def closeEvent(self, event: QCloseEvent) -> None:

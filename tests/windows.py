@@ -10,9 +10,10 @@ from pytestqt.qtbot import QtBot
 from designer.window import MainWindow
 
 
-def make_window(qtbot: QtBot, tmp_path: Path, model: Path) -> MainWindow:
-    """A window on `model`, 1400 x 900, with its settings in `tmp_path` (never the user's)."""
-    w = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat), ask=False)
+def make_window(qtbot: QtBot, tmp_path: Path, model: Path, ask: bool = False) -> MainWindow:
+    """A window on `model`, 1400 x 900, with its settings in `tmp_path` (never the user's). `ask`: the window
+    may show dialogs (the test answers them)."""
+    w = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat), ask=ask)
     w.open_path(model)
     w.resize(1400, 900)
     qtbot.addWidget(w)

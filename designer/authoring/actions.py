@@ -13,11 +13,12 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDialog, QInputDialog, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QMenu, QMessageBox, QWidget
 
 from designer.authoring import commands as cmd
 from designer.authoring.dialogs import MappingDialog, ServerDialog, TableDialog, WhereDialog
 from designer.document import Document
+from designer.labels import ask_item, ask_text, menu_text, message
 from engine import authoring as au
 
 Ref = tuple[Any, ...]
@@ -58,21 +59,20 @@ class AuthoringActions(QObject):
         except au.AuthoringError as exc:
             self.sig_problem.emit(str(exc))
             if self.ask:
-                QMessageBox.warning(self.parent_widget, "Not applied", str(exc))
+                message(self.parent_widget, QMessageBox.Icon.Warning, "Not applied", str(exc))
             return False
         return cmd.push(self.document, command)
 
     def _text(self, title: str, label: str, current: str = "") -> str | None:
         if not self.ask:
             return None
-        text, ok = QInputDialog.getText(self.parent_widget, title, label, text=current)
-        return text.strip() if ok and text.strip() else None
+        text = ask_text(self.parent_widget, title, label, current)
+        return text.strip() if text and text.strip() else None
 
     def _choice(self, title: str, label: str, items: list[str]) -> str | None:
         if not self.ask or not items:
             return None
-        item, ok = QInputDialog.getItem(self.parent_widget, title, label, items, 0, False)
-        return item if ok else None
+        return ask_item(self.parent_widget, title, label, items)
 
     # --- servers ---------------------------------------------------------------------------------------------
 
@@ -253,29 +253,29 @@ class AuthoringActions(QObject):
             menu.addAction("Add table…", lambda: self.add_table(sid))
             menu.addAction("Edit server…", lambda: self.edit_server(sid))
             menu.addAction("Rename…", lambda: self.rename(ref))
-            menu.addAction(f"Remove server {sid}", lambda: self.remove_server(sid))
+            menu.addAction(f"Remove server {menu_text(sid)}", lambda: self.remove_server(sid))
         elif kind in ("table", "column"):
             key = str(ref[1])
             table = model.table(key)
             column = str(ref[2]) if kind == "column" else None
             menu.addAction("Add column", lambda: self.add_column(key, after=column))
             if column:
-                menu.addAction(f"Rename column {column}…", lambda: self.rename(ref))
+                menu.addAction(f"Rename column {menu_text(column)}…", lambda: self.rename(ref))
                 menu.addAction("Move column up", lambda: self.move_column(key, str(column), -1))
                 menu.addAction("Move column down", lambda: self.move_column(key, str(column), 1))
-                menu.addAction(f"Remove column {column}", lambda: self.remove_column(key, str(column)))
+                menu.addAction(f"Remove column {menu_text(column)}", lambda: self.remove_column(key, str(column)))
                 menu.addSeparator()
-            menu.addAction(f"Rename table {key}…", lambda: self.rename(("table", key)))
-            menu.addAction(f"Remove table {key}", lambda: self.remove_table(key))
+            menu.addAction(f"Rename table {menu_text(key)}…", lambda: self.rename(("table", key)))
+            menu.addAction(f"Remove table {menu_text(key)}", lambda: self.remove_table(key))
             others = [s.id for s in model.servers if table is None or s.id != table.server]
             replicate = menu.addMenu("Replicate to…")
             for sid in others:
-                replicate.addAction(sid, lambda s=sid: self.replicate_table(key, s))
+                replicate.addAction(menu_text(sid), lambda s=sid: self.replicate_table(key, s))
             replicate.setEnabled(bool(others))
             targets = [t.key for t in model.tables if t.key != key]
             to = menu.addMenu("New mapping to…")
             for target in targets:
-                to.addAction(target, lambda t=target: self.new_mapping(key, t))
+                to.addAction(menu_text(target), lambda t=target: self.new_mapping(key, t))
             to.setEnabled(bool(targets))
         elif kind in MAPPING_REFS:
             mid = str(ref[1])
@@ -284,8 +284,8 @@ class AuthoringActions(QObject):
             menu.addAction("Edit where…", lambda: self.edit_where(mid))
             back = menu.addAction("Add mapping back (reverse)", lambda: self.add_reverse(mid))
             back.setEnabled(mapping is not None and not mapping.reverse)
-            menu.addAction(f"Rename mapping {mid}…", lambda: self.rename(("mapping", mid)))
-            menu.addAction(f"Remove mapping {mid}", lambda: self.remove_mapping(mid))
+            menu.addAction(f"Rename mapping {menu_text(mid)}…", lambda: self.rename(("mapping", mid)))
+            menu.addAction(f"Remove mapping {menu_text(mid)}", lambda: self.remove_mapping(mid))
         if not menu.isEmpty():
             menu.addSeparator()
         menu.addAction("Add server…", lambda: self.add_server())

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from designer.authoring import commands as cmd
 from designer.document import Document
 from designer.labels import plain_label, plain_tip
+from designer.values import parse_like, value_text
 from engine import authoring as au
 from engine.model.schema import Table
 
@@ -83,7 +84,7 @@ class ColumnsModel(QAbstractTableModel):
             if c == TYPE:
                 return col.type
             if c == DEFAULT:
-                return "" if col.default is None else str(col.default)
+                return value_text(col.default)
         if role == Qt.ItemDataRole.CheckStateRole and c in (NOT_NULL, PK):
             on = not col.nullable if c == NOT_NULL else col.name in table.primary_key
             return Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
@@ -93,8 +94,10 @@ class ColumnsModel(QAbstractTableModel):
         table = self.table
         if table is None or not index.isValid():
             return False
-        name = table.columns[index.row()].name
-        c = index.column()
+        column = table.columns[index.row()]
+        name, c = column.name, index.column()
+        if role == Qt.ItemDataRole.EditRole and str(value) == self.data(index, role):
+            return False  # committed as shown: nothing changes
         checked = value in (Qt.CheckState.Checked, Qt.CheckState.Checked.value, 2, True)
         try:
             if c == NAME and role == Qt.ItemDataRole.EditRole:
@@ -102,7 +105,8 @@ class ColumnsModel(QAbstractTableModel):
             elif c == TYPE and role == Qt.ItemDataRole.EditRole:
                 command = cmd.SetColumn(self.document, self.key, name, type=str(value))
             elif c == DEFAULT and role == Qt.ItemDataRole.EditRole:
-                command = cmd.SetColumn(self.document, self.key, name, default=str(value) or None)
+                command = cmd.SetColumn(self.document, self.key, name,
+                                        default=parse_like(str(value), column.default) if str(value) else None)
             elif c == NOT_NULL and role == Qt.ItemDataRole.CheckStateRole:
                 command = cmd.SetColumn(self.document, self.key, name, nullable=not checked)
             elif c == PK and role == Qt.ItemDataRole.CheckStateRole:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.labels import plain_label
+from designer.values import optional_number, value_text
 from engine import authoring as au
 from engine.model.schema import Dbms, Model, Server
 
@@ -65,7 +66,7 @@ class ServerDialog(_Form):
         self.dbms = QComboBox()
         self.dbms.addItems(list(DBMS_CHOICES))
         self.dbms.setCurrentText(server.dbms if server else "oracle")
-        self.priority = QLineEdit("" if server is None or server.priority is None else f"{server.priority:g}")
+        self.priority = QLineEdit(value_text(server.priority) if server else "")
         self.priority.setPlaceholderText("none (needed by site_priority)")
         self.float_format = QLineEdit(server.float_format or "" if server else "")
         self.float_format.setPlaceholderText("ieee, ibm-hex, vax… (optional)")
@@ -86,13 +87,12 @@ class ServerDialog(_Form):
             return f"a server {sid!r} already exists"
         try:
             self.priority_value()
-        except ValueError:
-            return f"priority is not a number: {self.priority.text()!r}"
+        except ValueError as exc:  # words, inf, nan, 1e999
+            return f"priority is {exc}"
         return None
 
-    def priority_value(self) -> float | None:
-        text = self.priority.text().strip()
-        return float(text) if text else None
+    def priority_value(self) -> int | float | None:
+        return optional_number(self.priority.text())
 
     def values(self) -> dict[str, Any]:
         return {"id": self.id.text().strip(), "dbms": self.dbms.currentText(), "priority": self.priority_value(),

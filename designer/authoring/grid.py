@@ -4,7 +4,8 @@ searchable and editable, for people who prefer a table to a diagram.
 `MappingGridModel` is a `QAbstractTableModel` over the document's model;
 edits are authoring commands. Method: a method name (empty removes the map).
 Inputs: source columns separated by commas (a concat's inputs, in order),
-a constant's value or an expression's SQL.
+a constant's value or an expression's SQL. A cell committed as it is shown
+changes nothing: its text (a nested method's description) is never parsed back.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTableView, QVBoxLay
 from designer.authoring import commands as cmd
 from designer.document import Document
 from designer.labels import plain_label, plain_tip
+from designer.values import parse_like, value_text
 from engine import authoring as au
 from engine import operations as ops
 from engine.edits import Edit
@@ -34,7 +36,7 @@ def inputs_text(method: Method | None) -> str:
     if isinstance(method, Column):
         return method.input
     if isinstance(method, Constant):
-        return "" if method.value is None else str(method.value)
+        return value_text(method.value)
     if isinstance(method, Expression):
         return method.sql
     return ", ".join(describe(m) for m in method.inputs_of())
@@ -146,6 +148,8 @@ class MappingGridModel(QAbstractTableModel):
             return False
         mapping_id, column = self.rows[index.row()]
         text = str(value).strip()
+        if text == str(self.data(index, Qt.ItemDataRole.EditRole)).strip():
+            return False  # committed as shown (Enter in a cell, a click away): nothing changes
         try:
             if index.column() == METHOD:
                 command = self._method_command(mapping_id, column, text)
@@ -178,9 +182,13 @@ class MappingGridModel(QAbstractTableModel):
         if method is None or isinstance(method, Column):
             return cmd.SetMethod(self.document, mapping_id, column, names[0] if names else None)
         if isinstance(method, Constant):
-            fields: dict[str, Any] = {"value": text}
+            fields: dict[str, Any] = {"value": parse_like(text, method.value)}  # a number stays a number
         elif isinstance(method, Expression):
             fields = {"sql": text}
+        elif any(not isinstance(m, Column) for m in method.inputs_of()):
+            # its text describes nested methods (`upper(REGION)`), which no list of column names can say
+            raise au.AuthoringError(f"the inputs of {column} include methods: edit them in the properties panel "
+                                    "or on the canvas")
         elif isinstance(method, Concat):
             fields = {"inputs": names}
         elif "input" not in type(method).model_fields:

@@ -16,7 +16,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from designer.browser.models import HIGHLIGHT, cell_text, highlight_brush
-from designer.labels import plain_tip
+from designer.labels import plain_label, plain_tip
 
 Image = tuple[str, Mapping[str, Any] | None]
 DIFFERS_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -116,7 +116,7 @@ class ComparisonPane(QWidget):
         c = HIGHLIGHT
         self.swatch.setStyleSheet(f"background: rgba({c.red()}, {c.green()}, {c.blue()}, {c.alpha()});"
                                   " border: 1px solid palette(mid);")
-        self.legend = QLabel("differs from the first image")
+        self.legend = plain_label("differs from the first image")  # names a site or a table of the run
         legend = QHBoxLayout()
         legend.addWidget(self.swatch)
         legend.addWidget(self.legend)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.browser.models import NAME_VALUE_COLUMNS, RecordTableModel
+from designer.labels import plain_label
 from engine.summary import RunSummary
 
 INFO_FIELDS = (("Model", ("model", "path")), ("Model SHA-256", ("model_sha256",)), ("Engine", ("engine",)),
@@ -50,15 +51,14 @@ class RunOverview(QWidget):
         super().__init__(parent)
         self.icon_label = QLabel()
         self.icon_label.hide()
-        self.status_label = QLabel("No run open.")
+        self.status_label = plain_label("No run open.")  # names the run directory
         font = self.status_label.font()
         font.setPointSizeF(font.pointSizeF() * 1.5)
         font.setBold(True)
         self.status_label.setFont(font)
-        self.reason_label = QLabel()
-        self.reason_label.setWordWrap(True)
+        self.reason_label = plain_label(wrap=True)  # a run's reason quotes the model's names and its data
         self.reason_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.info_labels = {title: QLabel() for title, _ in INFO_FIELDS}
+        self.info_labels = {title: plain_label() for title, _ in INFO_FIELDS}
         self.counts = RecordTableModel(NAME_VALUE_COLUMNS, parent=self)
         self.stages = RecordTableModel(NAME_VALUE_COLUMNS, parent=self)
 

@@ -14,7 +14,7 @@ from designer.browser.detail import ComparisonPane, Image, conflict_images, desc
 from designer.browser.filterbar import FilterBar, record_table
 from designer.browser.models import EXAMPLE_COLUMNS, RECORD_ROLE, Record, RecordTableModel, cell_text, is_diverged
 from designer.browser.proxy import RecordFilterProxy
-from designer.labels import plain_tip
+from designer.labels import plain_label, plain_tip
 
 Index: TypeAlias = QModelIndex | QPersistentModelIndex
 
@@ -131,12 +131,11 @@ class ConvergencePage(QWidget):
         self.model = model
         self.proxy = RecordFilterProxy(model, self)
         self.view = record_table(self.proxy)
-        self.caption = QLabel()
+        self.caption = plain_label()
         self.examples = RecordTableModel(EXAMPLE_COLUMNS, parent=self)
         self.examples_page = RecordsPage(self.examples, describe_example, example_images)
-        self.examples_caption = QLabel()
+        self.examples_caption = plain_label(wrap=True)  # names a mapping of the run's model
         self.examples_caption.setObjectName("examplesCaption")
-        self.examples_caption.setWordWrap(True)
         self.examples_page.layout().insertWidget(0, self.examples_caption)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.view)

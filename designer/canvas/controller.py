@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from designer.canvas.scene import MappingScene
 from designer.document import Document
+from designer.labels import menu_text
 from engine import operations as ops
 from engine.edits import chain
 from engine.keys import distribution_key
@@ -78,7 +79,7 @@ class CanvasController(QObject):
             _, table, column = ref
             into = [m for m in self.model.mappings if m.target == table]
             for mapping in into:
-                prefix = f"{mapping.id}: " if len(into) > 1 else ""
+                prefix = f"{menu_text(mapping.id)}: " if len(into) > 1 else ""
                 insert = menu.addMenu(f"{prefix}Insert method")
                 for method in METHODS:
                     insert.addAction(method, lambda m=mapping.id, k=method: self.insert_method(m, column, k))
@@ -90,9 +91,9 @@ class CanvasController(QObject):
                 if column in mapping.columns:
                     menu.addAction(f"{prefix}Remove column map", lambda m=mapping.id: self.remove_map(m, column))
         elif kind == "table" and self.extra_menu is None:  # the authoring entries include "Remove table"
-            menu.addAction(f"Delete table {ref[1]}", lambda: self.delete_table(ref[1]))
+            menu.addAction(f"Delete table {menu_text(str(ref[1]))}", lambda: self.delete_table(ref[1]))
         elif kind in ("link", "method"):
-            menu.addAction(f"Remove map of {ref[2]}", lambda: self.remove_map(ref[1], ref[2]))
+            menu.addAction(f"Remove map of {menu_text(str(ref[2]))}", lambda: self.remove_map(ref[1], ref[2]))
         if self.extra_menu is not None:
             self.extra_menu(menu, ref)
         return menu

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.labels import plain_label
 from designer.launcher.events import overall_percent
 from designer.launcher.runner import Runner, RunProcess, RunRequest
 from designer.launcher.settings import (
@@ -91,8 +92,8 @@ class RunLauncher(QWidget):
         self.cancel_button.setEnabled(False)
         self.progress = _named(QProgressBar(minimum=0, maximum=100, value=0, textVisible=True), "runProgress")
         self.progress.setFormat("idle")
-        self.status_label = _named(QLabel("Ready", wordWrap=True), "runStatus")
-        self.blocker_label = _named(QLabel(wordWrap=True), "runBlocker")  # why Run is disabled, in words
+        self.status_label = _named(plain_label("Ready", wrap=True), "runStatus")  # quotes paths and run errors
+        self.blocker_label = _named(plain_label(wrap=True), "runBlocker")  # why Run is disabled, in words
         self.sample_note = _named(QLabel(SAMPLE_DATA_NOTE, wordWrap=True), "sampleDataNote")
         self.sample_note.setVisible(False)
         self.log_view = _named(QPlainTextEdit(readOnly=True, maximumBlockCount=LOG_LINES), "runLog")
@@ -295,7 +296,7 @@ def _named(widget: _W, name: str) -> _W:
 
 
 def _error_label(name: str) -> QLabel:
-    label = _named(QLabel(wordWrap=True), name)
+    label = _named(plain_label(wrap=True), name)  # quotes the folder or master the user typed
     label.setStyleSheet(_ERROR_STYLE)
     label.setVisible(False)
     return label
