@@ -35,7 +35,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
-from decimal import ROUND_DOWN, Context, Decimal
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -46,7 +46,10 @@ from sqlglot.errors import SqlglotError
 from engine.limits import MAX_SQL_DEPTH
 from engine.model.types import SqlType
 from engine.run.values import compare
-from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
+from engine.sql import (
+    arithmetic,
+    casts,  # the module: engine.sql.casts imports engine.run.values, which may be loading
+)
 from engine.sql.allowlist import allowlist_problem
 from engine.sql.decimals import decimal_type, half_up, quotient
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
@@ -348,12 +351,12 @@ def _arith(op: Callable[[Any, Any], Any], divisor_first: bool = False) -> Callab
         if a is None or b is None:
             return None
         if isinstance(a, float) or isinstance(b, float):
-            if isinstance(a, Float32) and isinstance(b, Float32) and op is not _divide:
+            if isinstance(a, Float32) and isinstance(b, Float32) and op is not arithmetic.divide:
                 return to_float32(op(float(a), float(b)))  # FLOAT with FLOAT stays FLOAT
             return op(as_double(a), as_double(b))  # with anything else, or `/`: DOUBLE
         if isinstance(a, Decimal) or isinstance(b, Decimal):
             a, b = Decimal(a), Decimal(b)
-        if op is _divide and isinstance(a, Decimal) and b != 0:
+        if op is arithmetic.divide and isinstance(a, Decimal) and b != 0:
             spark_type = decimal_type(node, ev.types)  # Spark's scale for it, where the types tell
             if spark_type is not None:
                 return quotient(a, b, spark_type[1])
@@ -371,31 +374,6 @@ def _number(value: Any) -> Any:
     if isinstance(value, date) and not isinstance(value, datetime):  # Spark: `d + 1` is date_add, `d - d` ...
         raise UnsupportedSql("the reference does not evaluate arithmetic on a DATE")
     return None
-
-
-def _divide(a: Any, b: Any) -> Any:
-    """Spark's `/`: integers give a double, decimals a decimal; by zero, an error (ANSI)."""
-    if b == 0:
-        raise SqlRuntimeError("[DIVIDE_BY_ZERO] division by zero")
-    return float(a) / float(b) if isinstance(a, int) and isinstance(b, int) else a / b
-
-
-def _int_divide(a: Any, b: Any) -> Any:
-    if b == 0:
-        raise SqlRuntimeError("[DIVIDE_BY_ZERO] division by zero in DIV")
-    return int((Decimal(a) / Decimal(b)).to_integral_value(rounding=ROUND_DOWN))
-
-
-def _modulo(a: Any, b: Any) -> Any:
-    if b == 0:
-        raise SqlRuntimeError("[REMAINDER_BY_ZERO] remainder by zero")
-    if isinstance(a, float) or isinstance(b, float):
-        if math.isinf(a) or math.isnan(a) or math.isnan(b):  # the JVM's % gives NaN; Python's fmod fails
-            return math.nan
-        return math.fmod(a, b)
-    dividend, divisor = Decimal(a), Decimal(b)  # exactly, however many digits the quotient has (not 28)
-    rest = Context(prec=max(28, dividend.adjusted() - divisor.adjusted() + 3)).remainder(dividend, divisor)
-    return rest if isinstance(a, Decimal) or isinstance(b, Decimal) else int(rest)
 
 
 def _neg(ev: Evaluator, node: exp.Neg) -> Any:
@@ -578,9 +556,9 @@ _HANDLERS: dict[type[exp.Expression], Callable[[Evaluator, Any], Any]] = {
     exp.Add: _arith(lambda a, b: a + b),
     exp.Sub: _arith(lambda a, b: a - b),
     exp.Mul: _arith(lambda a, b: a * b),
-    exp.Div: _arith(_divide, divisor_first=True),
-    exp.IntDiv: _arith(_int_divide, divisor_first=True),
-    exp.Mod: _arith(_modulo, divisor_first=True),
+    exp.Div: _arith(arithmetic.divide, divisor_first=True),
+    exp.IntDiv: _arith(arithmetic.int_divide, divisor_first=True),
+    exp.Mod: _arith(arithmetic.remainder, divisor_first=True),
     exp.Neg: _neg,
     exp.Concat: _concat,
     exp.DPipe: _dpipe,

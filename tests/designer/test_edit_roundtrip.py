@@ -4,10 +4,7 @@ the mapping grid, the columns grid, the server form and the conflict editor's pr
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import pytest
@@ -28,18 +25,6 @@ INPUTS = 3
 @pytest.fixture(autouse=True)
 def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
-@pytest.fixture
-def unhandled() -> Iterator[list[BaseException]]:
-    errors: list[BaseException] = []
-    old = sys.excepthook
-
-    def hook(_kind: type[BaseException], exc: BaseException, _tb: TracebackType | None) -> None:
-        errors.append(exc)
-    sys.excepthook = hook
-    yield errors
-    sys.excepthook = old
 
 
 def sample_with(tmp_path: Path, change: Any = None) -> Path:

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import pytest
@@ -24,19 +21,6 @@ from resources import SAMPLE_MODEL
 @pytest.fixture(autouse=True)
 def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
-@pytest.fixture
-def unhandled() -> Iterator[list[BaseException]]:
-    """What reaches the event loop (a slot's exception goes to sys.excepthook)."""
-    errors: list[BaseException] = []
-    old = sys.excepthook
-
-    def hook(_kind: type[BaseException], exc: BaseException, _tb: TracebackType | None) -> None:
-        errors.append(exc)
-    sys.excepthook = hook
-    yield errors
-    sys.excepthook = old
 
 
 @pytest.fixture
