@@ -170,8 +170,12 @@ def test_a_worker_dies_with_its_parent_and_takes_spark_along(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-def test_the_window_keeps_one_spark_warm_serves_two_runs_and_stops_it_on_close(
+def test_the_window_keeps_one_spark_warm_serves_runs_survives_a_cancel_and_stops_it_on_close(
         qtbot: QtBot, isolated_settings: QSettings, model: Path, tmp_path: Path) -> None:
+    """One warm session through a window's life: it starts with the window, serves a run, cancels the next
+    within a second and stays usable, refuses a folder that is no run directory in one line, serves another
+    run in the same worker, and stops with the window, JVM and all. (One test, one Spark start: on a
+    2-core machine each start costs half a minute.)"""
     window = MainWindow(settings=isolated_settings, ask=False, warm=True)
     qtbot.addWidget(window)
     window.show()
@@ -190,18 +194,49 @@ def test_the_window_keeps_one_spark_warm_serves_two_runs_and_stops_it_on_close(
 
     busy_seen: list[str] = []
     launcher.runner.sig_stage.connect(lambda *_: busy_seen.append(window.spark_status.text()))
-    timings = []
-    for name in ("first", "second"):
-        args, seconds = run_and_wait(qtbot, launcher, tmp_path / name)
-        timings.append(seconds)
-        assert args == ["succeeded", str(tmp_path / name)], launcher.log_view.toPlainText()
-        assert json.loads((tmp_path / name / "manifest.json").read_text())["status"] == "succeeded"
-        assert "in the warm Spark session" in launcher.log_view.toPlainText()
-        qtbot.waitUntil(lambda: warm.state == "ready", timeout=30_000)  # free again
-        assert warm.pid == pid  # the same worker served it
-    print(f"warm runs: {timings[0]:.1f} s, {timings[1]:.1f} s")
+    args, seconds = run_and_wait(qtbot, launcher, tmp_path / "first")
+    assert args == ["succeeded", str(tmp_path / "first")], launcher.log_view.toPlainText()
+    assert json.loads((tmp_path / "first" / "manifest.json").read_text())["status"] == "succeeded"
+    assert "in the warm Spark session" in launcher.log_view.toPlainText()
+    qtbot.waitUntil(lambda: warm.state == "ready", timeout=30_000)  # free again
     assert "Spark: busy" in busy_seen and window.spark_status.text() == "Spark: ready"
-    assert states.count("busy") == 2 and states[0] == "starting"
+    assert states[0] == "starting" and states.count("busy") == 1
+
+    # cancel: the run stops within a second, and the same worker goes on
+    launcher.out_edit.setText(str(tmp_path / "cancelled"))
+    with qtbot.waitSignal(launcher.runner.sig_stage, check_params_cb=lambda stage, *_: stage == "decode",
+                          timeout=60_000):
+        launcher.run_button.click()
+    assert isinstance(launcher.runner, PreviewRunner) and launcher.runner.warm_run
+    began = time.monotonic()
+    with qtbot.waitSignal(launcher.sig_run_finished, timeout=20_000) as finished:
+        launcher.cancel_button.click()
+    took = time.monotonic() - began
+    print(f"warm cancel took {took:.2f} s")
+    assert finished.args == ["cancelled", str(tmp_path / "cancelled")], launcher.log_view.toPlainText()
+    assert json.loads((tmp_path / "cancelled" / "manifest.json").read_text())["status"] == "cancelled"
+    assert took < 2, f"cancel took {took:.1f} s"
+    assert warm.pid == pid and launcher.run_button.isEnabled()
+    qtbot.waitUntil(lambda: warm.state == "ready", timeout=60_000)  # the cancelled jobs drained
+
+    # an unusable run directory is the CLI's one line, and the session stays up
+    (tmp_path / "notarun").mkdir()
+    (tmp_path / "notarun" / "precious.txt").write_text("keep")
+    launcher.out_edit.setText(str(tmp_path / "notarun"))
+    assert not launcher.run_button.isEnabled()  # the launcher itself refuses it first
+    with qtbot.waitSignal(launcher.runner.sig_finished, timeout=30_000) as refused:
+        launcher.runner.start(RunRequest(model, model.parent / "data", tmp_path / "notarun",
+                                         launcher.master_combo.currentText()))
+        assert launcher.runner.warm_run
+    assert refused.args[0] == "failed" and "is not a Mapwright run directory" in refused.args[2]
+    assert not refused.args[2].startswith("mapwright:") and warm.pid == pid
+    assert (tmp_path / "notarun" / "precious.txt").read_text() == "keep"
+
+    args, again = run_and_wait(qtbot, launcher, tmp_path / "second")
+    assert args == ["succeeded", str(tmp_path / "second")], launcher.log_view.toPlainText()
+    print(f"warm runs: {seconds:.1f} s, {again:.1f} s")
+    qtbot.waitUntil(lambda: warm.state == "ready", timeout=30_000)
+    assert warm.pid == pid  # the same worker served every run
     assert (tmp_path / "first" / "tables").is_dir() and (tmp_path / "second" / "conflicts.jsonl").is_file()
 
     window.close()
@@ -211,55 +246,6 @@ def test_the_window_keeps_one_spark_warm_serves_two_runs_and_stops_it_on_close(
     while any(alive(p) for p in (pid, *spark)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [p for p in (pid, *spark) if alive(p)], "Spark outlived the window"
-
-
-@pytest.mark.slow
-def test_cancel_in_the_warm_session_stops_the_run_and_leaves_the_session_usable(
-        qtbot: QtBot, isolated_settings: QSettings, model: Path, tmp_path: Path) -> None:
-    warm = WarmSession("local[1]")
-    launcher = RunLauncher(lambda: model, lambda parent: PreviewRunner(parent, warm), settings=isolated_settings)
-    qtbot.addWidget(launcher)
-    launcher.show()
-    launcher.master_combo.setEditText("local[1]")
-    try:
-        warm.start()
-        qtbot.waitUntil(lambda: warm.state == "ready", timeout=START_S * 1000)
-        pid = warm.pid
-
-        launcher.out_edit.setText(str(tmp_path / "cancelled"))
-        with qtbot.waitSignal(launcher.runner.sig_stage, check_params_cb=lambda stage, *_: stage == "decode",
-                              timeout=60_000):
-            launcher.run_button.click()
-        assert isinstance(launcher.runner, PreviewRunner) and launcher.runner.warm_run
-        began = time.monotonic()
-        with qtbot.waitSignal(launcher.sig_run_finished, timeout=20_000) as finished:
-            launcher.cancel_button.click()
-        took = time.monotonic() - began
-        print(f"warm cancel took {took:.2f} s")
-        assert finished.args == ["cancelled", str(tmp_path / "cancelled")], launcher.log_view.toPlainText()
-        assert json.loads((tmp_path / "cancelled" / "manifest.json").read_text())["status"] == "cancelled"
-        assert took < 2, f"cancel took {took:.1f} s"
-        assert warm.pid == pid and launcher.run_button.isEnabled()
-        qtbot.waitUntil(lambda: warm.state == "ready", timeout=60_000)  # the cancelled jobs drained
-
-        # an unusable run directory is the CLI's one line, and the session stays up
-        (tmp_path / "notarun").mkdir()
-        (tmp_path / "notarun" / "precious.txt").write_text("keep")
-        launcher.out_edit.setText(str(tmp_path / "notarun"))
-        assert not launcher.run_button.isEnabled()  # the launcher itself refuses it first
-        with qtbot.waitSignal(launcher.runner.sig_finished, timeout=30_000) as refused:
-            launcher.runner.start(RunRequest(model, model.parent / "data", tmp_path / "notarun", "local[1]"))
-            assert launcher.runner.warm_run
-        assert refused.args[0] == "failed" and "is not a Mapwright run directory" in refused.args[2]
-        assert not refused.args[2].startswith("mapwright:") and warm.pid == pid
-        assert (tmp_path / "notarun" / "precious.txt").read_text() == "keep"
-
-        args, _ = run_and_wait(qtbot, launcher, tmp_path / "after")
-        assert args == ["succeeded", str(tmp_path / "after")], launcher.log_view.toPlainText()
-        assert warm.pid == pid
-    finally:
-        warm.stop()
-        qtbot.waitUntil(lambda: warm.state == "stopped", timeout=30_000)
 
 
 def test_a_runner_gone_with_its_launcher_no_longer_hears_the_window_s_session(qtbot: QtBot) -> None:

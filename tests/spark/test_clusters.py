@@ -35,17 +35,6 @@ def final_rows(out: Path, table: str) -> list[dict[str, object]]:
 
 
 @pytest.mark.slow
-def test_standalone_master_and_worker(examples: Path, tmp_path: Path) -> None:
-    with StandaloneCluster(cores=2, memory="1g") as cluster:
-        manifest = run_example(examples, "ordering_conflict", tmp_path / "run", cluster.url)
-    expected = json.loads((examples / "ordering_conflict" / "expected.json").read_text())
-    assert manifest["master"] == cluster.url and manifest["status"] == "succeeded"
-    for table, rows in expected["final"].items():
-        assert final_rows(tmp_path / "run", table) == rows
-    assert manifest["counts"]["conflicts"] == len(expected["conflicts"])
-
-
-@pytest.mark.slow
 def test_spark_connect_server(examples: Path, tmp_path: Path) -> None:
     with ConnectServer("local[2]") as server:
         manifest = run_example(examples, "row_images", tmp_path / "run", server.url)
@@ -129,7 +118,10 @@ def master_state(cluster: StandaloneCluster) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-def test_two_workers_write_the_run_directory_of_local_2(topology_20k: tuple[Path, Path], tmp_path: Path) -> None:
+def test_two_workers_write_the_run_directory_of_local_2(topology_20k: tuple[Path, Path], examples: Path,
+                                                        tmp_path: Path) -> None:
+    """20,000 benchmark events on a standalone master with two workers give the run directory of local[2];
+    and a contract example run on the same cluster gives its expected results."""
     model, data = topology_20k
     mapwright_run(model, data, tmp_path / "local", "local[2]")
     with StandaloneCluster(cores=1, memory="1g", workers=2) as cluster:
@@ -137,6 +129,12 @@ def test_two_workers_write_the_run_directory_of_local_2(topology_20k: tuple[Path
         assert [(w["state"], w["cores"]) for w in workers] == [("ALIVE", 1), ("ALIVE", 1)]
         mapwright_run(model, data, tmp_path / "cluster", cluster.url)
         logs = executor_logs(cluster)
+        manifest = run_example(examples, "ordering_conflict", tmp_path / "example", cluster.url)
+    expected = json.loads((examples / "ordering_conflict" / "expected.json").read_text())
+    assert manifest["master"] == cluster.url and manifest["status"] == "succeeded"
+    for table, rows in expected["final"].items():
+        assert final_rows(tmp_path / "example", table) == rows
+    assert manifest["counts"]["conflicts"] == len(expected["conflicts"])
     # the run's one application had an executor on each worker, and each executor ran tasks
     assert all(len(stderr) == 1 for stderr in logs.values()), logs
     assert len({stderr[0].parent.parent.name for stderr in logs.values()}) == 1, logs
