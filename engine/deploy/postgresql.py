@@ -147,6 +147,19 @@ def object_name(prefix: str, text: str) -> str:
     return f"{cut}_{digest}"
 
 
+def slot_name(prefix: str, text: str) -> str:
+    """`prefix_text` as a subscription name that is also a valid replication slot name.
+
+    PostgreSQL names a subscription's slot on the publisher after the subscription, and a slot name may
+    only hold lower-case ASCII letters, digits and `_`: `CREATE SUBSCRIPTION "mw_HQ_to_east-1"` fails on
+    the publisher. Any other character becomes `_`, and a name that had to change carries a digest of the
+    original, so `HQ` and `hq` (or `eu-west` and `eu_west`) still give two names."""
+    plain = re.sub(r"[^a-z0-9_]", "_", text.lower())
+    if plain != text:
+        plain = f"{plain}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    return object_name(prefix, plain)
+
+
 def safe_token(text: str, taken: set[str]) -> str:
     """An ASCII word (letters, digits, _) for a file or psql variable name, unique among `taken`."""
     base = re.sub(r"[^A-Za-z0-9_]", "_", text)[:40] or "server"
@@ -162,10 +175,14 @@ _NOT_IMMUTABLE = (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentTime, exp.Ra
 
 def row_filter_sql(where: str) -> tuple[str | None, tuple[str, ...], str | None]:
     """(PostgreSQL text of the filter, columns it reads, problem). The Spark SQL is parsed and re-rendered
-    for PostgreSQL with every identifier quoted: the model's text never reaches the SQL."""
+    for PostgreSQL with every identifier quoted, without its comments: the model's text never reaches the SQL.
+    What is not one condition (`a = 1; DROP TABLE t`, which sqlglot parses as one block, or `GRANT ...`;
+    `--force` lets such a model through validation) is refused, never rendered into the publication."""
     try:
         tree = sqlglot.parse_one(where, read="spark")
-        text = tree.sql(dialect="postgres", identify=True)
+        if not isinstance(tree, exp.Condition):
+            return None, (), "the where clause is not one condition (it holds a statement), which a row filter cannot"
+        text = tree.sql(dialect="postgres", identify=True, comments=False)
     except (SqlglotError, RecursionError) as exc:
         return None, (), f"the where clause cannot be written for PostgreSQL: {str(exc).splitlines()[0]}"
     if any(isinstance(node, (exp.Query, exp.Subquery)) for node in tree.walk()):
@@ -199,7 +216,7 @@ def plan_deployment(model: Model) -> PgPlan:
     pairs = dict.fromkeys((p.server, p.subscriber) for p in plan.publications)
     for publisher, subscriber in pairs:
         names = tuple(p.name for p in plan.publications if (p.server, p.subscriber) == (publisher, subscriber))
-        plan.subscriptions.append(Subscription(object_name("mw", f"{publisher}_to_{subscriber}"), subscriber,
+        plan.subscriptions.append(Subscription(slot_name("mw", f"{publisher}_to_{subscriber}"), subscriber,
                                                publisher, names))
     if not plan.publications:
         plan.findings.append(DeployFinding("not_deployed", "no mapping of the model is between two PostgreSQL "

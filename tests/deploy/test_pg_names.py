@@ -1,0 +1,80 @@
+"""Server ids, mapping ids and where clauses a user may write, through `--to postgresql` and onto real
+PostgreSQL 18 servers: what the export writes must run, and nothing of the model's text becomes SQL."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pgmodel import three_site_model
+
+from engine.deploy.pgcluster import running_servers
+from engine.deploy.postgresql import plan_deployment, publications_sql, row_filter_sql
+from engine.deploy.verify import deploy
+from engine.model.io import parse_model
+from engine.model.schema import Model
+
+SLOT_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def two_site_model(a: str, b: str) -> Model:
+    """Two PostgreSQL servers `a` and `b`, ITEM copied both ways."""
+    columns = [{"name": "ID", "type": "INTEGER", "nullable": False}, {"name": "NAME", "type": "VARCHAR(20)"}]
+    copy = {"ID": "ID", "NAME": "NAME"}
+    doc: dict[str, Any] = {
+        "format": "mapwright/1", "name": "odd ids",
+        "servers": [{"id": a, "dbms": "postgresql"}, {"id": b, "dbms": "postgresql"}],
+        "tables": [{"server": s, "name": "ITEM", "columns": columns, "primary_key": ["ID"]} for s in (a, b)],
+        "mappings": [{"id": "out", "source": f"{a}.ITEM", "target": f"{b}.ITEM", "columns": copy},
+                     {"id": "back", "source": f"{b}.ITEM", "target": f"{a}.ITEM", "columns": copy}],
+    }
+    return parse_model(json.dumps(doc), "m.json")
+
+
+def test_subscription_names_are_valid_slot_names_and_distinct() -> None:
+    """A subscription's slot on the publisher takes its name, and slot names allow only [a-z0-9_]."""
+    for a, b in (("HQ", "east-1"), ("West Coast", "hq"), ("HQ", "hq"), ("eu-west", "eu_west"), ("ü", "u")):
+        plan = plan_deployment(two_site_model(a, b))
+        names = [s.name for s in plan.subscriptions]
+        assert len(names) == 2 and len(set(names)) == 2, names
+        assert all(set(n) <= SLOT_CHARS and len(n) <= 63 for n in names), names
+    long = plan_deployment(two_site_model("A" * 70, "B-" * 35))
+    assert all(set(s.name) <= SLOT_CHARS and len(s.name) <= 63 for s in long.subscriptions)
+
+
+@pytest.mark.slow
+def test_the_export_of_servers_with_upper_case_and_hyphens_deploys_and_replicates(tmp_path: Path) -> None:
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path))
+    model = two_site_model("HQ", "east-1")
+    plan = plan_deployment(model)
+    with running_servers(plan.servers) as servers:
+        deploy(model, plan, servers, {}, tmp_path / "deploy")  # the export's files, run with psql
+        with servers["HQ"].connect() as conn:
+            conn.execute('INSERT INTO "ITEM" ("ID", "NAME") VALUES (1, \'bolt\')')
+        deadline = time.monotonic() + 20
+        with servers["east-1"].connect() as conn:
+            while (row := conn.execute('SELECT "NAME" FROM "ITEM" WHERE "ID" = 1').fetchone()) is None:
+                assert time.monotonic() < deadline, "the row never reached east-1"
+                time.sleep(0.05)
+    assert row == ("bolt",)
+
+
+def test_a_where_of_several_statements_never_reaches_the_sql() -> None:
+    """`--force` exports a model with errors; a where holding a second statement is then a finding."""
+    text, _, problem = row_filter_sql("REGION = 'EU'; DROP TABLE x")
+    assert text is None and problem is not None and "one condition" in problem
+    doc = three_site_model()
+    doc["mappings"][2]["where"] = "REGION = 'EU'; DROP TABLE x"
+    plan = plan_deployment(parse_model(json.dumps(doc), "m.json"))
+    assert not any("DROP" in s for s in publications_sql(plan, "hq"))
+    assert any(f.mapping == "hq_to_west" and f.kind == "not_deployed" for f in plan.findings)
+
+
+def test_comments_of_a_where_are_not_copied_into_the_sql() -> None:
+    text, columns, problem = row_filter_sql("REGION = 'EU' /* ; DROP TABLE x */ AND ID > 1 -- see ticket\n")
+    assert problem is None and columns == ("REGION", "ID")
+    assert text == "\"REGION\" = 'EU' AND \"ID\" > 1"
