@@ -161,12 +161,14 @@ def slot_name(prefix: str, text: str) -> str:
 
 
 def safe_token(text: str, taken: set[str]) -> str:
-    """An ASCII word (letters, digits, _) for a file or psql variable name, unique among `taken`."""
+    """An ASCII word (letters, digits, _) for a file or psql variable name, unique among `taken` ignoring
+    case: the servers `HQ` and `hq` would otherwise share one folder on macOS's and Windows' file systems,
+    one server's scripts overwriting the other's."""
     base = re.sub(r"[^A-Za-z0-9_]", "_", text)[:40] or "server"
     token, n = base, 2
-    while token in taken:
+    while token.lower() in taken:
         token, n = f"{base}_{n}", n + 1
-    taken.add(token)
+    taken.add(token.lower())
     return token
 
 

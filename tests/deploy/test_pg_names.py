@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from pgmodel import three_site_model
 
+from engine.cli import main
 from engine.deploy.pgcluster import running_servers
 from engine.deploy.postgresql import plan_deployment, publications_sql, row_filter_sql
 from engine.deploy.verify import deploy
@@ -78,3 +79,16 @@ def test_comments_of_a_where_are_not_copied_into_the_sql() -> None:
     text, columns, problem = row_filter_sql("REGION = 'EU' /* ; DROP TABLE x */ AND ID > 1 -- see ticket\n")
     assert problem is None and columns == ("REGION", "ID")
     assert text == "\"REGION\" = 'EU' AND \"ID\" > 1"
+
+
+def test_servers_differing_in_case_get_folders_differing_beyond_case(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """On a case-insensitive file system (macOS, Windows) `HQ/` and `hq/` are one folder."""
+    model = tmp_path / "m.json"
+    model.write_text(two_site_model("HQ", "hq").model_dump_json(by_alias=True, exclude_defaults=True))
+    out = tmp_path / "out"
+    assert main(["export", str(model), "--to", "postgresql", "--out", str(out), "--force"]) == 0
+    folders = sorted(p.name for p in out.iterdir() if p.is_dir())
+    assert len(folders) == 2 and len({f.lower() for f in folders}) == 2, folders
+    readme = (out / "README.txt").read_text()
+    assert all(f"conninfo_{f}" in readme for f in folders)
+    capsys.readouterr()
