@@ -361,22 +361,27 @@ def tables_sql(plan: PgPlan, server: str) -> list[str]:
     for table in plan.tables.get(server, []):
         try:
             out.append(table_ddl(table, dialect, "postgresql").rstrip().rstrip(";"))
-        except DdlError as exc:
-            raise DeployError(str(exc)) from None
-        if table in plan.replica_full:
-            out.append(f"ALTER TABLE {ident(table.name)} REPLICA IDENTITY FULL")
+            if table in plan.replica_full:
+                out.append(f"ALTER TABLE {ident(table.name)} REPLICA IDENTITY FULL")
+        except (DdlError, DeployError) as exc:
+            raise DeployError(f"table {table.key}: {exc}") from None
     return out
 
 
 def publications_sql(plan: PgPlan, server: str) -> list[str]:
+    """CREATE PUBLICATION on `server` for each mapping it publishes; a name PostgreSQL cannot hold is a
+    DeployError naming the mapping and table, so the user knows which name to shorten."""
     out = []
     for p in plan.publications:
         if p.server != server:
             continue
-        columns = f" ({', '.join(ident(c) for c in p.columns)})" if p.columns is not None else ""
+        try:
+            columns = f" ({', '.join(ident(c) for c in p.columns)})" if p.columns is not None else ""
+            name = f"{ident(p.name)} FOR TABLE ONLY {ident(p.table.name)}"
+        except DeployError as exc:
+            raise DeployError(f"mapping {p.mapping}, table {p.table.key}: {exc}") from None
         where = f" WHERE ({p.row_filter})" if p.row_filter else ""
-        out.append(f"CREATE PUBLICATION {ident(p.name)} FOR TABLE ONLY {ident(p.table.name)}{columns}{where} "
-                   "WITH (publish = 'insert, update, delete')")
+        out.append(f"CREATE PUBLICATION {name}{columns}{where} WITH (publish = 'insert, update, delete')")
     return out
 
 

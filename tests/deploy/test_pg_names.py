@@ -92,3 +92,21 @@ def test_servers_differing_in_case_get_folders_differing_beyond_case(tmp_path: P
     readme = (out / "README.txt").read_text()
     assert all(f"conninfo_{f}" in readme for f in folders)
     capsys.readouterr()
+
+
+def test_verify_of_a_model_the_export_refuses_is_one_line_before_any_server_starts(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A column name over PostgreSQL's 63 bytes: `export` refuses it with one line, so must `verify`."""
+    long = "N" * 64
+    doc = json.loads(two_site_model("a", "b").model_dump_json(by_alias=True, exclude_defaults=True))
+    for t in doc["tables"]:
+        t["columns"][1]["name"] = long
+    for m in doc["mappings"]:
+        m["columns"] = {"ID": "ID", long: long}
+    model = tmp_path / "m.json"
+    model.write_text(json.dumps(doc))
+    (tmp_path / "data" / "changes").mkdir(parents=True)
+    (tmp_path / "data" / "changes" / "changes.jsonl").write_text("")
+    rc = main(["verify", str(model), "--data", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err
+    assert "mapping out, table a.ITEM" in err and "63 bytes" in err
