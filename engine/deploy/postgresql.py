@@ -204,13 +204,7 @@ def plan_deployment(model: Model) -> PgPlan:
     plan = PgPlan(pg_servers, {s: [] for s in pg_servers}, [], [])
     for mapping in model.mappings:
         publication = _plan_mapping(model, mapping, plan)
-        twin = next((p for p in plan.publications if publication is not None and p.table == publication.table
-                     and p.subscriber == publication.subscriber), None)
-        if publication is not None and twin is not None:
-            plan.findings.append(DeployFinding(
-                "not_deployed", f"mapping {twin.mapping} already replicates {twin.table.key} to server "
-                f"{twin.subscriber}, and one subscription cannot take a table twice", mapping.id))
-        elif publication is not None:
+        if publication is not None:
             plan.publications.append(publication)
             for table in (publication.table, model.table(mapping.target)):
                 if table is not None and table not in plan.tables[table.server]:
@@ -256,6 +250,11 @@ def _plan_mapping(model: Model, mapping: Mapping, plan: PgPlan) -> Publication |
         finding("not_deployed", f"PostgreSQL replicates a table to the table of the same name; the target "
                 f"{target.name} is not named {source.name}")
         return None
+    twin = next((p for p in plan.publications if p.table == source and p.subscriber == target.server), None)
+    if twin is not None:  # checked before anything is recorded: a twin must not set REPLICA IDENTITY FULL
+        finding("not_deployed", f"mapping {twin.mapping} already replicates {twin.table.key} to server "
+                f"{twin.subscriber}, and one subscription cannot take a table twice")
+        return None
     copied: list[str] = []
     for target_col, method in mapping.columns.items():
         if isinstance(method, Column) and method.input == target_col and source.column(target_col):
@@ -274,11 +273,17 @@ def _plan_mapping(model: Model, mapping: Mapping, plan: PgPlan) -> Publication |
             finding("not_deployed", problem)
             return None
     all_columns = set(copied) == set(source.column_names())
-    needs_full = not identity or not set(filter_columns) <= set(identity)
-    if needs_full and not all_columns:
-        why = "has no primary key" if not identity else "'s row filter reads columns outside its primary key"
-        finding("not_deployed", f"the source table {why}, so PostgreSQL needs REPLICA IDENTITY FULL, which "
-                "needs every column published; this mapping leaves some out")
+    full = _full_identity_reason(plan, source, target, filter_columns)
+    if full and not all_columns:
+        finding("not_deployed", f"{full}, so PostgreSQL needs REPLICA IDENTITY FULL on the source, which needs "
+                "every column published; this mapping leaves some out")
+        return None
+    partial = [p.mapping for p in plan.publications if p.table == source and p.columns is not None
+               and len(p.columns) < len(source.columns)]
+    if full and partial:
+        finding("not_deployed", f"{full}, so PostgreSQL needs REPLICA IDENTITY FULL on the source; mapping(s) "
+                f"{', '.join(partial)} publish only some of its columns, and with FULL PostgreSQL would refuse "
+                "every UPDATE and DELETE of the source table")
         return None
     if not set(identity) <= set(copied):
         finding("not_deployed", "PostgreSQL must publish the source's primary key columns "
@@ -288,18 +293,42 @@ def _plan_mapping(model: Model, mapping: Mapping, plan: PgPlan) -> Publication |
         finding("not_deployed", f"the target's primary key ({', '.join(target.primary_key)}) is how PostgreSQL "
                 "finds the row to change; the mapping does not copy all of it")
         return None
-    if needs_full and source not in plan.replica_full:
+    if full and source not in plan.replica_full:
         plan.replica_full.append(source)
-        finding("differs", f"the source table {source.key} is set to REPLICA IDENTITY FULL (its row filter reads "
-                "non-key columns, or it has no primary key): every update logs the whole old row")
+        finding("differs", f"the source table {source.key} is set to REPLICA IDENTITY FULL ({full}): every "
+                "update logs the whole old row")
     _conflict_findings(model.conflicts_for(target.key), mapping, target, copied, finding)
     dkey = mapping.distribution_key or target.primary_key
     if set(dkey) != set(target.primary_key):
         finding("differs", f"the distribution key ({', '.join(dkey)}) is not the target's primary key: PostgreSQL "
                 "finds rows by the primary key (replica identity)")
     return Publication(object_name("mw", mapping.id), mapping.id, source.server, target.server, source,
-                       None if all_columns and needs_full else tuple(c for c in source.column_names() if c in copied),
+                       None if all_columns and full else tuple(c for c in source.column_names() if c in copied),
                        row_filter)
+
+
+def _full_identity_reason(plan: PgPlan, source: Table, target: Table, filter_columns: tuple[str, ...]) -> str | None:
+    """Why the source table needs REPLICA IDENTITY FULL for this mapping, or None.
+
+    An update or delete carries the publisher's replica identity (its primary key) as the old row. PostgreSQL
+    refuses a row filter on other columns, and the subscriber can apply the change only when its own primary
+    key lies within those columns: a target without a primary key, or with a wider one, stops the
+    subscription at the first UPDATE unless the publisher sends the whole old row (FULL). FULL is per table,
+    so once a mapping set it, every mapping of that source table publishes under it."""
+    identity = set(source.primary_key)
+    if source in plan.replica_full:
+        first = next((p.mapping for p in plan.publications if p.table == source and p.columns is None), "another")
+        return f"mapping {first} has set the source table to REPLICA IDENTITY FULL"
+    if not identity:
+        return "the source table has no primary key"
+    if not set(filter_columns) <= identity:
+        return "the row filter reads columns outside the source's primary key"
+    if not target.primary_key:
+        return "the target table has no primary key"
+    if not set(target.primary_key) <= identity:
+        return (f"the target's primary key ({', '.join(target.primary_key)}) is not within the source's "
+                f"({', '.join(source.primary_key)}), which is all an update sends")
+    return None
 
 
 def _conflict_findings(conflicts: TableConflicts | None, mapping: Mapping, target: Table, copied: list[str],
