@@ -173,6 +173,10 @@ def safe_token(text: str, taken: set[str]) -> str:
 
 
 _NOT_IMMUTABLE = (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentTime, exp.Rand, exp.Anonymous)
+# PostgreSQL refuses these in a row filter too: a cast through text (CoerceViaIO) is not an allowed node, and
+# concat_ws is only stable. try_cast also means something else there (PostgreSQL's CAST fails, it never
+# gives NULL). Any cast is refused, rather than guessing from types which ones PostgreSQL would take.
+_NOT_IN_ROW_FILTER = (exp.Cast, exp.ConcatWs)
 
 
 def row_filter_sql(where: str) -> tuple[str | None, tuple[str, ...], str | None]:
@@ -192,6 +196,9 @@ def row_filter_sql(where: str) -> tuple[str | None, tuple[str, ...], str | None]
     if any(isinstance(node, _NOT_IMMUTABLE) for node in tree.walk()):
         return None, (), ("the where clause calls a function PostgreSQL does not allow in a row filter (only "
                           "immutable built-in functions: no current time, random or user functions)")
+    if any(isinstance(node, _NOT_IN_ROW_FILTER) for node in tree.walk()):
+        return None, (), ("the where clause holds a cast or concat_ws, which PostgreSQL does not allow in a row "
+                          "filter (a cast through text is refused, concat_ws is not immutable)")
     return text, tuple(dict.fromkeys(c.name for c in tree.find_all(exp.Column))), None
 
 

@@ -110,3 +110,30 @@ def test_verify_of_a_model_the_export_refuses_is_one_line_before_any_server_star
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1, err
     assert "mapping out, table a.ITEM" in err and "63 bytes" in err
+
+
+# Every function Mapwright's where allows (engine/sql/allowlist.py), casts, and the operators.
+WHERES = ["concat(NAME, 'x') = 'ax'", "concat_ws('-', NAME, NAME) = 'a-a'", "abs(QTY) > 1", "coalesce(NAME, 'x') = 'x'",
+          "if(QTY > 1, 1, 0) = 1", "length(NAME) > 1", "lower(NAME) = 'a'", "nvl(NAME, 'x') = 'x'",
+          "regexp_replace(NAME, 'a', 'b') = 'b'", "round(QTY, 1) > 1", "substr(NAME, 1, 2) = 'ab'",
+          "substring(NAME, 1, 2) = 'ab'", "trim(NAME) = 'a'", "try_cast(NAME AS INT) = 1", "upper(NAME) = 'A'",
+          "cast(NAME AS INT) = 1", "cast(TS AS STRING) = 'x'", "cast(NAME AS TIMESTAMP) > TS", "TS > '2020-01-01'",
+          "NAME LIKE 'a%'", "NAME RLIKE 'a'", "QTY / 2 > 1", "QTY % 2 = 1", "NAME IS NOT NULL AND QTY IN (1, 2)"]
+
+
+def test_every_row_filter_the_export_writes_is_one_postgresql_accepts(pg_server: Any) -> None:
+    """A where PostgreSQL refuses in a row filter is a finding; before, 3-publications.sql stopped at it."""
+    database = "row_filters"
+    pg_server.create_database(database)
+    pg_server.psql('CREATE TABLE "T" ("ID" int PRIMARY KEY, "NAME" varchar(20), "QTY" int, "TS" timestamp)', database)
+    refused, written = [], []
+    for n, where in enumerate(WHERES):
+        text, _, problem = row_filter_sql(where)
+        if problem is not None:
+            refused.append(where)
+            continue
+        pg_server.psql(f'CREATE PUBLICATION "p{n}" FOR TABLE ONLY "T" WHERE ({text})', database)  # raises if refused
+        written.append(where)
+    assert set(refused) == {"concat_ws('-', NAME, NAME) = 'a-a'", "try_cast(NAME AS INT) = 1",
+                            "cast(NAME AS INT) = 1", "cast(TS AS STRING) = 'x'", "cast(NAME AS TIMESTAMP) > TS"}
+    assert len(written) == len(WHERES) - 5
