@@ -195,8 +195,27 @@ def _alias(server: str) -> str:
     return "mw_" + (re.sub(r"[^A-Za-z0-9_]", "_", server)[:26] or "server")
 
 
+def _aliases(model: Model) -> dict[str, str]:
+    """Each server's credential-store alias, distinct (ignoring case) across the model's servers.
+
+    A Replicat logs in to its target with the alias alone: were `eu-west` and `eu_west` (or two ids alike
+    in their first 26 characters) given one alias, both Replicats would apply to whichever database it was
+    created for. Servers are taken in model order, so an alias does not depend on which mappings exist."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for server in model.servers:
+        base = alias = _alias(server.id)
+        n = 2
+        while alias.lower() in taken:
+            alias, n = f"{base[:29 - len(str(n)) - 1]}_{n}", n + 1
+        taken.add(alias.lower())
+        out[server.id] = alias
+    return out
+
+
 def _replicat(model: Model, name: str, source_server: str, target_server: str,
               mappings: list[Mapping]) -> tuple[list[str], list[NotExpressed]]:
+    alias = _aliases(model).get(target_server, _alias(target_server))
     source_dbms = model.server(source_server)
     target_dbms = model.server(target_server)
     lines = [
@@ -211,8 +230,8 @@ def _replicat(model: Model, name: str, source_server: str, target_server: str,
         *(f"--   {what}: {url}" for what, url in DOCS.items()),
         f"REPLICAT {name}",
         "-- The login comes from the credential store (no password here). Create the alias once with",
-        f"--   ALTER CREDENTIALSTORE ADD USER <user>@<database> ALIAS {_alias(target_server)}",
-        f"USERIDALIAS {_alias(target_server)}",
+        f"--   ALTER CREDENTIALSTORE ADD USER <user>@<database> ALIAS {alias}",
+        f"USERIDALIAS {alias}",
         "-- Source definitions come from the trail's metadata records (trail format 12.2 and later).",
         "-- A conflict no resolution settles goes to the discard file and Replicat goes on (the error queue).",
         f"DISCARDFILE ./dirrpt/{name.lower()}.dsc, APPEND, MEGABYTES 100",
@@ -525,7 +544,8 @@ def _report(model: Model, out: GoldenGateExport, replicats: list[tuple[str, str,
         lines.append(f"  {name.lower()}.prm  {comment(source)} -> {comment(target)}  ({count} mapping(s))")
     if not replicats:
         lines.append("  (none: the model has no mapping)")
-    aliases = sorted({_alias(target) for _, _, target, _ in replicats})
+    known = _aliases(model)
+    aliases = sorted({known.get(target, _alias(target)) for _, _, target, _ in replicats})
     lines += [
         "",
         "Logins: each file names a credential-store alias (USERIDALIAS), never a user or password.",

@@ -147,25 +147,48 @@ def object_name(prefix: str, text: str) -> str:
     return f"{cut}_{digest}"
 
 
+def slot_name(prefix: str, text: str) -> str:
+    """`prefix_text` as a subscription name that is also a valid replication slot name.
+
+    PostgreSQL names a subscription's slot on the publisher after the subscription, and a slot name may
+    only hold lower-case ASCII letters, digits and `_`: `CREATE SUBSCRIPTION "mw_HQ_to_east-1"` fails on
+    the publisher. Any other character becomes `_`, and a name that had to change carries a digest of the
+    original, so `HQ` and `hq` (or `eu-west` and `eu_west`) still give two names."""
+    plain = re.sub(r"[^a-z0-9_]", "_", text.lower())
+    if plain != text:
+        plain = f"{plain}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    return object_name(prefix, plain)
+
+
 def safe_token(text: str, taken: set[str]) -> str:
-    """An ASCII word (letters, digits, _) for a file or psql variable name, unique among `taken`."""
+    """An ASCII word (letters, digits, _) for a file or psql variable name, unique among `taken` ignoring
+    case: the servers `HQ` and `hq` would otherwise share one folder on macOS's and Windows' file systems,
+    one server's scripts overwriting the other's."""
     base = re.sub(r"[^A-Za-z0-9_]", "_", text)[:40] or "server"
     token, n = base, 2
-    while token in taken:
+    while token.lower() in taken:
         token, n = f"{base}_{n}", n + 1
-    taken.add(token)
+    taken.add(token.lower())
     return token
 
 
 _NOT_IMMUTABLE = (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentTime, exp.Rand, exp.Anonymous)
+# PostgreSQL refuses these in a row filter too: a cast through text (CoerceViaIO) is not an allowed node, and
+# concat_ws is only stable. try_cast also means something else there (PostgreSQL's CAST fails, it never
+# gives NULL). Any cast is refused, rather than guessing from types which ones PostgreSQL would take.
+_NOT_IN_ROW_FILTER = (exp.Cast, exp.ConcatWs)
 
 
 def row_filter_sql(where: str) -> tuple[str | None, tuple[str, ...], str | None]:
     """(PostgreSQL text of the filter, columns it reads, problem). The Spark SQL is parsed and re-rendered
-    for PostgreSQL with every identifier quoted: the model's text never reaches the SQL."""
+    for PostgreSQL with every identifier quoted, without its comments: the model's text never reaches the SQL.
+    What is not one condition (`a = 1; DROP TABLE t`, which sqlglot parses as one block, or `GRANT ...`;
+    `--force` lets such a model through validation) is refused, never rendered into the publication."""
     try:
         tree = sqlglot.parse_one(where, read="spark")
-        text = tree.sql(dialect="postgres", identify=True)
+        if not isinstance(tree, exp.Condition):
+            return None, (), "the where clause is not one condition (it holds a statement), which a row filter cannot"
+        text = tree.sql(dialect="postgres", identify=True, comments=False)
     except (SqlglotError, RecursionError) as exc:
         return None, (), f"the where clause cannot be written for PostgreSQL: {str(exc).splitlines()[0]}"
     if any(isinstance(node, (exp.Query, exp.Subquery)) for node in tree.walk()):
@@ -173,6 +196,9 @@ def row_filter_sql(where: str) -> tuple[str | None, tuple[str, ...], str | None]
     if any(isinstance(node, _NOT_IMMUTABLE) for node in tree.walk()):
         return None, (), ("the where clause calls a function PostgreSQL does not allow in a row filter (only "
                           "immutable built-in functions: no current time, random or user functions)")
+    if any(isinstance(node, _NOT_IN_ROW_FILTER) for node in tree.walk()):
+        return None, (), ("the where clause holds a cast or concat_ws, which PostgreSQL does not allow in a row "
+                          "filter (a cast through text is refused, concat_ws is not immutable)")
     return text, tuple(dict.fromkeys(c.name for c in tree.find_all(exp.Column))), None
 
 
@@ -185,13 +211,7 @@ def plan_deployment(model: Model) -> PgPlan:
     plan = PgPlan(pg_servers, {s: [] for s in pg_servers}, [], [])
     for mapping in model.mappings:
         publication = _plan_mapping(model, mapping, plan)
-        twin = next((p for p in plan.publications if publication is not None and p.table == publication.table
-                     and p.subscriber == publication.subscriber), None)
-        if publication is not None and twin is not None:
-            plan.findings.append(DeployFinding(
-                "not_deployed", f"mapping {twin.mapping} already replicates {twin.table.key} to server "
-                f"{twin.subscriber}, and one subscription cannot take a table twice", mapping.id))
-        elif publication is not None:
+        if publication is not None:
             plan.publications.append(publication)
             for table in (publication.table, model.table(mapping.target)):
                 if table is not None and table not in plan.tables[table.server]:
@@ -199,7 +219,7 @@ def plan_deployment(model: Model) -> PgPlan:
     pairs = dict.fromkeys((p.server, p.subscriber) for p in plan.publications)
     for publisher, subscriber in pairs:
         names = tuple(p.name for p in plan.publications if (p.server, p.subscriber) == (publisher, subscriber))
-        plan.subscriptions.append(Subscription(object_name("mw", f"{publisher}_to_{subscriber}"), subscriber,
+        plan.subscriptions.append(Subscription(slot_name("mw", f"{publisher}_to_{subscriber}"), subscriber,
                                                publisher, names))
     if not plan.publications:
         plan.findings.append(DeployFinding("not_deployed", "no mapping of the model is between two PostgreSQL "
@@ -237,6 +257,11 @@ def _plan_mapping(model: Model, mapping: Mapping, plan: PgPlan) -> Publication |
         finding("not_deployed", f"PostgreSQL replicates a table to the table of the same name; the target "
                 f"{target.name} is not named {source.name}")
         return None
+    twin = next((p for p in plan.publications if p.table == source and p.subscriber == target.server), None)
+    if twin is not None:  # checked before anything is recorded: a twin must not set REPLICA IDENTITY FULL
+        finding("not_deployed", f"mapping {twin.mapping} already replicates {twin.table.key} to server "
+                f"{twin.subscriber}, and one subscription cannot take a table twice")
+        return None
     copied: list[str] = []
     for target_col, method in mapping.columns.items():
         if isinstance(method, Column) and method.input == target_col and source.column(target_col):
@@ -255,11 +280,17 @@ def _plan_mapping(model: Model, mapping: Mapping, plan: PgPlan) -> Publication |
             finding("not_deployed", problem)
             return None
     all_columns = set(copied) == set(source.column_names())
-    needs_full = not identity or not set(filter_columns) <= set(identity)
-    if needs_full and not all_columns:
-        why = "has no primary key" if not identity else "'s row filter reads columns outside its primary key"
-        finding("not_deployed", f"the source table {why}, so PostgreSQL needs REPLICA IDENTITY FULL, which "
-                "needs every column published; this mapping leaves some out")
+    full = _full_identity_reason(plan, source, target, filter_columns)
+    if full and not all_columns:
+        finding("not_deployed", f"{full}, so PostgreSQL needs REPLICA IDENTITY FULL on the source, which needs "
+                "every column published; this mapping leaves some out")
+        return None
+    partial = [p.mapping for p in plan.publications if p.table == source and p.columns is not None
+               and len(p.columns) < len(source.columns)]
+    if full and partial:
+        finding("not_deployed", f"{full}, so PostgreSQL needs REPLICA IDENTITY FULL on the source; mapping(s) "
+                f"{', '.join(partial)} publish only some of its columns, and with FULL PostgreSQL would refuse "
+                "every UPDATE and DELETE of the source table")
         return None
     if not set(identity) <= set(copied):
         finding("not_deployed", "PostgreSQL must publish the source's primary key columns "
@@ -269,18 +300,42 @@ def _plan_mapping(model: Model, mapping: Mapping, plan: PgPlan) -> Publication |
         finding("not_deployed", f"the target's primary key ({', '.join(target.primary_key)}) is how PostgreSQL "
                 "finds the row to change; the mapping does not copy all of it")
         return None
-    if needs_full and source not in plan.replica_full:
+    if full and source not in plan.replica_full:
         plan.replica_full.append(source)
-        finding("differs", f"the source table {source.key} is set to REPLICA IDENTITY FULL (its row filter reads "
-                "non-key columns, or it has no primary key): every update logs the whole old row")
+        finding("differs", f"the source table {source.key} is set to REPLICA IDENTITY FULL ({full}): every "
+                "update logs the whole old row")
     _conflict_findings(model.conflicts_for(target.key), mapping, target, copied, finding)
     dkey = mapping.distribution_key or target.primary_key
     if set(dkey) != set(target.primary_key):
         finding("differs", f"the distribution key ({', '.join(dkey)}) is not the target's primary key: PostgreSQL "
                 "finds rows by the primary key (replica identity)")
     return Publication(object_name("mw", mapping.id), mapping.id, source.server, target.server, source,
-                       None if all_columns and needs_full else tuple(c for c in source.column_names() if c in copied),
+                       None if all_columns and full else tuple(c for c in source.column_names() if c in copied),
                        row_filter)
+
+
+def _full_identity_reason(plan: PgPlan, source: Table, target: Table, filter_columns: tuple[str, ...]) -> str | None:
+    """Why the source table needs REPLICA IDENTITY FULL for this mapping, or None.
+
+    An update or delete carries the publisher's replica identity (its primary key) as the old row. PostgreSQL
+    refuses a row filter on other columns, and the subscriber can apply the change only when its own primary
+    key lies within those columns: a target without a primary key, or with a wider one, stops the
+    subscription at the first UPDATE unless the publisher sends the whole old row (FULL). FULL is per table,
+    so once a mapping set it, every mapping of that source table publishes under it."""
+    identity = set(source.primary_key)
+    if source in plan.replica_full:
+        first = next((p.mapping for p in plan.publications if p.table == source and p.columns is None), "another")
+        return f"mapping {first} has set the source table to REPLICA IDENTITY FULL"
+    if not identity:
+        return "the source table has no primary key"
+    if not set(filter_columns) <= identity:
+        return "the row filter reads columns outside the source's primary key"
+    if not target.primary_key:
+        return "the target table has no primary key"
+    if not set(target.primary_key) <= identity:
+        return (f"the target's primary key ({', '.join(target.primary_key)}) is not within the source's "
+                f"({', '.join(source.primary_key)}), which is all an update sends")
+    return None
 
 
 def _conflict_findings(conflicts: TableConflicts | None, mapping: Mapping, target: Table, copied: list[str],
@@ -342,22 +397,27 @@ def tables_sql(plan: PgPlan, server: str) -> list[str]:
     for table in plan.tables.get(server, []):
         try:
             out.append(table_ddl(table, dialect, "postgresql").rstrip().rstrip(";"))
-        except DdlError as exc:
-            raise DeployError(str(exc)) from None
-        if table in plan.replica_full:
-            out.append(f"ALTER TABLE {ident(table.name)} REPLICA IDENTITY FULL")
+            if table in plan.replica_full:
+                out.append(f"ALTER TABLE {ident(table.name)} REPLICA IDENTITY FULL")
+        except (DdlError, DeployError) as exc:
+            raise DeployError(f"table {table.key}: {exc}") from None
     return out
 
 
 def publications_sql(plan: PgPlan, server: str) -> list[str]:
+    """CREATE PUBLICATION on `server` for each mapping it publishes; a name PostgreSQL cannot hold is a
+    DeployError naming the mapping and table, so the user knows which name to shorten."""
     out = []
     for p in plan.publications:
         if p.server != server:
             continue
-        columns = f" ({', '.join(ident(c) for c in p.columns)})" if p.columns is not None else ""
+        try:
+            columns = f" ({', '.join(ident(c) for c in p.columns)})" if p.columns is not None else ""
+            name = f"{ident(p.name)} FOR TABLE ONLY {ident(p.table.name)}"
+        except DeployError as exc:
+            raise DeployError(f"mapping {p.mapping}, table {p.table.key}: {exc}") from None
         where = f" WHERE ({p.row_filter})" if p.row_filter else ""
-        out.append(f"CREATE PUBLICATION {ident(p.name)} FOR TABLE ONLY {ident(p.table.name)}{columns}{where} "
-                   "WITH (publish = 'insert, update, delete')")
+        out.append(f"CREATE PUBLICATION {name}{columns}{where} WITH (publish = 'insert, update, delete')")
     return out
 
 

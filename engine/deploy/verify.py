@@ -29,6 +29,7 @@ from psycopg import sql
 from engine.ddl import load_dialect, table_ddl
 from engine.deploy.pgcluster import PgInstance, restart, running_servers
 from engine.deploy.postgresql import (
+    DeployError,
     DeployFinding,
     PgPlan,
     Subscription,
@@ -388,11 +389,23 @@ def deploy(model: Model, plan: PgPlan, servers: dict[str, PgInstance], snapshots
         _execute_all(servers[s.server], [f"ALTER SUBSCRIPTION {ident(s.name)} SET (disable_on_error = true)"])
 
 
+def check_deployable(model: Model) -> None:
+    """Writes the export once into a throwaway folder before the reference run and any server start: a
+    model the export refuses (a name longer than PostgreSQL's 63 bytes) is a VerifyError, one line, not a
+    traceback after three servers have started."""
+    with tempfile.TemporaryDirectory(prefix="mapwright-check-") as tmp:
+        try:
+            export_postgresql(model, Path(tmp))
+        except DeployError as exc:
+            raise VerifyError(f"the model cannot be deployed to PostgreSQL: {exc}") from None
+
+
 def verify(model: Model, data_dir: Path) -> VerifyReport:
     """Run Mapwright's reference and a real PostgreSQL deployment on the same data; compare them."""
     plan = plan_deployment(model)
     if not plan.servers:
         raise VerifyError("the model has no PostgreSQL server to verify against")
+    check_deployable(model)
     result = run_reference(model, data_dir)
     records, _ = read_changes(data_dir, model)
     snapshots = read_snapshots(data_dir, model)

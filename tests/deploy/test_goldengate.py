@@ -442,3 +442,19 @@ def test_replicat_names_are_unique_and_at_most_eight_characters() -> None:
               [mapping("a", "north-1.T", "hq.T", {"ID": "ID"}), mapping("b", "north-2.T", "hq.T", {"ID": "ID"})])
     names = sorted(n for n in goldengate_files(m).files if n.endswith(".prm"))
     assert names == ["rnorhq.prm", "rnorhq2.prm"]
+
+
+def test_each_target_server_gets_its_own_credential_alias() -> None:
+    """USERIDALIAS is all a Replicat knows of its target's login: two targets must never share one."""
+    cols = [col("ID", nullable=False)]
+    targets = ["eu-west", "eu_west", "EU_WEST", "a" * 30 + "X", "a" * 30 + "Y"]
+    m = model([server("src", "oracle"), *(server(t, "oracle") for t in targets)],
+              [table(s, "T", cols, pk=["ID"]) for s in ["src", *targets]],
+              [mapping(f"m{i}", "src.T", f"{t}.T", {"ID": "ID"}) for i, t in enumerate(targets)])
+    files = goldengate_files(m).files
+    aliases = [line.split()[1] for name, text in files.items() if name.endswith(".prm")
+               for line in text.splitlines() if line.startswith("USERIDALIAS ")]
+    assert len(aliases) == len(targets) and len({a.lower() for a in aliases}) == len(targets), aliases
+    assert all(re.fullmatch(r"mw_[A-Za-z0-9_]{1,26}", a) for a in aliases), aliases
+    report = files["REPORT.txt"]
+    assert all(f"ALIAS {a}\n" in report for a in aliases)
