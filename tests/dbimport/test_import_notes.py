@@ -1,0 +1,96 @@
+"""What an import cannot carry over exactly is named, column by column, and never breaks the model's DDL.
+
+Real databases only: a PostgreSQL server (the session's `pg_server`) and SQLite files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
+
+PG_LOSSY = """
+CREATE DOMAIN posint AS integer CHECK (VALUE > 0);
+CREATE TYPE pair AS (a int, b text);
+CREATE TABLE lossy (
+    id integer PRIMARY KEY,
+    qty posint,
+    doc xml,
+    spot point,
+    two pair,
+    twice integer GENERATED ALWAYS AS (id * 2) STORED,
+    tiny smallserial,
+    counter smallint GENERATED ALWAYS AS IDENTITY
+);
+"""
+
+def mw(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([MAPWRIGHT, *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def notes(out: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    """`table.column` -> the note's message, from `import`'s stderr."""
+    found: dict[str, str] = {}
+    for line in out.stderr.splitlines():
+        assert line.startswith("mapwright: note: "), out.stderr
+        where, _, message = line.removeprefix("mapwright: note: ").partition(": ")
+        assert where not in found, f"{where} noted twice: {out.stderr}"
+        found[where] = message
+    return found
+
+
+def imported(url: str, model: Path, *extra: str) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """(column name -> column, for the one table read; notes) of `mapwright import`, checked to load."""
+    out = mw("import", url, "--server", "db", "--out", str(model), *extra)
+    assert out.returncode == 0, out.stderr
+    assert mw("validate", str(model)).returncode == 0
+    table = json.loads(model.read_text())["tables"][0]
+    return {c["name"]: c for c in table["columns"]}, notes(out)
+
+
+def test_postgresql_types_the_contract_lacks_are_named_and_their_ddl_applies(pg_server: Any, tmp_path: Path) -> None:
+    url = pg_server.create_database("import_lossy")
+    pg_server.psql(PG_LOSSY, "import_lossy")
+    columns, said = imported(url, tmp_path / "lossy.json")
+    # a domain holds its base type's values
+    assert columns["qty"]["type"] == "INTEGER"
+    assert said["db.lossy.qty"] == "posint is a domain (its checks are not kept) over INTEGER; imported as INTEGER"
+    # a type SQLAlchemy does not know is named as the database names it
+    assert said["db.lossy.doc"] == "xml is a type SQLAlchemy does not know; imported as TEXT"
+    assert said["db.lossy.spot"] == "point is a type SQLAlchemy does not know; imported as TEXT"
+    assert said["db.lossy.two"] == "pair is a type SQLAlchemy does not know; imported as TEXT"
+    # a generated column is a plain one in the model: said so
+    assert columns["twice"] == {"name": "twice", "type": "INTEGER"}
+    assert "generated column" in said["db.lossy.twice"]
+    # a 2-byte serial has no contract type: SMALLINT, without a default naming this database's sequence
+    assert columns["tiny"] == {"name": "tiny", "type": "SMALLINT", "nullable": False}
+    assert columns["counter"] == {"name": "counter", "type": "SMALLINT", "nullable": False}
+    assert "serial column of type SMALLINT" in said["db.lossy.tiny"]
+    assert "identity column of type SMALLINT" in said["db.lossy.counter"]
+    assert set(said) == {f"db.lossy.{c}" for c in ("qty", "doc", "spot", "two", "twice", "tiny", "counter")}
+    model, ddl = tmp_path / "lossy.json", tmp_path / "lossy.sql"
+    assert mw("export", str(model), "--to", "ddl", "--server", "db", "--out", str(ddl)).returncode == 0
+    copy = pg_server.create_database("import_lossy_copy")
+    pg_server.psql(ddl.read_text(), "import_lossy_copy")  # raised before: relation "lossy_tiny_seq" does not exist
+    again, _ = imported(copy, tmp_path / "again.json")
+    assert again == columns
+
+
+def test_sqlite_columns_without_a_type_generated_or_on_an_expression_are_each_noted_once(tmp_path: Path) -> None:
+    path = tmp_path / "odd.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript("""
+            CREATE TABLE bare (a, b INT, c INT GENERATED ALWAYS AS (b * 2) VIRTUAL, d INT AS (b + 1) STORED);
+            CREATE UNIQUE INDEX ux_bare_lower ON bare (lower(a));
+        """)
+    columns, said = imported(f"sqlite:///{path}", tmp_path / "m.json")
+    assert columns["a"]["type"] == "TEXT"
+    assert said["db.bare.a"] == "the column has no declared type; imported as TEXT"
+    assert "generated column" in said["db.bare.c"] and "generated column" in said["db.bare.d"]
+    assert len(said) == 4 and any("ux_bare_lower" in message for message in said.values()), said
