@@ -85,7 +85,10 @@ def _sa_schema(connection: Connection, schema: str | None) -> str | None:
     default, names = list_schemas(connection)
     if schema not in names:
         matches = [n for n in names if n.lower() == schema.lower()]
-        if len(matches) != 1:
+        if len(matches) > 1:
+            raise ImportFailure(f"schema {schema!r} is ambiguous: the database has {_some(sorted(matches))} "
+                                "(name one exactly)")
+        if not matches:
             raise ImportFailure(f"no schema {schema!r} in the database (schemas: {_some(names)})")
         schema = matches[0]
     dialect = connection.dialect
@@ -114,7 +117,10 @@ def _pick(available: dict[str, str], wanted: Sequence[str] | None, where: str) -
             picked.append(name)
             continue
         matches = [n for n in available if n.lower() == name.lower()]
-        if len(matches) != 1:
+        if len(matches) > 1:
+            raise ImportFailure(f"table {name!r} is ambiguous: {where} has {_some(sorted(matches))} "
+                                "(name one exactly)")
+        if not matches:
             raise ImportFailure(f"no table {name!r} in {where} (tables: {_some(sorted(available))})")
         picked.append(matches[0])
     return list(dict.fromkeys(picked))

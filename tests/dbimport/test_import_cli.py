@@ -213,6 +213,19 @@ def test_errors_are_one_line_and_exit_2(db: str, tmp_path: Path) -> None:
     assert not Path(out).exists()
 
 
+def test_a_name_that_matches_two_in_another_case_is_ambiguous_not_missing(pg_server: Any, tmp_path: Path) -> None:
+    url = pg_server.create_database("import_cases")
+    pg_server.psql('CREATE TABLE "Item" (a int); CREATE TABLE item (b int); '
+                   'CREATE SCHEMA "Sales"; CREATE SCHEMA sales; CREATE TABLE sales.t (c int)', "import_cases")
+    out = str(tmp_path / "m.json")
+    one_line_error(mw("import", url, "--server", "pg", "--tables", "ITEM", "--out", out),
+                   "table 'ITEM' is ambiguous", "Item, item")
+    one_line_error(mw("import", url, "--server", "pg", "--schema", "SALES", "--out", out),
+                   "schema 'SALES' is ambiguous", "Sales, sales")
+    assert mw("import", url, "--server", "pg", "--schema", "sales", "--tables", "T", "--out", out).returncode == 0
+    assert [t["name"] for t in json.loads(Path(out).read_text())["tables"]] == ["t"]
+
+
 def test_out_never_replaces_a_file_unless_forced(tmp_path: Path) -> None:
     model = tmp_path / "m.json"
     model.write_text("my work")
