@@ -38,7 +38,9 @@ def contract_type(t: TypeEngine[Any], dialect: Dialect | None = None) -> MappedT
     exact = _exact(t)
     if exact is not None and _parses(exact):
         return MappedType(exact)
-    nearest, why = _nearest(t) if exact is None else ("TEXT", "has a size the contract cannot hold")
+    nearest, why = _nearest(t)
+    if exact is not None:  # the type is the contract's, its size is not (NUMERIC(3,-1)): keep the family
+        why = "has a size the contract cannot hold"
     if not _parses(nearest):
         nearest, why = "TEXT", why + " and no nearer type"
     return MappedType(nearest, f"{type_name(t, dialect)} {why}; imported as {nearest}")
@@ -148,7 +150,7 @@ def _nearest(t: TypeEngine[Any]) -> tuple[str, str]:
     if name in ("MONEY", "SMALLMONEY"):
         return "DECIMAL(19,4)", "is a money type"
     if isinstance(t, sa.Numeric):
-        return "NUMERIC", "has a precision and scale the contract cannot hold"
+        return "NUMBER" if name == "NUMBER" else "NUMERIC", "has a precision and scale the contract cannot hold"
     if isinstance(t, sa.String):
         return "TEXT", "has no length"
     if isinstance(t, (sa.LargeBinary, sa.BINARY, sa.VARBINARY)) or _class_name(t) == "RAW":

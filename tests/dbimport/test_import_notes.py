@@ -28,7 +28,8 @@ CREATE TABLE lossy (
     two pair,
     twice integer GENERATED ALWAYS AS (id * 2) STORED,
     tiny smallserial,
-    counter smallint GENERATED ALWAYS AS IDENTITY
+    counter smallint GENERATED ALWAYS AS IDENTITY,
+    hundreds numeric(5,-2)
 );
 """
 
@@ -89,7 +90,11 @@ def test_postgresql_types_the_contract_lacks_are_named_and_their_ddl_applies(pg_
     assert columns["counter"] == {"name": "counter", "type": "SMALLINT", "nullable": False}
     assert "serial column of type SMALLINT" in said["db.lossy.tiny"]
     assert "identity column of type SMALLINT" in said["db.lossy.counter"]
-    assert set(said) == {f"db.lossy.{c}" for c in ("qty", "doc", "spot", "two", "twice", "tiny", "counter")}
+    # a number with a size the contract cannot hold is still a number
+    assert columns["hundreds"]["type"] == "NUMERIC"
+    assert said["db.lossy.hundreds"] == "NUMERIC(5, -2) has a size the contract cannot hold; imported as NUMERIC"
+    assert set(said) == {f"db.lossy.{c}" for c in ("qty", "doc", "spot", "two", "twice", "tiny", "counter",
+                                                   "hundreds")}
     model, ddl = tmp_path / "lossy.json", tmp_path / "lossy.sql"
     assert mw("export", str(model), "--to", "ddl", "--server", "db", "--out", str(ddl)).returncode == 0
     copy = pg_server.create_database("import_lossy_copy")
