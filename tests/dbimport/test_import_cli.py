@@ -258,6 +258,18 @@ def test_out_never_replaces_the_database_being_imported(tmp_path: Path) -> None:
     one_line_error(mw("import", f"sqlite:///{victim}", "--server", "s", "--out", str(victim), "--force"),
                    "is the database being imported")
     assert victim.read_bytes() == before
+    as_uri = f"sqlite:///file:{victim}?mode=ro&uri=true"  # SQLite's URI form names the same file
+    one_line_error(mw("import", as_uri, "--server", "s", "--out", str(victim), "--force"),
+                   "is the database being imported")
+    assert victim.read_bytes() == before
+    assert mw("import", as_uri, "--server", "s", "--out", str(tmp_path / "m.json")).returncode == 0
+
+
+def test_a_missing_sqlite_file_is_never_created_by_looking_even_through_a_uri(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.sqlite"
+    one_line_error(mw("import", f"sqlite:///file:{missing}?uri=true", "--server", "s", "--out",
+                      str(tmp_path / "m.json")), "no such SQLite database file", str(missing))
+    assert not missing.exists()
 
 
 def test_a_table_or_column_without_a_name_is_left_out_with_a_note(tmp_path: Path) -> None:
