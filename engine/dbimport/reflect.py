@@ -209,6 +209,7 @@ class _TableReader:
             uname = self.name(uc["name"]) if uc.get("name") else f"uq_{name}_{'_'.join(uc['column_names'])}"
             unique_indexes.append(UniqueIndex(name=uname, columns=[self.name(c) for c in uc["column_names"]]))
             taken.add(uname)
+            self._nulls_not_distinct(name, f"unique constraint {uname}", uc)
         for ix in indexes:
             if not ix.get("unique") or ix.get("duplicates_constraint") or self.name(ix["name"]) in taken:
                 continue
@@ -218,11 +219,18 @@ class _TableReader:
                 continue
             if any(k.endswith("_where") and v is not None for k, v in (ix.get("dialect_options") or {}).items()):
                 self.note(name, None, f"unique index {iname} is partial (WHERE ...); imported on all rows")
+            self._nulls_not_distinct(name, f"unique index {iname}", ix)
             unique_indexes.append(UniqueIndex(name=iname, columns=[self.name(c) for c in ix["column_names"]]))
             taken.add(iname)
         return Table(server=self.result.server, name=name, columns=cols,
                      primary_key=[self.name(c) for c in pk.get("constrained_columns") or []],
                      unique_indexes=unique_indexes)
+
+    def _nulls_not_distinct(self, table: str, what: str, reflected: dict[str, Any]) -> None:
+        """PostgreSQL 15's NULLS NOT DISTINCT lets one row only have NULL there; the model's unique index lets
+        many (the standard): a difference in what the database accepts, so it is said."""
+        if any(k.endswith("_nulls_not_distinct") and v for k, v in (reflected.get("dialect_options") or {}).items()):
+            self.note(table, None, f"{what} is NULLS NOT DISTINCT; imported as a plain unique index (NULLs distinct)")
 
     def column(self, table: str, info: dict[str, Any]) -> ColumnDef:
         name = self.name(info["name"])

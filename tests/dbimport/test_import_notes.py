@@ -132,3 +132,19 @@ def test_sqlite_columns_without_a_type_generated_or_on_an_expression_are_each_no
     assert said["db.bare.a"] == "the column has no declared type; imported as TEXT"
     assert "generated column" in said["db.bare.c"] and "generated column" in said["db.bare.d"]
     assert len(said) == 4 and any("ux_bare_lower" in message for message in said.values()), said
+
+
+def test_unique_nulls_not_distinct_is_noted(pg_server: Any, tmp_path: Path) -> None:
+    url = pg_server.create_database("import_nulls")
+    pg_server.psql("CREATE TABLE t (a int, b int, c int, CONSTRAINT uq_a UNIQUE NULLS NOT DISTINCT (a), "
+                   "CONSTRAINT uq_b UNIQUE (b)); CREATE UNIQUE INDEX ux_c ON t (c) NULLS NOT DISTINCT", "import_nulls")
+    model = tmp_path / "m.json"
+    out = mw("import", url, "--server", "db", "--out", str(model))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(model.read_text())["tables"][0]["unique_indexes"] == [
+        {"name": "uq_a", "columns": ["a"]}, {"name": "uq_b", "columns": ["b"]}, {"name": "ux_c", "columns": ["c"]}]
+    assert sorted(out.stderr.splitlines()) == [
+        "mapwright: note: db.t: unique constraint uq_a is NULLS NOT DISTINCT; imported as a plain unique index "
+        "(NULLs distinct)",
+        "mapwright: note: db.t: unique index ux_c is NULLS NOT DISTINCT; imported as a plain unique index "
+        "(NULLs distinct)"]
