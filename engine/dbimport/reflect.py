@@ -50,7 +50,15 @@ class ImportNote:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.table}{'.' + self.column if self.column else ''}: {self.message}"
+        """One line, whatever the names hold: a line break or tab in a name is shown escaped (`\\n`), so a
+        name can neither split a note nor pass for another line."""
+        return printable(f"{self.table}{'.' + self.column if self.column else ''}: {self.message}")
+
+
+def printable(text: str) -> str:
+    """`text` with each character that is not printable (a line break, a tab) escaped: names from a database
+    go into one-line messages."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 @dataclass

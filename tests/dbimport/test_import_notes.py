@@ -148,3 +148,18 @@ def test_unique_nulls_not_distinct_is_noted(pg_server: Any, tmp_path: Path) -> N
         "(NULLs distinct)",
         "mapwright: note: db.t: unique index ux_c is NULLS NOT DISTINCT; imported as a plain unique index "
         "(NULLs distinct)"]
+
+
+def test_a_line_break_in_a_name_never_splits_a_note_or_an_error(pg_server: Any, tmp_path: Path) -> None:
+    url = pg_server.create_database("import_breaks")
+    pg_server.psql('CREATE TABLE "two\nlines" ("u\tu" uuid)', "import_breaks")
+    model = tmp_path / "m.json"
+    out = mw("import", url, "--server", "db", "--out", str(model))
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.splitlines() == [
+        "mapwright: note: db.two\\nlines.u\\tu: UUID is a UUID (the contract has no UUID type); imported as CHAR(36)"]
+    assert json.loads(model.read_text())["tables"][0]["name"] == "two\nlines"  # the model keeps the name as it is
+    again = mw("import", url, "--server", "db", "--into", str(model))
+    assert again.returncode == 2 and again.stderr.splitlines() == [
+        "mapwright: the model already has db.two\\nlines (leave it out with --tables, or import into another "
+        "--server)"], again.stderr
