@@ -111,7 +111,7 @@ def list_tables(connection: Connection, schema: str | None = None) -> list[str]:
 
 
 def _some(names: Sequence[str], limit: int = 12) -> str:
-    shown = ", ".join(names[:limit])
+    shown = printable(", ".join(names[:limit]))
     return (shown + f", ... ({len(names)} in all)") if len(names) > limit else (shown or "none")
 
 

@@ -163,3 +163,6 @@ def test_a_line_break_in_a_name_never_splits_a_note_or_an_error(pg_server: Any, 
     assert again.returncode == 2 and again.stderr.splitlines() == [
         "mapwright: the model already has db.two\\nlines (leave it out with --tables, or import into another "
         "--server)"], again.stderr
+    missing = mw("import", url, "--server", "db", "--tables", "nope", "--out", str(tmp_path / "n.json"))
+    assert missing.stderr.splitlines() == [
+        "mapwright: no table 'nope' in the default schema (tables: two\\nlines)"], missing.stderr
