@@ -145,7 +145,7 @@ def _password_prompt() -> Callable[[str], str] | None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from engine.dbimport import ImportFailure, import_edits, new_model, parse_source, read_database
+    from engine.dbimport import ImportFailure, import_edits, new_model, parse_source, read_database, sqlite_file
     from engine.model import save_model
 
     target = Path(args.into or args.out)
@@ -159,8 +159,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError("--tables names no table (expected T1,T2,...)")
     try:
         source = parse_source(args.url)
-        database = source.url.database if source.url.get_backend_name() == "sqlite" else None
-        if database and _same_file(Path(database), target):
+        database = sqlite_file(source.url)
+        if database and _same_file(database, target):
             raise UsageError(f"{target} is the database being imported: write the model to another path")
         imported = read_database(source, args.server, args.dbms, args.schema, tables, _progress_printer(),
                                  _password_prompt())

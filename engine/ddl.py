@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import mssql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.default import DefaultDialect
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.schema import CreateTable
 from sqlalchemy.sql import quoted_name
 from sqlalchemy.sql.compiler import GenericTypeCompiler
@@ -46,6 +47,40 @@ class DdlError(Exception):
 # --- types -----------------------------------------------------------------------------------------
 
 
+class Serial(sa.Integer):
+    """The model's SERIAL: PostgreSQL's own `SERIAL` wherever the column is, not only where SQLAlchemy would
+    choose one (a lone integer primary key): elsewhere an INTEGER would lose the column's sequence, and an
+    import of the DDL would no longer give the model's table. Other dialects write their integer."""
+
+    __visit_name__ = "mapwright_serial"
+
+
+class Serial8(sa.BigInteger):
+    """The model's SERIAL8: PostgreSQL's `BIGSERIAL` wherever the column is (see `Serial`)."""
+
+    __visit_name__ = "mapwright_serial8"
+
+
+@compiles(Serial)
+def _integer(type_: Serial, compiler: Any, **kw: Any) -> str:
+    return str(compiler.process(sa.Integer(), **kw))
+
+
+@compiles(Serial8)
+def _big_integer(type_: Serial8, compiler: Any, **kw: Any) -> str:
+    return str(compiler.process(sa.BigInteger(), **kw))
+
+
+@compiles(Serial, "postgresql")
+def _pg_serial(type_: Serial, compiler: Any, **kw: Any) -> str:
+    return "SERIAL"
+
+
+@compiles(Serial8, "postgresql")
+def _pg_serial8(type_: Serial8, compiler: Any, **kw: Any) -> str:
+    return "BIGSERIAL"
+
+
 def sqlalchemy_type(t: SqlType) -> sa.types.TypeEngine[Any]:
     """The SQLAlchemy type that renders the model's type in each dialect; user and complex types become text."""
     if t.family is TypeFamily.CHARACTER:
@@ -59,8 +94,8 @@ def sqlalchemy_type(t: SqlType) -> sa.types.TypeEngine[Any]:
     if t.family is TypeFamily.EXACT_NUMERIC and t.precision is not None:
         return (sa.DECIMAL if t.name == "DECIMAL" else sa.Numeric)(t.precision, t.scale or 0)
     simple: dict[str, sa.types.TypeEngine[Any]] = {
-        "SMALLINT": sa.SmallInteger(), "INTEGER": sa.Integer(), "SERIAL": sa.Integer(), "BIGINT": sa.BigInteger(),
-        "SERIAL8": sa.BigInteger(), "NUMERIC": sa.Numeric(), "DECIMAL": sa.DECIMAL(), "NUMBER": sa.Numeric(),
+        "SMALLINT": sa.SmallInteger(), "INTEGER": sa.Integer(), "SERIAL": Serial(), "BIGINT": sa.BigInteger(),
+        "SERIAL8": Serial8(), "NUMERIC": sa.Numeric(), "DECIMAL": sa.DECIMAL(), "NUMBER": sa.Numeric(),
         "REAL": sa.REAL(), "FLOAT": sa.Float(), "DOUBLE": sa.Double(), "DATE": sa.Date(),
         "TIMESTAMP": sa.TIMESTAMP().with_variant(mssql.DATETIME2(), "mssql"),  # type: ignore[no-untyped-call]
         "DATETIME": sa.DateTime(), "BOOLEAN": sa.Boolean(), "BIT": sa.Boolean(), "BLOB": sa.LargeBinary(),

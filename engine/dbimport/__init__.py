@@ -19,6 +19,7 @@ from engine.dbimport.connect import (
     display_url,
     parse_source,
     probe_connection,
+    sqlite_file,
 )
 from engine.dbimport.merge import check_into, import_edits, new_model, node_size, place
 from engine.dbimport.reflect import ImportedSchema, ImportNote, Progress, list_schemas, list_tables, reflect_tables
@@ -40,4 +41,5 @@ __all__ = [
     "PASSWORD_ENV", "ImportFailure", "ImportNote", "ImportedSchema", "PasswordNeeded", "Progress", "Prompt",
     "Source", "check_into", "connected", "display_url", "import_edits", "list_schemas", "list_tables",
     "new_model", "node_size", "parse_source", "place", "probe_connection", "read_database", "reflect_tables",
+    "sqlite_file",
 ]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Connection, Engine, make_url
@@ -121,13 +122,28 @@ def _shown_text(text: str) -> str:
                   text)
 
 
+def sqlite_file(url: URL) -> Path | None:
+    """The file a SQLite URL opens, None for an in-memory database or another DBMS.
+
+    A `file:` URI (`sqlite:///file:/data/shop.db?mode=ro&uri=true`) names its file in its path, so the
+    checks made on the file (it exists, it is not the model being written) apply to it too.
+    """
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    if str(url.query.get("uri", "")).lower() not in ("true", "1") or not url.database.startswith("file:"):
+        return Path(url.database)
+    if url.query.get("mode") == "memory":
+        return None
+    path = unquote(urlsplit(url.database).path)
+    return Path(path) if path and path != ":memory:" else None
+
+
 def make_engine(source: Source) -> Engine:
     """An engine that holds no pooled connections (an import connects once or twice)."""
     url = source.url
-    if url.get_backend_name() == "sqlite":
-        database = url.database or ""
-        if database and database != ":memory:" and not database.startswith("file:") and not Path(database).is_file():
-            raise ImportFailure(f"{source.shown}: no such SQLite database file {database!r}")
+    database = sqlite_file(url)
+    if database is not None and not database.is_file():  # SQLite would create it: looking must not
+        raise ImportFailure(f"{source.shown}: no such SQLite database file {str(database)!r}")
     connect_args: dict[str, object] = {}
     if url.get_backend_name() in ("postgresql", "mysql", "mariadb") and "connect_timeout" not in url.query:
         connect_args["connect_timeout"] = CONNECT_TIMEOUT_S

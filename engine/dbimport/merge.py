@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from engine.dbimport.connect import ImportFailure
-from engine.dbimport.reflect import ImportedSchema
+from engine.dbimport.reflect import ImportedSchema, printable
 from engine.edits import Edit, add, chain, set_setting
 from engine.model.schema import FORMAT, Model, Server, Table
 
@@ -56,8 +56,8 @@ def check_into(model: Model, imported: ImportedSchema, label: str = "the model")
     present = [t.key for t in imported.tables if model.table(t.key) is not None]
     if present:
         more = f" and {len(present) - 5} more" if len(present) > 5 else ""
-        raise ImportFailure(f"{label} already has {', '.join(present[:5])}{more} (leave it out with --tables, "
-                            "or import into another --server)")
+        raise ImportFailure(f"{label} already has {printable(', '.join(present[:5]))}{more} (leave it out with "
+                            "--tables, or import into another --server)")
 
 
 def import_edits(model: Model, imported: ImportedSchema, footprint: Footprint | None = node_size,

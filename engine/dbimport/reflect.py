@@ -9,6 +9,7 @@ exactly is an `ImportNote`. Tables are read in batches, reporting progress after
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
 from engine.dbimport.connect import DBMS_BY_DIALECT, ImportFailure
-from engine.dbimport.types import contract_type
+from engine.dbimport.types import MappedType, contract_type
 from engine.model.schema import ColumnDef, Table, UniqueIndex
 from engine.model.types import parse_type
 from engine.sqldefaults import (
@@ -49,7 +50,15 @@ class ImportNote:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.table}{'.' + self.column if self.column else ''}: {self.message}"
+        """One line, whatever the names hold: a line break or tab in a name is shown escaped (`\\n`), so a
+        name can neither split a note nor pass for another line."""
+        return printable(f"{self.table}{'.' + self.column if self.column else ''}: {self.message}")
+
+
+def printable(text: str) -> str:
+    """`text` with each character that is not printable (a line break, a tab) escaped: names from a database
+    go into one-line messages."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 @dataclass
@@ -84,7 +93,10 @@ def _sa_schema(connection: Connection, schema: str | None) -> str | None:
     default, names = list_schemas(connection)
     if schema not in names:
         matches = [n for n in names if n.lower() == schema.lower()]
-        if len(matches) != 1:
+        if len(matches) > 1:
+            raise ImportFailure(f"schema {schema!r} is ambiguous: the database has {_some(sorted(matches))} "
+                                "(name one exactly)")
+        if not matches:
             raise ImportFailure(f"no schema {schema!r} in the database (schemas: {_some(names)})")
         schema = matches[0]
     dialect = connection.dialect
@@ -99,7 +111,7 @@ def list_tables(connection: Connection, schema: str | None = None) -> list[str]:
 
 
 def _some(names: Sequence[str], limit: int = 12) -> str:
-    shown = ", ".join(names[:limit])
+    shown = printable(", ".join(names[:limit]))
     return (shown + f", ... ({len(names)} in all)") if len(names) > limit else (shown or "none")
 
 
@@ -113,7 +125,10 @@ def _pick(available: dict[str, str], wanted: Sequence[str] | None, where: str) -
             picked.append(name)
             continue
         matches = [n for n in available if n.lower() == name.lower()]
-        if len(matches) != 1:
+        if len(matches) > 1:
+            raise ImportFailure(f"table {name!r} is ambiguous: {where} has {_some(sorted(matches))} "
+                                "(name one exactly)")
+        if not matches:
             raise ImportFailure(f"no table {name!r} in {where} (tables: {_some(sorted(available))})")
         picked.append(matches[0])
     return list(dict.fromkeys(picked))
@@ -148,6 +163,7 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
             keys = inspector.get_multi_pk_constraint(schema=sa_schema, filter_names=names)
             uniques = inspector.get_multi_unique_constraints(schema=sa_schema, filter_names=names)
             indexes = inspector.get_multi_indexes(schema=sa_schema, filter_names=names)
+        reader.unknown = _unrecognised(caught)
         for stored, sa_name in zip(batch, names, strict=True):
             at = (sa_schema, sa_name)
             try:
@@ -157,10 +173,25 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
                 first = exc.errors()[0]
                 field = ".".join(str(part) for part in first["loc"])
                 reader.note(stored, None, f"not imported: {field}: {first['msg']}")
-        result.notes += [ImportNote(where, None, str(w.message).splitlines()[0]) for w in caught
-                         if "Did not recognize type" not in str(w.message)]
+        said = dict.fromkeys(str(w.message).splitlines()[0] for w in caught)  # a dialect may warn twice
+        result.notes += [ImportNote(where, None, m) for m in said if not UNRECOGNISED.match(m)]
         report(min(start + BATCH, len(picked)), len(picked), batch[-1])
     return result
+
+
+UNRECOGNISED = re.compile(r"Did not recognize type '(?P<type>.*)' of column '(?P<column>.*)'$")
+"""SQLAlchemy's warning for a type it does not know (the column then has NullType): the only place that
+names the database's type."""
+
+
+def _unrecognised(caught: Sequence[warnings.WarningMessage]) -> dict[str, set[str]]:
+    """Column name -> the type names SQLAlchemy did not recognise for a column of that name (in one batch)."""
+    found: dict[str, set[str]] = {}
+    for w in caught:
+        match = UNRECOGNISED.match(str(w.message).splitlines()[0])
+        if match:
+            found.setdefault(match["column"], set()).add(match["type"])
+    return found
 
 
 @dataclass
@@ -169,6 +200,7 @@ class _TableReader:
     result: ImportedSchema
     read: str  # sqlglot dialect of the catalog's SQL
     write: str  # sqlglot dialect of the server's SQL in the model
+    unknown: dict[str, set[str]] = field(default_factory=dict)  # this batch's unrecognised types, by column
 
     def note(self, table: str, column: str | None, message: str) -> None:
         self.result.notes.append(ImportNote(f"{self.result.server}.{table}", column, message))
@@ -185,6 +217,7 @@ class _TableReader:
             uname = self.name(uc["name"]) if uc.get("name") else f"uq_{name}_{'_'.join(uc['column_names'])}"
             unique_indexes.append(UniqueIndex(name=uname, columns=[self.name(c) for c in uc["column_names"]]))
             taken.add(uname)
+            self._nulls_not_distinct(name, f"unique constraint {uname}", uc)
         for ix in indexes:
             if not ix.get("unique") or ix.get("duplicates_constraint") or self.name(ix["name"]) in taken:
                 continue
@@ -194,27 +227,59 @@ class _TableReader:
                 continue
             if any(k.endswith("_where") and v is not None for k, v in (ix.get("dialect_options") or {}).items()):
                 self.note(name, None, f"unique index {iname} is partial (WHERE ...); imported on all rows")
+            self._nulls_not_distinct(name, f"unique index {iname}", ix)
             unique_indexes.append(UniqueIndex(name=iname, columns=[self.name(c) for c in ix["column_names"]]))
             taken.add(iname)
         return Table(server=self.result.server, name=name, columns=cols,
                      primary_key=[self.name(c) for c in pk.get("constrained_columns") or []],
                      unique_indexes=unique_indexes)
 
+    def _nulls_not_distinct(self, table: str, what: str, reflected: dict[str, Any]) -> None:
+        """PostgreSQL 15's NULLS NOT DISTINCT lets one row only have NULL there; the model's unique index lets
+        many (the standard): a difference in what the database accepts, so it is said."""
+        if any(k.endswith("_nulls_not_distinct") and v for k, v in (reflected.get("dialect_options") or {}).items()):
+            self.note(table, None, f"{what} is NULLS NOT DISTINCT; imported as a plain unique index (NULLs distinct)")
+
     def column(self, table: str, info: dict[str, Any]) -> ColumnDef:
         name = self.name(info["name"])
-        mapped = contract_type(info["type"], self.dialect)
+        if isinstance(info["type"], sa.types.NullType):
+            mapped = MappedType("TEXT", f"{self._unknown(info['name'])}; imported as TEXT")
+        else:
+            mapped = contract_type(info["type"], self.dialect)
         if mapped.note:
             self.note(table, name, mapped.note)
+        if info.get("computed") is not None:
+            self.note(table, name, "generated column (GENERATED ALWAYS AS ...) imported as a plain column, "
+                                   "without its expression")
         type_, raw = mapped.type, info.get("default")
         serial = {"INTEGER": "SERIAL", "BIGINT": "SERIAL8"}.get(type_)
+        sequenced = info.get("autoincrement") is True and isinstance(raw, str) and raw.lower().startswith("nextval(")
         if info.get("identity") and serial:
             self.note(table, name, f"identity column imported as {serial}")
             type_, raw = serial, None
-        elif serial and info.get("autoincrement") is True and isinstance(raw, str) \
-                and raw.lower().startswith("nextval("):
+        elif serial and sequenced:
             type_, raw = serial, None  # PostgreSQL's serial: an integer whose default is its own sequence
+        elif info.get("identity") or sequenced:
+            # smallserial or a smallint identity: the contract has no 2-byte serial, and a default naming the
+            # database's own sequence would make DDL that fails on any other database
+            self.note(table, name, f"{'identity column' if info.get('identity') else 'serial column'} of type "
+                                   f"{type_}: the contract has no serial of that size; imported as {type_} "
+                                   "without its sequence")
+            raw = None
         default = self.default(table, name, raw, parse_type(type_).is_numeric) if raw is not None else None
         return ColumnDef(name=name, type=type_, nullable=bool(info.get("nullable", True)), default=default)
+
+    def _unknown(self, column: str) -> str:
+        """What is known of a type SQLAlchemy did not recognise: its name from the warning, if only one
+        column of that name had one in the batch; SQLite's column without a declared type says so."""
+        names = sorted(self.unknown.get(column, ()))
+        if len(names) == 1:
+            return f"{names[0]} is a type SQLAlchemy does not know"
+        if names:
+            return f"the type (one of {', '.join(names)}) is one SQLAlchemy does not know"
+        if self.dialect.name == "sqlite":
+            return "the column has no declared type"
+        return "the type is one SQLAlchemy does not know"
 
     def default(self, table: str, column: str, raw: str, numeric: bool) -> str:
         """The catalog's default as one expression in the server's SQL, the literal's own cast taken off."""

@@ -32,13 +32,35 @@ def type_name(t: TypeEngine[Any], dialect: Dialect | None = None) -> str:
 
 def contract_type(t: TypeEngine[Any], dialect: Dialect | None = None) -> MappedType:
     """The contract type string of a reflected type, or the nearest with a note saying what was lost."""
+    base = _domain_base(t)
+    if base is not None:
+        return _domain(t, base, dialect)
     exact = _exact(t)
     if exact is not None and _parses(exact):
         return MappedType(exact)
-    nearest, why = _nearest(t) if exact is None else ("TEXT", "has a size the contract cannot hold")
+    nearest, why = _nearest(t)
+    if exact is not None:  # the type is the contract's, its size is not (NUMERIC(3,-1)): keep the family
+        why = "has a size the contract cannot hold"
     if not _parses(nearest):
         nearest, why = "TEXT", why + " and no nearer type"
     return MappedType(nearest, f"{type_name(t, dialect)} {why}; imported as {nearest}")
+
+
+def _domain_base(t: TypeEngine[Any]) -> TypeEngine[Any] | None:
+    """The type a PostgreSQL domain is defined over (None for any other type)."""
+    base = getattr(t, "data_type", None) if _class_name(t) == "DOMAIN" else None
+    return base if isinstance(base, TypeEngine) else None
+
+
+def _domain(t: TypeEngine[Any], base: TypeEngine[Any], dialect: Dialect | None) -> MappedType:
+    """A domain holds its base type's values: it comes in as that type (never as TEXT), noted because its
+    checks do not come along."""
+    mapped = contract_type(base, dialect)
+    name = getattr(t, "name", None) or type_name(t, dialect)
+    what = f"{name} is a domain (its checks are not kept)"
+    if mapped.note:
+        return MappedType(mapped.type, f"{what}; its type {mapped.note}")
+    return MappedType(mapped.type, f"{what} over {mapped.type}; imported as {mapped.type}")
 
 
 def _parses(text: str) -> bool:
@@ -128,7 +150,7 @@ def _nearest(t: TypeEngine[Any]) -> tuple[str, str]:
     if name in ("MONEY", "SMALLMONEY"):
         return "DECIMAL(19,4)", "is a money type"
     if isinstance(t, sa.Numeric):
-        return "NUMERIC", "has a precision and scale the contract cannot hold"
+        return "NUMBER" if name == "NUMBER" else "NUMERIC", "has a precision and scale the contract cannot hold"
     if isinstance(t, sa.String):
         return "TEXT", "has no length"
     if isinstance(t, (sa.LargeBinary, sa.BINARY, sa.VARBINARY)) or _class_name(t) == "RAW":

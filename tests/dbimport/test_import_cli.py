@@ -213,6 +213,19 @@ def test_errors_are_one_line_and_exit_2(db: str, tmp_path: Path) -> None:
     assert not Path(out).exists()
 
 
+def test_a_name_that_matches_two_in_another_case_is_ambiguous_not_missing(pg_server: Any, tmp_path: Path) -> None:
+    url = pg_server.create_database("import_cases")
+    pg_server.psql('CREATE TABLE "Item" (a int); CREATE TABLE item (b int); '
+                   'CREATE SCHEMA "Sales"; CREATE SCHEMA sales; CREATE TABLE sales.t (c int)', "import_cases")
+    out = str(tmp_path / "m.json")
+    one_line_error(mw("import", url, "--server", "pg", "--tables", "ITEM", "--out", out),
+                   "table 'ITEM' is ambiguous", "Item, item")
+    one_line_error(mw("import", url, "--server", "pg", "--schema", "SALES", "--out", out),
+                   "schema 'SALES' is ambiguous", "Sales, sales")
+    assert mw("import", url, "--server", "pg", "--schema", "sales", "--tables", "T", "--out", out).returncode == 0
+    assert [t["name"] for t in json.loads(Path(out).read_text())["tables"]] == ["t"]
+
+
 def test_out_never_replaces_a_file_unless_forced(tmp_path: Path) -> None:
     model = tmp_path / "m.json"
     model.write_text("my work")
@@ -245,6 +258,18 @@ def test_out_never_replaces_the_database_being_imported(tmp_path: Path) -> None:
     one_line_error(mw("import", f"sqlite:///{victim}", "--server", "s", "--out", str(victim), "--force"),
                    "is the database being imported")
     assert victim.read_bytes() == before
+    as_uri = f"sqlite:///file:{victim}?mode=ro&uri=true"  # SQLite's URI form names the same file
+    one_line_error(mw("import", as_uri, "--server", "s", "--out", str(victim), "--force"),
+                   "is the database being imported")
+    assert victim.read_bytes() == before
+    assert mw("import", as_uri, "--server", "s", "--out", str(tmp_path / "m.json")).returncode == 0
+
+
+def test_a_missing_sqlite_file_is_never_created_by_looking_even_through_a_uri(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.sqlite"
+    one_line_error(mw("import", f"sqlite:///file:{missing}?uri=true", "--server", "s", "--out",
+                      str(tmp_path / "m.json")), "no such SQLite database file", str(missing))
+    assert not missing.exists()
 
 
 def test_a_table_or_column_without_a_name_is_left_out_with_a_note(tmp_path: Path) -> None:

@@ -51,7 +51,8 @@ def test_types_with_a_contract_counterpart_map_exactly(reflected: Any, expected:
 @pytest.mark.parametrize(
     ("reflected", "nearest", "why"),
     [
-        (oracle.NUMBER(10, -2), "TEXT", "a size the contract cannot hold"),
+        (oracle.NUMBER(10, -2), "NUMBER", "a size the contract cannot hold"),  # a number: never TEXT
+        (postgresql.NUMERIC(3, -1), "NUMERIC", "a size the contract cannot hold"),
         (sa.Numeric(4, 6), "NUMERIC", "precision and scale"),
         (mssql.UNIQUEIDENTIFIER(), "CHAR(36)", "UUID"),
         (sa.String(), "TEXT", "no length"),
