@@ -148,6 +148,7 @@ def add_reverse(model: Model, mapping_id: str, back_id: str | None = None) -> li
     """Link a mapping with its mapping back, `reverse` set both ways. With `back_id` naming an existing mapping,
     the two are linked; otherwise a new mapping back is made from the inverse pairs (`reverse_columns`)."""
     forward = _mapping(model, mapping_id)
+    back_id = (back_id or "").strip() or None  # as typed, padded: still the mapping it names, never a second one
     existing = model.mapping(back_id) if back_id else None
     if existing is not None and (existing.source, existing.target) != (forward.target, forward.source):
         raise AuthoringError(f"{existing.id} does not map {forward.target} to {forward.source}")
@@ -156,7 +157,7 @@ def add_reverse(model: Model, mapping_id: str, back_id: str | None = None) -> li
         source = model.table(forward.source)
         if source is None or model.table(forward.target) is None:
             raise AuthoringError(f"{forward.id} names an unknown table")
-        bid = (back_id or "").strip() or _unique_id(model, f"{forward.id}_back")
+        bid = back_id or _unique_id(model, f"{forward.id}_back")
         back = Mapping.model_validate({"id": bid, "source": forward.target, "target": forward.source,
                                        "columns": reverse_columns(forward, source), "reverse": forward.id})
         steps.append(lambda m: [replace(m, "mapping", None, back)])

@@ -300,3 +300,18 @@ def test_what_the_model_refuses_is_an_authoring_error_naming_the_field() -> None
     with pytest.raises(au.AuthoringError, match=r"^where: the where clause is nested too deeply"):
         au.set_where(model, mapping.id, "(" * 50 + "1 = 1" + ")" * 50)
     assert model.mapping(mapping.id).where == mapping.where
+
+
+def test_add_reverse_with_a_padded_id_links_the_mapping_it_names_never_a_second_one(model: Model) -> None:
+    """A mapping-back id typed with spaces around it names the existing mapping: it is linked (or refused when it
+    goes the wrong way), never shadowed by a new mapping of the same id (two mappings of one id: undo breaks)."""
+    before = model.model_copy(deep=True)
+    with pytest.raises(au.AuthoringError, match="does not map"):
+        au.add_reverse(model, "m_orphan", " m_fwd ")  # names a mapping that goes hq -> br too: refused
+    edits = au.add_reverse(model, "m_orphan", " m_back ")
+    apply(model, edits)
+    ids = [m.id for m in model.mappings]
+    assert len(ids) == len(set(ids)) == len(before.mappings)
+    assert (model.mapping("m_orphan").reverse, model.mapping("m_back").reverse) == ("m_back", "m_orphan")  # type: ignore[union-attr]
+    undo(model, edits)
+    assert model == before
