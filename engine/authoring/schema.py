@@ -58,6 +58,21 @@ def _table(model: Model, key: str) -> Table:
     return table
 
 
+def _case_twin(table: Table, name: str, other_than: str | None = None) -> str | None:
+    """The column of `table` (not `other_than`) whose name differs from `name` only in case: refused here, as
+    TB004 would refuse it at run time (Spark cannot tell the two apart)."""
+    folded = name.casefold()
+    return next((c.name for c in table.columns
+                 if c.name != name and c.name != other_than and c.name.casefold() == folded), None)
+
+
+def _refuse_case_twin(table: Table, name: str, other_than: str | None = None) -> None:
+    twin = _case_twin(table, name, other_than)
+    if twin is not None:
+        raise AuthoringError(f"{table.key} already has a column {twin}, which differs from {name} only in case "
+                             "(Spark cannot tell them apart)")
+
+
 def type_problem(text: str) -> str | None:
     """Why `text` is not a type string of the contract (None when it is one)."""
     if not text.strip():
@@ -194,6 +209,7 @@ def add_column(model: Model, key: str, name: str, type_: str, nullable: bool = T
     name = _name(name, "column")
     if table.column(name) is not None:
         raise AuthoringError(f"{key} already has a column {name}")
+    _refuse_case_twin(table, name)
     problem = type_problem(type_)
     if problem:
         raise AuthoringError(f"{name}: {problem}")
@@ -247,6 +263,7 @@ def rename_column(model: Model, key: str, old: str, new: str) -> list[Edit]:
         return []
     if table.column(new) is not None:
         raise AuthoringError(f"{key} already has a column {new}")
+    _refuse_case_twin(table, new, other_than=old)
     columns = [c | {"name": new} if c["name"] == old else c for c in _columns(table)]
     indexes = [{"name": ux.name, "columns": renamed(ux.columns, old, new)} for ux in table.unique_indexes]
     edits = [replace(model, "table", table, _evolved(table, columns=columns, primary_key=renamed(

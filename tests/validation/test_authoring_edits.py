@@ -315,3 +315,17 @@ def test_add_reverse_with_a_padded_id_links_the_mapping_it_names_never_a_second_
     assert (model.mapping("m_orphan").reverse, model.mapping("m_back").reverse) == ("m_back", "m_orphan")  # type: ignore[union-attr]
     undo(model, edits)
     assert model == before
+
+
+def test_a_column_name_differing_only_in_case_from_another_is_refused(model: Model) -> None:
+    """`name` beside `NAME` is TB004 (a run refuses the model): adding or renaming to it is refused with a reason
+    naming the other column; a column renamed to another case of its own name is fine."""
+    with pytest.raises(au.AuthoringError, match=r"^hq\.CUST already has a column NAME, which differs from name "
+                                                r"only in case"):
+        au.add_column(model, "hq.CUST", "name", "INTEGER")
+    with pytest.raises(au.AuthoringError, match="already has a column NAME, which differs from Name only in case"):
+        au.rename_column(model, "hq.CUST", "REGION", "Name")
+    edits = au.rename_column(model, "hq.CUST", "NAME", "Name")
+    apply(model, edits)
+    assert "Name" in model.table("hq.CUST").column_names()  # type: ignore[union-attr]
+    assert not [f for f in validate(model) if f.code == "TB004"]
