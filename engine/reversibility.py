@@ -48,7 +48,24 @@ def explain(forward: Mapping, back: Mapping, column: str) -> str:
     method = back.columns.get(column)
     if method is None:
         return f"{back.id} does not map {column}"
-    return f"{back.id} computes {column} as {describe(method)}, which does not undo {forward.id}"
+    sides = _forward_sides(forward, method)
+    return f"{back.id} computes {column} as {describe(method)}, which does not undo {forward.id}" \
+        + (f": {' and '.join(sides)}" if sides else "")
+
+
+def _forward_sides(forward: Mapping, method: Method) -> list[str]:
+    """What `forward` writes into each column `method` reads: half of the round trip, and often the half at
+    fault (a forward `expression` under a plain copy back), so a message never blames only the other half."""
+    read = dict.fromkeys(_inputs(method))
+    return [f"{forward.id} computes {c} as {describe(forward.columns[c])}" if c in forward.columns
+            else f"{forward.id} does not map {c}" for c in read]
+
+
+def _inputs(method: Method) -> list[str]:
+    """The column names a method tree reads, in order."""
+    if isinstance(method, Column):
+        return [method.input]
+    return [name for child in method.inputs_of() for name in _inputs(child)]
 
 
 def describe(method: Method) -> str:

@@ -457,6 +457,15 @@ def test_bi002_forward_direction_names_the_key_column() -> None:
     assert any(f.location.column == "K" and f.location.table == TGT for f in hits), show(hits)
 
 
+def test_bi002_message_names_the_forward_method_when_the_mapping_back_is_a_plain_copy() -> None:
+    """Forward computes K by an `expression`, back copies K: the message must name the expression (the half
+    at fault), not only the copy back, which alone reads as if the copy were wrong."""
+    hits = fired(round_trip("expression-identity", "forward"), "BI002", mapping="m", column="K")
+    assert [f.message for f in hits] == [
+        "key column K is not reversible: m then back does not give back CODE "
+        "(back computes CODE as K, which does not undo m: m computes K as expression(CODE))"]
+
+
 def _asymmetric(declare: str, back_key: list[str] | None) -> Any:
     """Forward key ID survives (copied both ways). The back mapping's key CODE does not: forward
     computes CODE as upper(CODE), so back then forward does not give back t.T's CODE."""
