@@ -264,6 +264,9 @@ def rename_column(model: Model, key: str, old: str, new: str) -> list[Edit]:
     if table.column(new) is not None:
         raise AuthoringError(f"{key} already has a column {new}")
     _refuse_case_twin(table, new, other_than=old)
+    clash = next((m.id for m in model.mappings if m.target == key and old in m.columns and new in m.columns), None)
+    if clash is not None:  # the renamed column's map and the stray one would fall on one key: one would be lost
+        raise AuthoringError(f"mapping {clash} also maps {new}, which {key} does not have: remove that map first")
     columns = [c | {"name": new} if c["name"] == old else c for c in _columns(table)]
     indexes = [{"name": ux.name, "columns": renamed(ux.columns, old, new)} for ux in table.unique_indexes]
     edits = [replace(model, "table", table, _evolved(table, columns=columns, primary_key=renamed(

@@ -329,3 +329,19 @@ def test_a_column_name_differing_only_in_case_from_another_is_refused(model: Mod
     apply(model, edits)
     assert "Name" in model.table("hq.CUST").column_names()  # type: ignore[union-attr]
     assert not [f for f in validate(model) if f.code == "TB004"]
+
+
+def test_renaming_a_column_onto_a_stray_column_map_is_refused_not_a_lost_map(model: Model) -> None:
+    """m_fwd maps NAME and also FULLNAME, which br.CUST does not have (MP005). Renaming NAME to FULLNAME would put
+    both maps on one key and silently keep only one: refused, naming the mapping, and nothing changes."""
+    from engine.edits import evolve, replace
+
+    mapping = model.mapping("m_fwd")
+    assert mapping is not None
+    columns = {k: v.model_dump(mode="json") for k, v in mapping.columns.items()}
+    replace(model, "mapping", mapping, evolve(mapping, columns={
+        **columns, "FULLNAME": {"method": "constant", "value": "stray"}})).apply(model)
+    before = model.model_copy(deep=True)
+    with pytest.raises(au.AuthoringError, match="^mapping m_fwd also maps FULLNAME, which br.CUST does not have"):
+        au.rename_column(model, "br.CUST", "NAME", "FULLNAME")
+    assert model == before
