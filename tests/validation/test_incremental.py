@@ -6,8 +6,10 @@ reverse links, retargeted and renamed mappings, servers, conflict settings,
 hierarchies, replication definitions and model settings; and the authoring
 edits (engine.authoring): servers and tables added, renamed with every
 reference, replicated and removed, columns added, renamed, moved and removed,
-mappings created auto-mapped, renamed, reversed and removed. Each edit is
-also undone, and the findings must come back exactly.
+mappings created auto-mapped, renamed, reversed and removed; and the designer's
+gestures (engine.operations): methods inserted, re-parameterised and fed a
+column, links drawn, DKey columns toggled, tables deleted and moved. Each edit
+is also undone, and the findings (and the saved model) must come back exactly.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import authoring as au
+from engine import operations as ops
 from engine.edits import Edit, add, evolve, replace, set_setting
 from engine.model import Model, load_model
+from engine.model.io import dump_model
 from engine.rules import Validator, validate
 from resources import SAMPLE_MODEL
 
@@ -126,6 +130,8 @@ def random_edits(rng: random.Random, model: Model) -> list[Edit]:
             return authoring_edit(rng, model)
         except au.AuthoringError:
             return []
+    if rng.random() < 0.2:
+        return operations_edit(rng, model)
     edit = random_edit(rng, model)
     return [] if edit is None else [edit]
 
@@ -195,6 +201,45 @@ def authoring_edit(rng: random.Random, model: Model) -> list[Edit]:
         concat = next((c for c, v in m.columns.items() if v.method == "concat"), None)
         return au.move_method_input(model, m.id, concat, (), 0, 1) if concat else []
     return []
+
+
+def operations_edit(rng: random.Random, model: Model) -> list[Edit]:
+    """A random designer gesture (engine.operations): a method inserted, re-parameterised or fed a column, a
+    column map set or cleared, a link drawn, a DKey column toggled, a table deleted or moved."""
+    t = rng.choice(model.tables)
+    kind = rng.choice(["insert", "fields", "input", "set", "connect", "dkey", "delete", "move"])
+    if kind == "delete":
+        return ops.delete_table(model, t.key) if rng.random() < 0.3 else []
+    if kind == "move":
+        return ops.move_table(model, t.key, rng.uniform(-50, 500), rng.uniform(-50, 500))
+    if kind == "connect":
+        other = rng.choice(model.tables)
+        if not t.columns or not other.columns:
+            return []
+        return ops.connect_columns(model, t.key, rng.choice(t.column_names()), other.key,
+                                   rng.choice(other.column_names()))
+    if not model.mappings:
+        return []
+    m = rng.choice(model.mappings)
+    target = model.table(m.target)
+    column = rng.choice(([*m.columns] or ["X"]) + (target.column_names() if target else []))
+    src = model.table(m.source)
+    names = src.column_names() if src else []
+    if kind == "insert":
+        return ops.insert_method(model, m.id, column, rng.choice(["concat", "split", "cast", "substring",
+                                                                   "constant", "expression", "upper"]))
+    if kind == "fields":
+        fields = rng.choice([{"sep": rng.choice(["-", "|", "::"])}, {"index": rng.randint(0, 2)},
+                             {"type": rng.choice(["INTEGER", "VARCHAR(10)", "DATE"])}, {"value": "k"}])
+        try:
+            return ops.set_method_fields(model, m.id, column, (), **fields)
+        except ValueError:  # a field the method does not take: refused, as the inspector shows it
+            return []
+    if kind == "input":
+        return ops.add_method_input(model, m.id, column, (), rng.choice(names or ["NOPE"]))
+    if kind == "dkey":
+        return ops.toggle_dkey(model, m.id, column)
+    return ops.set_method(model, m.id, column, rng.choice([None, random_method(rng, names)]))
 
 
 def _table_edit(rng: random.Random, model: Model) -> Edit:
@@ -302,6 +347,7 @@ def test_undo_restores_an_equal_model(examples: Path) -> None:
     for edit in reversed(done):
         validator.apply(edit.inverted())
     assert model == original
+    assert dump_model(model) == dump_model(original)  # byte for byte: the file saved after undo is the same
 
 
 def test_an_edit_rechecks_only_what_it_touches() -> None:
