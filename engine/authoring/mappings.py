@@ -119,8 +119,8 @@ def set_where(model: Model, mapping_id: str, where: str | None) -> list[Edit]:
 
 def reverse_columns(forward: Mapping, source: Table) -> dict[str, MethodJson]:
     """Column maps of a mapping back (forward's target -> forward's source) by the inverse pairs: a copy gives a
-    copy, a concat gives one split per input (cast back to the input's type when that is not character), a
-    cast gives the opposite cast. Source columns no inverse reaches are left unmapped."""
+    copy, a concat with a separator gives one split per input (cast back to the input's type when that is not
+    character), a cast gives the opposite cast. Source columns no inverse reaches are left unmapped."""
     out: dict[str, MethodJson] = {}
     for target_col, method in forward.columns.items():
         _invert(method, target_col, source, out)
@@ -131,7 +131,7 @@ def _invert(method: Method, term: MethodJson, source: Table, out: dict[str, Meth
     if isinstance(method, Column):
         if source.column(method.input) is not None:
             out.setdefault(method.input, term)
-    elif isinstance(method, Concat):
+    elif isinstance(method, Concat) and method.sep:  # without a separator no split takes the parts apart
         for i, child in enumerate(method.inputs):
             part: MethodJson = {"method": "split", "input": term, "sep": method.sep, "index": i}
             col = source.column(child.input) if isinstance(child, Column) else None

@@ -461,3 +461,21 @@ def test_an_edit_that_changes_the_forms_rows_rebuilds_it(qtbot: Any, two: MainWi
     assert cmd.push(two.document, cmd.RemoveMapping(two.document, "fwd"))  # its rows in the column's form go
     assert inspector.widget() is not form and inspector.rebuilds == rebuilds + 1
     assert inspector.ref == ("column", "br.CUST", "NAME") and "fwd" not in [label for label, _ in inspector._rows]
+
+
+def test_add_mapping_back_from_the_menu_on_a_concat_without_separator(qtbot: Any, two: MainWindow,
+                                                                     unhandled: list[BaseException]) -> None:
+    """A key concatenated with no separator has no split inverse: "Add mapping back (reverse)" adds the mapping
+    back without those columns (BI002 then says why), one undo step; it raised in the menu's slot, adding nothing."""
+    from engine.model import dump_model
+
+    doc = two.document
+    cmd.push(doc, cmd.SetMethod(doc, "fwd", "KEY", {"method": "concat", "inputs": ["REGION", "NO"], "sep": ""}))
+    before = dump_model(doc.model)
+    menu_action(context_menu(two, ("link", "fwd", "NAME")), "Add mapping back (reverse)").trigger()
+    assert unhandled == []
+    back = doc.model.mapping("fwd_back")
+    assert back is not None and set(back.columns) == {"NAME"}
+    assert any(f.code == "BI002" and f.location.mapping == "fwd" for f in doc.findings())
+    doc.undo_stack.undo()
+    assert dump_model(doc.model) == before

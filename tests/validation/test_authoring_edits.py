@@ -345,3 +345,18 @@ def test_renaming_a_column_onto_a_stray_column_map_is_refused_not_a_lost_map(mod
     with pytest.raises(au.AuthoringError, match="^mapping m_fwd also maps FULLNAME, which br.CUST does not have"):
         au.rename_column(model, "br.CUST", "NAME", "FULLNAME")
     assert model == before
+
+
+def test_add_reverse_leaves_the_parts_of_a_concat_without_separator_unmapped(model: Model) -> None:
+    """A concat with no separator has no split inverse (CONTRACT section 1): the mapping back leaves its inputs
+    unmapped, as it does every column no inverse reaches; it raised a raw validation error (a split needs a
+    separator), which the designer's menu did not catch."""
+    from engine import operations as ops
+
+    apply(model, au.remove_mapping(model, "m_back"))
+    apply(model, ops.set_method_fields(model, "m_fwd", "CUST_KEY", (), sep=""))
+    edits = au.add_reverse(model, "m_fwd")
+    apply(model, edits)
+    back = model.mapping("m_fwd_back")
+    assert back is not None and back.reverse == "m_fwd"
+    assert set(back.columns) == {"NAME"}
