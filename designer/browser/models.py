@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
 from typing import Any, TypeAlias
 
 from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -65,17 +68,41 @@ def _inner(value: Any) -> str:
     return "NULL" if value is None else value if isinstance(value, str) else json.dumps(value, default=str)
 
 
+NUMERIC_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+"""A number written as text: how a run directory writes a DECIMAL (exact, so never a JSON number)."""
+INSTANT_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}.*)?")
+"""A date or timestamp in ISO 8601: how a run directory writes one (`...10:00:00Z`, `...10:00:00.5Z`)."""
+NUMBER, NOT_A_NUMBER, INSTANT, TEXT, ROW, NULL = range(6)
+
+
 def sort_key(value: Any) -> tuple[int, Any]:
-    """Numbers numerically, then text, then rows and keys (by their values), NULL last (ascending)."""
+    """Numbers numerically (DECIMALs, written as text, too), then instants in time order, then text, then
+    rows and keys (by their values), NULL last (ascending). A run directory writes DECIMALs and timestamps
+    as text, and text order is wrong for both: `10.5` before `9.25`, `10:00:00.5Z` before `10:00:00Z`."""
     if isinstance(value, str):
-        return (1, value)
+        return _text_key(value)
     if isinstance(value, dict | list | tuple):
-        return (2, tuple([sort_key(v) for v in (value.values() if isinstance(value, dict) else value)]))
+        return (ROW, tuple([sort_key(v) for v in (value.values() if isinstance(value, dict) else value)]))
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return (0, value)
+        return (NUMBER, value) if value == value else (NOT_A_NUMBER, 0)  # NaN equals nothing, itself neither
     if value is None:
-        return (3, "")
-    return (1, cell_text(value))
+        return (NULL, "")
+    return (TEXT, cell_text(value))
+
+
+def _text_key(text: str) -> tuple[int, Any]:
+    if NUMERIC_TEXT.fullmatch(text):
+        try:
+            return (NUMBER, Decimal(text))
+        except InvalidOperation:  # an exponent beyond what Decimal holds
+            return (TEXT, text)
+    if INSTANT_TEXT.fullmatch(text):
+        try:
+            when = datetime.fromisoformat(text)
+        except ValueError:
+            return (TEXT, text)
+        return (INSTANT, when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC))
+    return (TEXT, text)
 
 
 @dataclass(frozen=True)
