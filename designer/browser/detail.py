@@ -105,6 +105,7 @@ class ComparisonPane(QWidget):
         self.model = RowComparisonModel(self)
         self._placeholder = placeholder
         self.caption = QLabel(placeholder)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)  # captions are escaped rich text: never guessed
         self.caption.setWordWrap(True)
         self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.view = QTableView()
@@ -147,12 +148,14 @@ def describe_conflict(conflict: Mapping[str, Any]) -> str:
     """One sentence of rich text: what conflicted where, and how it ended."""
     def esc(key: str) -> str:
         return html.escape(cell_text(conflict.get(key)) or "?")
-    group = conflict.get("column_group") or conflict.get("index")
-    tried = html.escape(", ".join(conflict.get("methods_tried") or []) or "none")
+    # any field but the four the reader checks may hold any JSON value: shown as text, never assumed text
+    group = cell_text(conflict.get("column_group") or conflict.get("index"))
+    tried = html.escape(cell_text(conflict.get("methods_tried")) or "none")
+    method = html.escape(cell_text(conflict.get("method")) or "nothing")
     text = (f"<b>{esc('type')}</b> conflict at <b>{esc('site')}</b> from <b>{esc('origin')}</b> on {esc('table')}"
-            f" key {esc('dkey')} (txn {esc('txn')}{f', group {html.escape(str(group))}' if group else ''},"
-            f" delivered {esc('delivered_at')}): methods tried {tried}; decided by "
-            f"{html.escape(conflict.get('method') or 'nothing')}, outcome <b>{esc('outcome')}</b>")
+            f" key {esc('dkey')} (txn {esc('txn')}{f', group {html.escape(group)}' if group else ''},"
+            f" delivered {esc('delivered_at')}): methods tried {tried}; decided by {method}, outcome "
+            f"<b>{esc('outcome')}</b>")
     if conflict.get("reason"):
         text += f"; {esc('reason')}"
     return text + "."

@@ -47,6 +47,7 @@ class RecordsPage(QWidget):
         self._describe, self._images = describe, images
         self.comparison = ComparisonPane() if images else None
         self.description = QLabel()
+        self.description.setTextFormat(Qt.TextFormat.RichText)  # escaped; Qt's guess misses a tag after a newline
         self.description.setWordWrap(True)
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # a long unbroken value must never widen the window: the label takes the width it is given

@@ -79,7 +79,7 @@ def ran_on_bundled_sample(summary: RunSummary) -> bool:
     path = model.get("path") if isinstance(model, dict) else None
     try:
         return bool(path) and Path(str(path)).resolve() == SAMPLE_MODEL.resolve()
-    except OSError:
+    except (OSError, ValueError):  # a path no file system holds (a NUL byte) is not the sample's
         return False
 
 
@@ -108,6 +108,7 @@ class ConflictBrowser(QWidget):
         self.convergence = RecordTableModel(CONVERGENCE_COLUMNS, highlight=is_diverged, parent=self)
 
         self.banner = QLabel("No run open.")
+        self.banner.setTextFormat(Qt.TextFormat.RichText)  # escaped rich text: never left to Qt's guess
         self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.conflicts_page = ConflictsPage(self.conflicts)

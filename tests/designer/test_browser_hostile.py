@@ -119,3 +119,41 @@ def test_sorting_a_column_of_numbers_nan_and_nulls_is_a_total_order(browser: Con
     view = browser.conflicts_page.view
     view.sortByColumn(3, Qt.SortOrder.AscendingOrder)
     assert column(view, "Key") == ["ID=1", "ID=2", "ID=3", "ID=NaN", "ID=NULL"]
+
+
+# --- any JSON value where text is expected ------------------------------------------------------------------
+
+def test_a_conflict_whose_methods_are_not_text_is_described(browser: ConflictBrowser, qtbot: QtBot,
+                                                            ordering_run: Path, tmp_path: Path,
+                                                            unhandled: list[BaseException]) -> None:
+    base = first_conflict(ordering_run)
+    conflicts = [{**base, "methods_tried": [1, None, "<b>m</b>"], "method": 5, "column_group": ["g1", "g2"]}]
+    browser.open_run(rewritten_run(ordering_run, tmp_path / "run", conflicts))
+    view = browser.conflicts_page.view
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Down)  # the first row becomes current: its comparison is shown
+    qtbot.wait(0)
+    assert not unhandled
+    assert browser.conflicts_page.comparison is not None
+    caption = browser.conflicts_page.comparison.caption
+    assert "methods tried 1, NULL, <b>m</b>; decided by 5" in shown(caption)
+    assert "group g1, g2" in shown(caption)
+
+
+def test_a_reject_whose_file_holds_a_newline_is_not_shown_as_markup(browser: ConflictBrowser, qtbot: QtBot,
+                                                                   ordering_run: Path, tmp_path: Path) -> None:
+    # Qt guesses rich text from a label's first line only: the escaped `<b>` after the newline showed as is
+    reject = {"file": "changes/a\nb.jsonl", "line": 2, "reason": "bad & <worse>", "raw": "{}"}
+    browser.open_run(rewritten_run(ordering_run, tmp_path / "run", rejects=[reject]))
+    page = browser.rejects_page
+    browser.tabs.setCurrentWidget(page)
+    page.view.selectRow(0)
+    text = shown(page.description)
+    assert "bad & <worse>" in text and "<b>" not in text and "&amp;" not in text
+
+
+def test_a_manifest_naming_a_model_path_with_a_nul_byte_opens(browser: ConflictBrowser, ordering_run: Path,
+                                                             tmp_path: Path) -> None:
+    out = rewritten_run(ordering_run, tmp_path / "run", model={"path": "a\x00b.json", "sha256": "0" * 64})
+    assert browser.open_run(out) is not None
+    assert browser.conflicts.rowCount() == 2 and "succeeded" in shown(browser.banner)
