@@ -382,7 +382,7 @@ class MainWindow(QMainWindow):
         browser = ConflictBrowser()
         browser.sample_data = sample_data
         browser.setWindowTitle(f"Run {path} — Mapwright")
-        browser.open_run(path)
+        browser.load_run(path)  # read off the GUI thread: the window shows "Loading…" meanwhile
         browser.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self._keep_browser(browser)
         browser.show()

@@ -18,8 +18,8 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     browser = ConflictBrowser()
     browser.setWindowTitle(f"Conflicts — {args.rundir}")
-    browser.open_run(args.rundir)
     browser.show()
+    browser.load_run(args.rundir)
     return int(app.exec())
 
 

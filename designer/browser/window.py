@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
+import threading
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QTabWidget, QVBoxLayout, QWidget
 
@@ -83,11 +85,35 @@ def ran_on_bundled_sample(summary: RunSummary) -> bool:
         return False
 
 
+class _RunReader(QObject):
+    """Reads one run directory on a thread of its own and hands the result to the GUI thread: its signal,
+    emitted from that thread, is queued to the browser, which lives in the GUI thread."""
+
+    sig_read = Signal(int, object, object, object)  # (load number, path, RunSummary or None, exception or None)
+
+    def read(self, number: int, path: Path) -> None:
+        try:
+            with collector_paused():
+                summary = read_run(path)
+        except (RunDirUnreadable, OSError, UnicodeDecodeError) as exc:
+            self._emit(number, path, None, exc)
+        except Exception as exc:  # anything else a damaged folder raises is said too: a thread's error is lost
+            self._emit(number, path, None, RunDirUnreadable(path, f"{type(exc).__name__}: {exc}"))
+        else:
+            self._emit(number, path, summary, None)
+
+    def _emit(self, number: int, path: Path, summary: RunSummary | None, error: BaseException | None) -> None:
+        with contextlib.suppress(RuntimeError):  # the browser, and this reader with it, closed meanwhile
+            self.sig_read.emit(number, path, summary, error)
+
+
 class ConflictBrowser(QWidget):
     """Conflicts, error queue, rejects, convergence and the manifest of one run directory.
 
-    Open one with `open_run(path)` (for instance from a finished run's signal), or pass a `RunSummary`.
-    A run that failed or was cancelled shows only its status and reason.
+    Open one with `load_run(path)` (the window does, for instance from a finished run's signal: read on a
+    thread of its own, so the window never freezes on a large run), with `open_run(path)` (read in the
+    calling thread: for scripts and tests), or pass a `RunSummary`. A run that failed or was cancelled
+    shows only its status and reason.
     """
 
     sig_run_opened = Signal(object)
@@ -102,6 +128,7 @@ class ConflictBrowser(QWidget):
         super().__init__(parent)
         self.summary: RunSummary | None = None
         self.rundir: Path | None = None
+        self._loads = self._shown = 0  # `load_run`s started, and the number of the one shown
         self.conflicts = RecordTableModel(CONFLICT_COLUMNS, parent=self)
         self.error_queue = RecordTableModel(QUEUE_COLUMNS, parent=self)
         self.rejects = RecordTableModel(REJECT_COLUMNS, parent=self)
@@ -152,6 +179,36 @@ class ConflictBrowser(QWidget):
         return self.conflicts_page.filter_bar.combos["outcome"]
 
     # --- opening a run -----------------------------------------------------------------------------
+    def load_run(self, path: Path) -> None:
+        """Read the run directory at `path` off the GUI thread, then show it (`sig_run_opened`) or say why it
+        cannot be read (`sig_open_failed`). Opening another run meanwhile supersedes this one: only the
+        latest load is shown, whichever read finishes first."""
+        path = Path(path)
+        self._loads += 1
+        number = self._loads
+        self.banner.setText(f"<b>Loading {html.escape(str(path))}…</b>")
+        self.setCursor(Qt.CursorShape.BusyCursor)
+        reader = _RunReader(self)
+        reader.sig_read.connect(self._loaded)  # a slot of the browser: queued to the GUI thread
+        threading.Thread(target=reader.read, args=(number, path), name="mapwright-read-run", daemon=True).start()
+
+    def loading(self) -> bool:
+        """Whether a `load_run` is still reading."""
+        return self._shown < self._loads
+
+    def _loaded(self, number: int, path: Path, summary: RunSummary | None, error: BaseException | None) -> None:
+        reader = self.sender()
+        if isinstance(reader, _RunReader):
+            reader.deleteLater()
+        if number != self._loads:  # a later load superseded this one
+            return
+        self._shown = number
+        self.unsetCursor()
+        if summary is None:
+            self._show_unreadable(path, str(error), damaged=isinstance(error, RunDirDamaged))
+        else:
+            self.show_run(summary, path)
+
     def open_run(self, path: Path) -> RunSummary | None:
         """Read the run directory at `path` and show it; None (and `sig_open_failed`) when it cannot be read."""
         path = Path(path)

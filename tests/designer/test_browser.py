@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from designer.browser.__main__ import main as browser_main
 from designer.browser.detail import ABSENT, DIFFERS_ROLE, RowComparisonModel
 from designer.browser.models import RecordTableModel
 from engine.run.rundir import RunInfo, conflicts_arrow, run_reference_to_dir, write_failed_run
+from engine.summary import read_run
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 BIG = 100_000
@@ -368,3 +370,43 @@ def test_a_hundred_thousand_conflicts_load_filter_and_sort_lazily(
     record_property("load_seconds", round(load_seconds, 2))
     print(f"\n100,000 conflicts: open {load_seconds:.2f} s, filter {filter_seconds:.2f} s, sort {sort_seconds:.2f} s")
     assert load_seconds < 10, f"opening 100,000 conflicts took {load_seconds:.1f} s"
+
+
+def readers_alive() -> bool:
+    return any(t.name == "mapwright-read-run" and t.is_alive() for t in threading.enumerate())
+
+
+def test_the_window_reads_a_run_off_the_gui_thread_and_shows_only_the_latest_it_opened(
+        qtbot: QtBot, tmp_path: Path, ordering_run: Path, unhandled: list[BaseException]) -> None:
+    """`load_run` returns before the run is read (the GUI thread goes on painting while 100,000 conflicts
+    load); a run opened meanwhile supersedes it, whichever read ends first; a folder that is no run is said
+    in the banner; closing the browser mid-read leaves nothing to crash."""
+    write_big_run(tmp_path / "big")
+    browser = ConflictBrowser()
+    qtbot.addWidget(browser)
+    browser.show()
+
+    browser.load_run(tmp_path / "big")
+    assert browser.summary is None and browser.loading() and "Loading" in browser.banner.text()
+    with qtbot.waitSignal(browser.sig_run_opened, timeout=60_000) as opened:
+        pass
+    assert not browser.loading() and opened.args[0].conflicts and browser.conflicts.rowCount() == BIG
+
+    browser.load_run(tmp_path / "big")  # the slow read first...
+    browser.load_run(ordering_run)  # ...then the quick one: it is the one shown, at the end too
+    qtbot.waitUntil(lambda: not readers_alive() and not browser.loading(), timeout=60_000)
+    qtbot.wait(50)  # whatever the big read queued is delivered, and ignored
+    assert browser.rundir == ordering_run and browser.conflicts.rowCount() == len(read_run(ordering_run).conflicts)
+
+    (tmp_path / "plain").mkdir()
+    with qtbot.waitSignal(browser.sig_open_failed, timeout=30_000) as failed:
+        browser.load_run(tmp_path / "plain")
+    assert "manifest.json" in failed.args[0] and "Cannot open" in browser.banner.text()
+    assert browser.summary is None and browser.conflicts.rowCount() == 0
+
+    browser.load_run(tmp_path / "big")
+    browser.close()
+    browser.deleteLater()
+    qtbot.waitUntil(lambda: not readers_alive(), timeout=60_000)
+    qtbot.wait(50)
+    assert unhandled == []

@@ -108,6 +108,7 @@ def delete_later_now() -> None:
 def test_a_browser_can_be_opened_again_after_one_was_closed(window: MainWindow, tmp_path: Path) -> None:
     run = write_run(tmp_path / "run")
     first = window.open_run(run)
+    assert first.summary is None and first.loading()  # read off the GUI thread: shown when the read is done
     first.close()  # deletes itself (WA_DeleteOnClose)
     delete_later_now()
     second = window.open_run(run)  # raised RuntimeError: ... ConflictBrowser already deleted
@@ -243,6 +244,7 @@ def test_a_run_on_the_sample_data_says_its_rejects_are_expected(sample_window: M
     sample_window.run_action.trigger()
     qtbot.waitUntil(lambda: len(sample_window.browsers) == 1)
     browser = sample_window.browsers[0]
+    qtbot.waitUntil(lambda: browser.summary is not None)  # read off the GUI thread
     assert not browser.sample_note.isHidden()
     assert "on purpose" in browser.sample_note.text()
     assert "expected" in browser.banner.text()
