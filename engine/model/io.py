@@ -39,11 +39,12 @@ class ModelLoadError(Exception):
         super().__init__(f"{where} {field}: {message}" if field else f"{where}: {message}")
 
 
-_CONTROL = {i: f"\\x{i:02x}" for i in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t"}
+_CONTROL = {i: f"\\x{i:02x}" for i in (*range(32), *range(0x7F, 0xA0))} | {10: "\\n", 13: "\\r", 9: "\\t"}
 
 
 def one_line(text: str) -> str:
-    """`text` with control characters escaped, so a name holding a newline cannot split an error in two."""
+    """`text` with control characters escaped, so a name holding a newline cannot split an error in two,
+    nor one holding ESC or a C1 control (`\\x9b`, a CSI on its own) drive the terminal it is printed on."""
     return text.translate(_CONTROL)
 
 

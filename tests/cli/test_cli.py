@@ -226,3 +226,53 @@ def test_validate_text_files_a_key_or_index_finding_under_its_table() -> None:
                                         unique={"UX": ["N", "N"]})])
     lines = render_text(built, validate(built)).splitlines()
     assert lines[0] == "table s.T" and "TB005" in lines[1]
+
+
+ESC = "\x1b[2J\x1b]0;owned\x07\x9b"
+"""Clears the screen and retitles the terminal; `\\x9b` is a CSI on its own (a C1 control)."""
+
+
+def test_conflicts_text_never_prints_a_control_character_of_a_name_or_value(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "run"))
+    from runkit import build, copy_mapping, rec, table, ts
+
+    from engine.run.rundir import run_reference_to_dir
+
+    cols = {"ID": "INTEGER", "NAME" + ESC: "VARCHAR(40)"}
+    model = build([{"id": "s" + ESC, "dbms": "oracle"}, {"id": "t", "dbms": "oracle"}],
+                  [table("s" + ESC, "T" + ESC, cols, ["ID"]), table("t", "T" + ESC, cols, ["ID"])],
+                  [copy_mapping("m" + ESC, f"s{ESC}.T{ESC}", f"t.T{ESC}", list(cols))])
+    (tmp_path / "model.json").write_text(model.model_dump_json())
+    (tmp_path / "data" / "changes").mkdir(parents=True)
+    lines = [rec("s" + ESC, "t1", "I", table="T" + ESC, after={"ID": 1, "NAME" + ESC: "a" + ESC}),
+             rec("t", "t2", "I", table="T" + ESC, after={"ID": 1, "NAME" + ESC: "b\n  forged line"}, at=ts(1)),
+             rec("s" + ESC, "t3", "U", table="T" + ESC, seq=2, at=ts(5), before={"ID": 1, "NAME" + ESC: "zz"},
+                 after={"ID": 1, "NAME" + ESC: "c" + ESC})]
+    (tmp_path / "data" / "changes" / "c.jsonl").write_text("\n".join(lines) + "\n")
+    status, run = run_reference_to_dir(tmp_path / "model.json", tmp_path / "data", tmp_path / "run")
+    assert status == "succeeded"
+    text = mw("conflicts", str(run))
+    assert text.returncode == 0
+    assert "DIVERGED" in text.stdout and "by table: " in text.stdout
+    assert not any(c in text.stdout for c in "\x1b\x07\x9b"), text.stdout
+    assert "m\\x1b[2J\\x1b]0;owned\\x07\\x9b" in text.stdout  # shown escaped, still readable
+    assert "forged line" in text.stdout and "\n  forged line" not in text.stdout
+    as_json = mw("conflicts", str(run), "--format", "json")
+    doc = json.loads(as_json.stdout)
+    assert doc["convergence"][0]["mapping"] == "m" + ESC  # JSON keeps the name exactly (escaped by JSON itself)
+    assert as_json.stdout == mw("conflicts", str(run), "--format", "json").stdout
+
+
+def test_validate_text_never_prints_a_control_character_of_a_name(tmp_path: Path) -> None:
+    model = {"format": "mapwright/1", "servers": [{"id": "s", "dbms": "oracle"}],
+             "tables": [{"server": "s", "name": "T" + ESC, "columns": [{"name": "A", "type": "INTEGER"}],
+                         "primary_key": ["NOPE"]}],
+             "mappings": [{"id": "m" + ESC, "source": "s.T" + ESC, "target": "s.GONE\nerror TB001 forged"}]}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(model))
+    out = mw("validate", str(path))
+    assert out.returncode == 1
+    assert "MP002" in out.stdout and "TB001" in out.stdout
+    assert not any(c in out.stdout for c in "\x1b\x07\x9b"), out.stdout
+    assert "mapping m\\x1b[2J" in out.stdout
+    assert not any(line.startswith("error TB001 forged") for line in out.stdout.splitlines())
