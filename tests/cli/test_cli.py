@@ -139,6 +139,65 @@ def test_export_schema_accepts_every_example(examples: Path) -> None:
         jsonschema.validate(bad, schema)
 
 
+
+def test_the_schema_is_a_valid_draft_2020_12_schema_that_takes_the_odd_names_fixture() -> None:
+    import jsonschema
+    schema = format_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    odd = Path(__file__).resolve().parent.parent / "fixtures" / "odd_names" / "model.json"
+    jsonschema.Draft202012Validator(schema).validate(json.loads(odd.read_text()))
+
+
+def test_the_schema_checks_deeply_nested_methods_in_linear_time() -> None:
+    """The method union was a `oneOf` over every method: a validator tried each at every level, so 7 nested
+    methods took about a minute, and 31 (the loader takes 32) would never finish."""
+    import time
+
+    import jsonschema
+    validator = jsonschema.Draft202012Validator(format_schema())
+    for depth in (6, 31):
+        node: object = "NAME"
+        for i in range(depth):
+            node = {"method": ("trim", "upper", "lower")[i % 3], "input": node}
+        model = json.loads(SAMPLE_MODEL.read_text())
+        model["mappings"][0]["columns"]["CUST_KEY"] = node
+        started = time.perf_counter()
+        assert validator.is_valid(model)
+        assert time.perf_counter() - started < 2.0, depth
+    model["mappings"][0]["columns"]["CUST_KEY"] = {"method": "upper", "input": {"method": "nope", "input": "A"}}
+    assert not validator.is_valid(model)
+
+
+@pytest.mark.parametrize("change", [
+    {"format": "mapwright/2"}, {"format": "mapwright"}, {"format": "orders/1"}, {"format": "mapwright/1\n"},
+    {"format": "mapwright/12"}, {"format": "mapwright/0000000001"},
+    {"column": {"inputs": ["REGION", "CUST_NO"], "sep": "-"}},  # a method object without its `method`
+    {"column": {"method": "concat", "inputs": ["REGION"], "sep": 1}},
+])
+def test_the_schema_refuses_what_the_loader_refuses(change: dict[str, object], tmp_path: Path) -> None:
+    import jsonschema
+
+    from engine.model import ModelLoadError, parse_model
+    model = json.loads(SAMPLE_MODEL.read_text())
+    if "format" in change:
+        model["format"] = change["format"]
+    else:
+        model["mappings"][0]["columns"]["CUST_KEY"] = change["column"]
+    with pytest.raises(ModelLoadError):
+        parse_model(json.dumps(model))
+    assert not jsonschema.Draft202012Validator(format_schema()).is_valid(model)
+
+
+@pytest.mark.parametrize("version", ["mapwright/1", "mapwright/1.3", "mapwright/01", "mapwright/1.\nrc"])
+def test_the_schema_takes_every_format_the_loader_takes(version: str) -> None:
+    import jsonschema
+
+    from engine.model import parse_model
+    model = {"format": version}
+    parse_model(json.dumps(model))
+    assert jsonschema.Draft202012Validator(format_schema()).is_valid(model)
+
+
 def test_export_ddl_and_report(tmp_path: Path) -> None:
     ddl = tmp_path / "t.sql"
     assert mw("export", str(SAMPLE_MODEL), "--to", "ddl", "--dialect", "oracle", "--out", str(ddl)).returncode == 0
