@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -277,7 +278,8 @@ def check_manifest(path: Path, text: str, doc: Any) -> None:
         if not isinstance(stages, dict):
             raise bad(["stages"], f"expected an object of seconds, got {kind(stages)}")
         for key, value in stages.items():
-            if isinstance(value, bool) or not isinstance(value, int | float):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                # NaN and Infinity: Python's JSON reads them, but `conflicts --format json` would print them
                 raise bad(["stages", key], f"expected seconds (a number), got {_shown(value)}")
     if doc.get("reason") is not None and not isinstance(doc["reason"], str):
         raise bad(["reason"], f"expected text, got {kind(doc['reason'])}")

@@ -197,6 +197,10 @@ SHAPES: dict[str, tuple[Damage, str, int | str | None]] = {
     "stages a list": (lambda r: edit_json(r, "manifest.json", set_in(("stages",), [1.0])), "manifest.json", '"stages"'),
     "a stage text": (lambda r: edit_json(r, "manifest.json", set_in(("stages", "resolve"), "fast")),
                      "manifest.json", '"fast"'),
+    "a stage NaN": (lambda r: edit_json(r, "manifest.json", set_in(("stages", "resolve"), float("nan"))),
+                    "manifest.json", '"resolve": NaN'),  # `conflicts --format json` would print it: not JSON
+    "a stage infinite": (lambda r: edit_json(r, "manifest.json", set_in(("stages", "decode"), float("-inf"))),
+                         "manifest.json", '"decode": -Infinity'),
     "reason a number": (lambda r: edit_json(r, "manifest.json", set_in(("reason",), 7)), "manifest.json", '"reason"'),
     "convergence a list": (write_bytes("convergence.json", b"[]\n"), "convergence.json", 1),
     "convergence without mappings": (write_bytes("convergence.json", b"{}\n"), "convergence.json", 1),
