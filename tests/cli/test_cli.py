@@ -335,3 +335,21 @@ def test_validate_text_never_prints_a_control_character_of_a_name(tmp_path: Path
     assert not any(c in out.stdout for c in "\x1b\x07\x9b"), out.stdout
     assert "mapping m\\x1b[2J" in out.stdout
     assert not any(line.startswith("error TB001 forged") for line in out.stdout.splitlines())
+
+
+@pytest.mark.parametrize("to", ["json", "schema", "ddl", "report"])
+def test_an_export_never_replaces_a_pipe_or_device_with_a_file(to: str, tmp_path: Path) -> None:
+    """The rename put a regular file in place of a FIFO; as root, `--out /dev/null` would replace /dev/null."""
+    import os
+    import stat
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link"
+    link.symlink_to(fifo)
+    for out in (fifo, link):
+        res = mw("export", str(SAMPLE_MODEL), "--to", to, "--out", str(out))
+        assert res.returncode == 2, res.stdout
+        assert len(res.stderr.splitlines()) == 1 and "not a regular file" in res.stderr, res.stderr
+        assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link"]  # no temporary file left
