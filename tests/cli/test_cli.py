@@ -353,3 +353,13 @@ def test_an_export_never_replaces_a_pipe_or_device_with_a_file(to: str, tmp_path
         assert len(res.stderr.splitlines()) == 1 and "not a regular file" in res.stderr, res.stderr
         assert stat.S_ISFIFO(fifo.stat().st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link"]  # no temporary file left
+
+
+def test_an_empty_or_unknown_dialect_or_server_is_refused_not_ignored(tmp_path: Path) -> None:
+    """`--dialect "$DIALECT"` with the variable unset wrote each server's own dialect, silently."""
+    out = tmp_path / "o.sql"
+    for args in (["--dialect", ""], ["--dialect", "ORACLE2"], ["--server", ""], ["--server", "nosuch"]):
+        res = mw("export", str(SAMPLE_MODEL), "--to", "ddl", *args, "--out", str(out))
+        assert res.returncode == 2, args
+        assert len(res.stderr.splitlines()) == 1 and ("dialect" in res.stderr or "server" in res.stderr), res.stderr
+        assert not out.exists()
