@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from engine.model.io import MAX_MODEL_BYTES
+from engine.model.io import MAX_MODEL_BYTES, one_line
 from engine.model.jsonpos import line_of
 from engine.run.publish import is_run_directory  # noqa: F401  (one check, re-exported for readers)
 from engine.run.rundir import table_file
@@ -51,7 +51,8 @@ class RunDirUnreadable(ValueError):
         self.path, self.problem, self.line, self.where = Path(path), problem, line, where
         where_shown = where if where is None or len(where) <= 80 else where[:77] + "..."
         place = f"{path}" + (f":{line}" if line is not None else "") + (f" {where_shown}" if where_shown else "")
-        super().__init__(" ".join(f"{place}: {problem}".split()))  # always one line
+        # always one line, and a key or value of the file holding ESC cannot drive the terminal it is printed on
+        super().__init__(one_line(" ".join(f"{place}: {problem}".split())))
 
 
 class RunDirDamaged(RunDirUnreadable):

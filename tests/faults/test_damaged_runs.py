@@ -345,6 +345,16 @@ def test_not_a_folder_or_not_a_run(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "no manifest.json" in assert_refused(tmp_path / "empty", capsys, str(tmp_path / "empty"))
 
 
+
+def test_a_control_character_in_a_damaged_run_is_printed_escaped(intact: Path, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    rundir = copy_of(intact, tmp_path)
+    edit_json(rundir, "manifest.json", set_in(("counts", "x\x1b[2J\x9b"), "bad"))
+    assert main(["conflicts", str(rundir)]) == 2
+    err = capsys.readouterr().err
+    assert "counts.x\\x1b[2J\\x9b" in err and "\x1b" not in err and "\x9b" not in err, err
+
+
 def test_the_real_command_refuses_a_damaged_run_in_one_line(intact: Path, tmp_path: Path) -> None:
     rundir = copy_of(intact, tmp_path)
     replace_line("conflicts.jsonl", 2, "[1, 2]")(rundir)
