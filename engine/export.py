@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from engine.ddl import DdlError, model_ddl
 from engine.deploy.goldengate import write_goldengate
+from engine.limits import MAX_SQL_CHARS
 from engine.model.io import dump_model, write_atomic
 from engine.model.methods import METHOD_CLASSES
 from engine.model.schema import FORMAT, FORMAT_MAJOR, Model
@@ -32,6 +33,9 @@ def format_schema() -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = f"Mapwright model ({FORMAT})"
     schema["properties"]["format"]["pattern"] = FORMAT_PATTERN
+    defs = schema["$defs"]
+    defs["Expression"]["properties"]["sql"]["maxLength"] = MAX_SQL_CHARS  # the loader's limit on SQL text
+    defs["Mapping"]["properties"]["where"]["anyOf"][0]["maxLength"] = MAX_SQL_CHARS
     names = {f"#/$defs/{cls.__name__}": name for name, cls in METHOD_CLASSES.items()}
     schema = cast(dict[str, Any], _method_refs(schema, names))
     schema["$defs"]["Method"] = {

@@ -173,6 +173,7 @@ def test_the_schema_checks_deeply_nested_methods_in_linear_time() -> None:
     {"format": "mapwright/12"}, {"format": "mapwright/0000000001"},
     {"column": {"inputs": ["REGION", "CUST_NO"], "sep": "-"}},  # a method object without its `method`
     {"column": {"method": "concat", "inputs": ["REGION"], "sep": 1}},
+    {"column": {"method": "expression", "sql": "1 + " * 5000 + "1"}}, {"where": "REGION = 'x' OR " * 1500 + "TRUE"},
 ])
 def test_the_schema_refuses_what_the_loader_refuses(change: dict[str, object], tmp_path: Path) -> None:
     import jsonschema
@@ -181,6 +182,8 @@ def test_the_schema_refuses_what_the_loader_refuses(change: dict[str, object], t
     model = json.loads(SAMPLE_MODEL.read_text())
     if "format" in change:
         model["format"] = change["format"]
+    elif "where" in change:
+        model["mappings"][0]["where"] = change["where"]
     else:
         model["mappings"][0]["columns"]["CUST_KEY"] = change["column"]
     with pytest.raises(ModelLoadError):
