@@ -366,3 +366,7 @@ def test_an_empty_or_unknown_dialect_or_server_is_refused_not_ignored(tmp_path: 
         assert res.returncode == 2, args
         assert len(res.stderr.splitlines()) == 1 and ("dialect" in res.stderr or "server" in res.stderr), res.stderr
         assert not out.exists()
+    for to in ("json", "goldengate"):
+        res = mw("export", str(SAMPLE_MODEL), "--to", to, "--out", "", cwd=tmp_path)
+        assert (res.returncode, res.stderr) == (2, "mapwright: --out names no file (an empty path)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
