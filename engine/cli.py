@@ -46,6 +46,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.server is not None and args.to != "ddl":
         raise UsageError("--server is for --to ddl (the DDL of one server's tables)")
+    if not args.out.strip():  # Path("") is the current folder: a rename onto it fails with "Device or resource busy"
+        raise UsageError("--out names no file (an empty path)")
     if _same_file(Path(args.out), Path(args.model)):
         raise UsageError(f"{args.out} is the model file itself: export to another path")
     model = load_model(args.model)

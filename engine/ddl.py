@@ -221,7 +221,7 @@ def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
 def model_ddl(model: Model, dialect: str | None = None, server: str | None = None) -> str:
     """CREATE TABLE for every table a mapping writes to (or, given `server`, every table of that server): a
     section per server, each in its server's dialect, or all in `dialect` when given."""
-    forced = load_dialect(dialect) if dialect else None
+    forced = load_dialect(dialect) if dialect is not None else None  # `--dialect ""` is a mistake, not "each its own"
     if server is not None:
         if model.server(server) is None:
             raise DdlError(f"no server {server!r} in the model (servers: {', '.join(s.id for s in model.servers)})")

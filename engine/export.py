@@ -6,12 +6,14 @@ import html
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from engine.ddl import DdlError, model_ddl
 from engine.deploy.goldengate import write_goldengate
+from engine.limits import MAX_SQL_CHARS
 from engine.model.io import dump_model, write_atomic
-from engine.model.schema import FORMAT, Model
+from engine.model.methods import METHOD_CLASSES
+from engine.model.schema import FORMAT, FORMAT_MAJOR, Model
 from engine.report import group_title, summary
 from engine.rules import validate
 
@@ -25,10 +27,47 @@ def export_json(model: Model, out: Path, **_: Any) -> None:
 
 
 def format_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the model file: pydantic's, with the method union made a choice by
+    its `method` field and the format string constrained as the loader constrains it."""
     schema = Model.model_json_schema(mode="validation")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = f"Mapwright model ({FORMAT})"
+    schema["properties"]["format"]["pattern"] = FORMAT_PATTERN
+    defs = schema["$defs"]
+    defs["Expression"]["properties"]["sql"]["maxLength"] = MAX_SQL_CHARS  # the loader's limit on SQL text
+    defs["Mapping"]["properties"]["where"]["anyOf"][0]["maxLength"] = MAX_SQL_CHARS
+    names = {f"#/$defs/{cls.__name__}": name for name, cls in METHOD_CLASSES.items()}
+    schema = cast(dict[str, Any], _method_refs(schema, names))
+    schema["$defs"]["Method"] = {
+        "description": "A column-map method, chosen by its `method` field.",
+        "type": "object", "required": ["method"], "properties": {"method": {"enum": list(names.values())}},
+        "allOf": [{"if": {"properties": {"method": {"const": name}}}, "then": {"$ref": ref}}
+                  for ref, name in names.items()],
+    }
     return schema
+
+
+FORMAT_PATTERN = rf"^mapwright/0{{0,8}}{FORMAT_MAJOR}(?![^.])"
+"""What `Model._known_format` takes: family `mapwright`, major version 1 (at most 9 digits), then the end or
+`.` and any minor part. No `$`: in Python's `re` (and so in the `jsonschema` package) it matches before a final
+newline, which the loader refuses."""
+
+
+def _method_refs(node: Any, names: dict[str, str]) -> Any:
+    """`node` with every `oneOf` over the method classes replaced by a reference to `Method`.
+
+    A `oneOf` makes a validator try every alternative at every level of a nested method, so checking
+    `upper(trim(cast(...)))` took time exponential in its depth (a minute at 7 levels): `Method` picks the
+    one alternative by `if`/`then` on `method`, as the loader does, and also requires that field, as the
+    loader does (pydantic's schema has it optional, with a default)."""
+    if isinstance(node, list):
+        return [_method_refs(x, names) for x in node]
+    if not isinstance(node, dict):
+        return node
+    alternatives = node.get("oneOf")
+    if isinstance(alternatives, list) and {a.get("$ref") for a in alternatives} == set(names):
+        return {**{k: v for k, v in node.items() if k != "oneOf"}, "$ref": "#/$defs/Method"}
+    return {k: _method_refs(v, names) for k, v in node.items()}
 
 
 def export_schema(model: Model, out: Path, **_: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.model.io import one_line
 from engine.model.schema import Model
 from engine.rules.findings import Finding, count
 
@@ -28,7 +29,7 @@ def group_title(model: Model, finding: Finding) -> str:
 def render_text(model: Model, findings: list[Finding], source: str = "") -> str:
     """One block per mapping or table; each line `severity  code  where: message`; a summary last."""
     if not findings:
-        return f"{source}: no problems found" if source else "no problems found"
+        return one_line(f"{source}: no problems found" if source else "no problems found")
     groups: dict[str, list[Finding]] = {}
     for finding in findings:
         groups.setdefault(group_title(model, finding), []).append(finding)
@@ -41,4 +42,4 @@ def render_text(model: Model, findings: list[Finding], source: str = "") -> str:
             lines.append(f"  {f.severity.value:<8} {f.code}  {where + ': ' if where else ''}{f.message}")
         lines.append("")
     lines.append(f"{source}: {summary(findings)}" if source else summary(findings))
-    return "\n".join(lines)
+    return "\n".join(one_line(line) for line in lines)  # a name's ESC or newline must not reach the terminal

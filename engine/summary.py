@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.model.io import one_line
 from engine.run.rundir_read import LastAttempt, RunDirDamaged, RunDirUnreadable, read_run_files
 
 __all__ = ["RunDirDamaged", "RunDirUnreadable", "RunSummary", "read_run", "render_summary"]
@@ -60,20 +61,26 @@ def render_summary(summary: RunSummary, rundir: Path) -> str:
     if counts:
         lines.append("  " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     if summary.status != "succeeded":
-        return "\n".join(lines)
+        return _printable(lines)
     c = doc["conflicts"]
-    lines.append(f"\nconflicts: {c['total']}")
+    lines += ["", f"conflicts: {c['total']}"]
     for title, key in (("by type", "by_type"), ("by outcome", "by_outcome"), ("by table", "by_table")):
         if c[key]:
             lines.append(f"  {title}: " + ", ".join(f"{k} {v}" for k, v in c[key].items()))
     lines.append(f"error queue: {doc['error_queue']}    rejects: {doc['rejects']}")
-    lines.append("\nconvergence:")
+    lines += ["", "convergence:"]
     for m in summary.convergence:
         state = "converged" if not m.get("diverged") else f"DIVERGED on {m['diverged']} of {m['compared']} keys"
         lines.append(f"  {m['mapping']:<28} {state}")
         for example in (m.get("examples") or [])[:3]:
             lines.append(f"      {describe_difference(example)}")
-    return "\n".join(lines)
+    return _printable(lines)
+
+
+def _printable(lines: list[str]) -> str:
+    """The lines joined, each with its control characters escaped: names, values and reasons come from the
+    model and the data, and an ESC in one must not clear or retitle the terminal, nor a newline forge a line."""
+    return "\n".join(one_line(line) for line in lines)
 
 
 def describe_difference(example: dict[str, Any]) -> str:

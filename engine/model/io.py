@@ -8,6 +8,7 @@ Saving writes a temporary file beside the target, then renames it.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -39,11 +40,12 @@ class ModelLoadError(Exception):
         super().__init__(f"{where} {field}: {message}" if field else f"{where}: {message}")
 
 
-_CONTROL = {i: f"\\x{i:02x}" for i in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t"}
+_CONTROL = {i: f"\\x{i:02x}" for i in (*range(32), *range(0x7F, 0xA0))} | {10: "\\n", 13: "\\r", 9: "\\t"}
 
 
 def one_line(text: str) -> str:
-    """`text` with control characters escaped, so a name holding a newline cannot split an error in two."""
+    """`text` with control characters escaped, so a name holding a newline cannot split an error in two,
+    nor one holding ESC or a C1 control (`\\x9b`, a CSI on its own) drive the terminal it is printed on."""
     return text.translate(_CONTROL)
 
 
@@ -241,7 +243,8 @@ def save_model(model: Model, path: str | os.PathLike[str]) -> None:
 def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
     """Write `text` to `target` so that a reader sees the old file or the new one, never a part.
 
-    A symlink is followed, so the file it points to is replaced. `mode`: the permissions to give it
+    A symlink is followed, so the file it points to is replaced; a target that is a pipe, a device or a
+    socket raises `OSError` (EINVAL) and is left as it is. `mode`: the permissions to give it
     (default: keep the replaced file's, or the umask's for a new file). The text goes to
     `.NAME.PID.XXXXXXXX.tmp` beside the target, then is renamed over it. A writer that is killed leaves its
     temporary file behind: the next write of the same target removes such leftovers.
@@ -249,6 +252,10 @@ def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
     target = Path(target)
     if target.is_symlink():
         target = target.resolve()
+    if target.exists() and not target.is_file() and not target.is_dir():
+        # the rename would put a regular file in place of a FIFO or a device (as root, `--out /dev/null`
+        # would replace /dev/null): never ours to replace
+        raise OSError(errno.EINVAL, "not a regular file (a pipe, device or socket is never replaced)", str(target))
     remove_stale_temporaries(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from engine.model.io import MAX_MODEL_BYTES
+from engine.model.io import MAX_MODEL_BYTES, one_line
 from engine.model.jsonpos import line_of
 from engine.run.publish import is_run_directory  # noqa: F401  (one check, re-exported for readers)
 from engine.run.rundir import table_file
@@ -50,7 +51,8 @@ class RunDirUnreadable(ValueError):
         self.path, self.problem, self.line, self.where = Path(path), problem, line, where
         where_shown = where if where is None or len(where) <= 80 else where[:77] + "..."
         place = f"{path}" + (f":{line}" if line is not None else "") + (f" {where_shown}" if where_shown else "")
-        super().__init__(" ".join(f"{place}: {problem}".split()))  # always one line
+        # always one line, and a key or value of the file holding ESC cannot drive the terminal it is printed on
+        super().__init__(one_line(" ".join(f"{place}: {problem}".split())))
 
 
 class RunDirDamaged(RunDirUnreadable):
@@ -277,7 +279,8 @@ def check_manifest(path: Path, text: str, doc: Any) -> None:
         if not isinstance(stages, dict):
             raise bad(["stages"], f"expected an object of seconds, got {kind(stages)}")
         for key, value in stages.items():
-            if isinstance(value, bool) or not isinstance(value, int | float):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                # NaN and Infinity: Python's JSON reads them, but `conflicts --format json` would print them
                 raise bad(["stages", key], f"expected seconds (a number), got {_shown(value)}")
     if doc.get("reason") is not None and not isinstance(doc["reason"], str):
         raise bad(["reason"], f"expected text, got {kind(doc['reason'])}")

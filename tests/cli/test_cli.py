@@ -139,6 +139,68 @@ def test_export_schema_accepts_every_example(examples: Path) -> None:
         jsonschema.validate(bad, schema)
 
 
+
+def test_the_schema_is_a_valid_draft_2020_12_schema_that_takes_the_odd_names_fixture() -> None:
+    import jsonschema
+    schema = format_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    odd = Path(__file__).resolve().parent.parent / "fixtures" / "odd_names" / "model.json"
+    jsonschema.Draft202012Validator(schema).validate(json.loads(odd.read_text()))
+
+
+def test_the_schema_checks_deeply_nested_methods_in_linear_time() -> None:
+    """The method union was a `oneOf` over every method: a validator tried each at every level, so 7 nested
+    methods took about a minute, and 31 (the loader takes 32) would never finish."""
+    import time
+
+    import jsonschema
+    validator = jsonschema.Draft202012Validator(format_schema())
+    for depth in (6, 31):
+        node: object = "NAME"
+        for i in range(depth):
+            node = {"method": ("trim", "upper", "lower")[i % 3], "input": node}
+        model = json.loads(SAMPLE_MODEL.read_text())
+        model["mappings"][0]["columns"]["CUST_KEY"] = node
+        started = time.perf_counter()
+        assert validator.is_valid(model)
+        assert time.perf_counter() - started < 2.0, depth
+    model["mappings"][0]["columns"]["CUST_KEY"] = {"method": "upper", "input": {"method": "nope", "input": "A"}}
+    assert not validator.is_valid(model)
+
+
+@pytest.mark.parametrize("change", [
+    {"format": "mapwright/2"}, {"format": "mapwright"}, {"format": "orders/1"}, {"format": "mapwright/1\n"},
+    {"format": "mapwright/12"}, {"format": "mapwright/0000000001"},
+    {"column": {"inputs": ["REGION", "CUST_NO"], "sep": "-"}},  # a method object without its `method`
+    {"column": {"method": "concat", "inputs": ["REGION"], "sep": 1}},
+    {"column": {"method": "expression", "sql": "1 + " * 5000 + "1"}}, {"where": "REGION = 'x' OR " * 1500 + "TRUE"},
+])
+def test_the_schema_refuses_what_the_loader_refuses(change: dict[str, object], tmp_path: Path) -> None:
+    import jsonschema
+
+    from engine.model import ModelLoadError, parse_model
+    model = json.loads(SAMPLE_MODEL.read_text())
+    if "format" in change:
+        model["format"] = change["format"]
+    elif "where" in change:
+        model["mappings"][0]["where"] = change["where"]
+    else:
+        model["mappings"][0]["columns"]["CUST_KEY"] = change["column"]
+    with pytest.raises(ModelLoadError):
+        parse_model(json.dumps(model))
+    assert not jsonschema.Draft202012Validator(format_schema()).is_valid(model)
+
+
+@pytest.mark.parametrize("version", ["mapwright/1", "mapwright/1.3", "mapwright/01", "mapwright/1.\nrc"])
+def test_the_schema_takes_every_format_the_loader_takes(version: str) -> None:
+    import jsonschema
+
+    from engine.model import parse_model
+    model = {"format": version}
+    parse_model(json.dumps(model))
+    assert jsonschema.Draft202012Validator(format_schema()).is_valid(model)
+
+
 def test_export_ddl_and_report(tmp_path: Path) -> None:
     ddl = tmp_path / "t.sql"
     assert mw("export", str(SAMPLE_MODEL), "--to", "ddl", "--dialect", "oracle", "--out", str(ddl)).returncode == 0
@@ -226,3 +288,85 @@ def test_validate_text_files_a_key_or_index_finding_under_its_table() -> None:
                                         unique={"UX": ["N", "N"]})])
     lines = render_text(built, validate(built)).splitlines()
     assert lines[0] == "table s.T" and "TB005" in lines[1]
+
+
+ESC = "\x1b[2J\x1b]0;owned\x07\x9b"
+"""Clears the screen and retitles the terminal; `\\x9b` is a CSI on its own (a C1 control)."""
+
+
+def test_conflicts_text_never_prints_a_control_character_of_a_name_or_value(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "run"))
+    from runkit import build, copy_mapping, rec, table, ts
+
+    from engine.run.rundir import run_reference_to_dir
+
+    cols = {"ID": "INTEGER", "NAME" + ESC: "VARCHAR(40)"}
+    model = build([{"id": "s" + ESC, "dbms": "oracle"}, {"id": "t", "dbms": "oracle"}],
+                  [table("s" + ESC, "T" + ESC, cols, ["ID"]), table("t", "T" + ESC, cols, ["ID"])],
+                  [copy_mapping("m" + ESC, f"s{ESC}.T{ESC}", f"t.T{ESC}", list(cols))])
+    (tmp_path / "model.json").write_text(model.model_dump_json())
+    (tmp_path / "data" / "changes").mkdir(parents=True)
+    lines = [rec("s" + ESC, "t1", "I", table="T" + ESC, after={"ID": 1, "NAME" + ESC: "a" + ESC}),
+             rec("t", "t2", "I", table="T" + ESC, after={"ID": 1, "NAME" + ESC: "b\n  forged line"}, at=ts(1)),
+             rec("s" + ESC, "t3", "U", table="T" + ESC, seq=2, at=ts(5), before={"ID": 1, "NAME" + ESC: "zz"},
+                 after={"ID": 1, "NAME" + ESC: "c" + ESC})]
+    (tmp_path / "data" / "changes" / "c.jsonl").write_text("\n".join(lines) + "\n")
+    status, run = run_reference_to_dir(tmp_path / "model.json", tmp_path / "data", tmp_path / "run")
+    assert status == "succeeded"
+    text = mw("conflicts", str(run))
+    assert text.returncode == 0
+    assert "DIVERGED" in text.stdout and "by table: " in text.stdout
+    assert not any(c in text.stdout for c in "\x1b\x07\x9b"), text.stdout
+    assert "m\\x1b[2J\\x1b]0;owned\\x07\\x9b" in text.stdout  # shown escaped, still readable
+    assert "forged line" in text.stdout and "\n  forged line" not in text.stdout
+    as_json = mw("conflicts", str(run), "--format", "json")
+    doc = json.loads(as_json.stdout)
+    assert doc["convergence"][0]["mapping"] == "m" + ESC  # JSON keeps the name exactly (escaped by JSON itself)
+    assert as_json.stdout == mw("conflicts", str(run), "--format", "json").stdout
+
+
+def test_validate_text_never_prints_a_control_character_of_a_name(tmp_path: Path) -> None:
+    model = {"format": "mapwright/1", "servers": [{"id": "s", "dbms": "oracle"}],
+             "tables": [{"server": "s", "name": "T" + ESC, "columns": [{"name": "A", "type": "INTEGER"}],
+                         "primary_key": ["NOPE"]}],
+             "mappings": [{"id": "m" + ESC, "source": "s.T" + ESC, "target": "s.GONE\nerror TB001 forged"}]}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(model))
+    out = mw("validate", str(path))
+    assert out.returncode == 1
+    assert "MP002" in out.stdout and "TB001" in out.stdout
+    assert not any(c in out.stdout for c in "\x1b\x07\x9b"), out.stdout
+    assert "mapping m\\x1b[2J" in out.stdout
+    assert not any(line.startswith("error TB001 forged") for line in out.stdout.splitlines())
+
+
+@pytest.mark.parametrize("to", ["json", "schema", "ddl", "report"])
+def test_an_export_never_replaces_a_pipe_or_device_with_a_file(to: str, tmp_path: Path) -> None:
+    """The rename put a regular file in place of a FIFO; as root, `--out /dev/null` would replace /dev/null."""
+    import os
+    import stat
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link"
+    link.symlink_to(fifo)
+    for out in (fifo, link):
+        res = mw("export", str(SAMPLE_MODEL), "--to", to, "--out", str(out))
+        assert res.returncode == 2, res.stdout
+        assert len(res.stderr.splitlines()) == 1 and "not a regular file" in res.stderr, res.stderr
+        assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link"]  # no temporary file left
+
+
+def test_an_empty_or_unknown_dialect_or_server_is_refused_not_ignored(tmp_path: Path) -> None:
+    """`--dialect "$DIALECT"` with the variable unset wrote each server's own dialect, silently."""
+    out = tmp_path / "o.sql"
+    for args in (["--dialect", ""], ["--dialect", "ORACLE2"], ["--server", ""], ["--server", "nosuch"]):
+        res = mw("export", str(SAMPLE_MODEL), "--to", "ddl", *args, "--out", str(out))
+        assert res.returncode == 2, args
+        assert len(res.stderr.splitlines()) == 1 and ("dialect" in res.stderr or "server" in res.stderr), res.stderr
+        assert not out.exists()
+    for to in ("json", "goldengate"):
+        res = mw("export", str(SAMPLE_MODEL), "--to", to, "--out", "", cwd=tmp_path)
+        assert (res.returncode, res.stderr) == (2, "mapwright: --out names no file (an empty path)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -197,6 +197,10 @@ SHAPES: dict[str, tuple[Damage, str, int | str | None]] = {
     "stages a list": (lambda r: edit_json(r, "manifest.json", set_in(("stages",), [1.0])), "manifest.json", '"stages"'),
     "a stage text": (lambda r: edit_json(r, "manifest.json", set_in(("stages", "resolve"), "fast")),
                      "manifest.json", '"fast"'),
+    "a stage NaN": (lambda r: edit_json(r, "manifest.json", set_in(("stages", "resolve"), float("nan"))),
+                    "manifest.json", '"resolve": NaN'),  # `conflicts --format json` would print it: not JSON
+    "a stage infinite": (lambda r: edit_json(r, "manifest.json", set_in(("stages", "decode"), float("-inf"))),
+                         "manifest.json", '"decode": -Infinity'),
     "reason a number": (lambda r: edit_json(r, "manifest.json", set_in(("reason",), 7)), "manifest.json", '"reason"'),
     "convergence a list": (write_bytes("convergence.json", b"[]\n"), "convergence.json", 1),
     "convergence without mappings": (write_bytes("convergence.json", b"{}\n"), "convergence.json", 1),
@@ -339,6 +343,16 @@ def test_not_a_folder_or_not_a_run(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "not a folder" in assert_refused(tmp_path / "file", capsys, str(tmp_path / "file"))
     (tmp_path / "empty").mkdir()
     assert "no manifest.json" in assert_refused(tmp_path / "empty", capsys, str(tmp_path / "empty"))
+
+
+
+def test_a_control_character_in_a_damaged_run_is_printed_escaped(intact: Path, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    rundir = copy_of(intact, tmp_path)
+    edit_json(rundir, "manifest.json", set_in(("counts", "x\x1b[2J\x9b"), "bad"))
+    assert main(["conflicts", str(rundir)]) == 2
+    err = capsys.readouterr().err
+    assert "counts.x\\x1b[2J\\x9b" in err and "\x1b" not in err and "\x9b" not in err, err
 
 
 def test_the_real_command_refuses_a_damaged_run_in_one_line(intact: Path, tmp_path: Path) -> None:
