@@ -20,6 +20,7 @@ from pathlib import Path
 from engine import __version__
 from engine.export import EXPORTERS, ExportError
 from engine.model import ModelLoadError, load_model
+from engine.model.io import one_line
 from engine.report import render_text
 from engine.rules import count, validate
 
@@ -75,7 +76,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                   f"{Path(args.out) / REPORT_NAME} lists them", file=sys.stderr)
     if args.to == "postgresql":
         for note in notes:
-            print(f"mapwright: finding: {note}", file=sys.stderr)
+            print(f"mapwright: finding: {one_line(note)}", file=sys.stderr)  # a name's ESC never drives the terminal
         print(f"{len(notes)} finding(s): what PostgreSQL cannot express (also in {args.out}/report.txt)")
     if args.to == "ddl" and args.server is None and not model.mappings:
         print("mapwright: note: no mapping writes to any table, so the DDL has no tables "
@@ -174,7 +175,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     except ImportFailure as exc:
         raise UsageError(str(exc)) from None
     for note in imported.notes:
-        print(f"mapwright: note: {note}", file=sys.stderr)
+        print(f"mapwright: note: {one_line(str(note))}", file=sys.stderr)
     try:
         save_model(model, target)
     except OSError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import shutil
 import subprocess
 import sys
@@ -370,3 +371,27 @@ def test_an_empty_or_unknown_dialect_or_server_is_refused_not_ignored(tmp_path: 
         res = mw("export", str(SAMPLE_MODEL), "--to", to, "--out", "", cwd=tmp_path)
         assert (res.returncode, res.stderr) == (2, "mapwright: --out names no file (an empty path)\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_deployment_findings_and_import_notes_never_print_a_control_character(tmp_path: Path) -> None:
+    cols = [{"name": "ID", "type": "INTEGER"}, {"name": "N" + ESC, "type": "VARCHAR(10)"}]
+    model = {"format": "mapwright/1",
+             "servers": [{"id": "a", "dbms": "postgresql"}, {"id": "b", "dbms": "postgresql"}],
+             "tables": [{"server": s, "name": "T", "columns": cols, "primary_key": ["ID"]} for s in "ab"],
+             "mappings": [{"id": "m" + ESC, "source": "a.T", "target": "b.T", "distribution_key": ["ID"],
+                           "where": "rand() > 0.5",
+                           "columns": {"ID": {"method": "column", "input": "ID"}}}]}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(model))
+    out = mw("export", str(path), "--to", "postgresql", "--out", str(tmp_path / "deploy"), "--force")
+    assert out.returncode == 0, out.stderr
+    assert "mapwright: finding: " in out.stderr and "m\\x1b[2J" in out.stderr  # said, escaped
+    assert not any(c in out.stderr for c in "\x1b\x07\x9b"), out.stderr
+
+    database = tmp_path / "esc.db"
+    with sqlite3.connect(database) as db:
+        db.execute(f'CREATE TABLE "T{ESC}" (ID INTEGER PRIMARY KEY, G INTEGER GENERATED ALWAYS AS (ID + 1))')
+    imported = mw("import", f"sqlite:///{database}", "--server", "s", "--out", str(tmp_path / "i.json"))
+    assert imported.returncode == 0, imported.stderr
+    assert "mapwright: note: " in imported.stderr and "T\\x1b[2J" in imported.stderr
+    assert not any(c in imported.stderr for c in "\x1b\x07\x9b"), imported.stderr
