@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
