@@ -19,6 +19,24 @@ from pgserver import PgServer, PgUnavailable, running_server  # noqa: E402
 
 EXAMPLES = ROOT / "tests" / "fixtures" / "examples"  # copies of the contract's examples: the project stands alone
 
+LONGEST_FIRST = (
+    "tests/spark/test_clusters.py::test_two_workers_write_the_run_directory_of_local_2",
+    "tests/designer/test_warm.py::test_the_window_keeps_one_spark_warm",
+    "tests/spark/test_debezium_run.py::test_the_debezium_sample_gives_the_same_run_directory",
+    "tests/spark/test_clusters.py::test_spark_connect_server",
+    "tests/sql/test_reference_equals_spark.py::test_reference_equals_spark_on_the_allow_list",
+    "tests/spark/test_pipeline.py::test_spark_equals_reference_on_random_workloads",
+)
+"""The suite's longest tests (minutes each on a loaded 2-core machine), started first: `make test`'s two
+workers then share the rest while these run, instead of one worker finishing the suite alone with one of
+them (longest first is the classic schedule; CI's last minutes were one test on one core)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)), len(LONGEST_FIRST))
+    items.sort(key=rank)  # stable: every other test keeps its place
+
 
 @pytest.fixture(scope="session")
 def examples() -> Path:  # read-only: safe to share across hypothesis inputs
