@@ -150,17 +150,21 @@ def test_conflicts_on_something_that_is_not_a_run(tmp_path: Path) -> None:
 
 
 def _descendants(pid: int) -> list[int]:
-    """Every process below `pid` (Linux: /proc's children lists)."""
+    """Every process below `pid`, from each process's parent in /proc/PID/stat (the kernel's `children`
+    lists are documented as unreliable while the children run: CI once found no JVM under a running run)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
     out, todo = [], [pid]
     while todo:
         parent = todo.pop()
-        for task in Path(f"/proc/{parent}/task").glob("*"):
-            try:
-                children = [int(c) for c in (task / "children").read_text().split()]
-            except OSError:
-                continue
-            out += children
-            todo += children
+        children = [child for child, ppid in parents.items() if ppid == parent]
+        out += children
+        todo += children
     return out
 
 
