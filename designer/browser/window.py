@@ -85,6 +85,15 @@ def ran_on_bundled_sample(summary: RunSummary) -> bool:
         return False
 
 
+def _read(path: Path) -> tuple[RunSummary | None, BaseException | None]:
+    """The run directory at `path` read, or why it cannot be."""
+    try:
+        with collector_paused():
+            return read_run(path), None
+    except (RunDirUnreadable, OSError, UnicodeDecodeError) as exc:
+        return None, exc
+
+
 class _RunReader(QObject):
     """Reads one run directory on a thread of its own and hands the result to the GUI thread: its signal,
     emitted from that thread, is queued to the browser, which lives in the GUI thread."""
@@ -93,14 +102,10 @@ class _RunReader(QObject):
 
     def read(self, number: int, path: Path) -> None:
         try:
-            with collector_paused():
-                summary = read_run(path)
-        except (RunDirUnreadable, OSError, UnicodeDecodeError) as exc:
-            self._emit(number, path, None, exc)
+            summary, error = _read(path)
         except Exception as exc:  # anything else a damaged folder raises is said too: a thread's error is lost
-            self._emit(number, path, None, RunDirUnreadable(path, f"{type(exc).__name__}: {exc}"))
-        else:
-            self._emit(number, path, summary, None)
+            summary, error = None, RunDirUnreadable(path, f"{type(exc).__name__}: {exc}")
+        self._emit(number, path, summary, error)
 
     def _emit(self, number: int, path: Path, summary: RunSummary | None, error: BaseException | None) -> None:
         with contextlib.suppress(RuntimeError):  # the browser, and this reader with it, closed meanwhile
@@ -204,25 +209,24 @@ class ConflictBrowser(QWidget):
             return
         self._shown = number
         self.unsetCursor()
-        if summary is None:
-            self._show_unreadable(path, str(error), damaged=isinstance(error, RunDirDamaged))
-        else:
-            self.show_run(summary, path)
+        self._show_read(path, summary, error)
 
     def open_run(self, path: Path) -> RunSummary | None:
         """Read the run directory at `path` and show it; None (and `sig_open_failed`) when it cannot be read."""
         path = Path(path)
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            with collector_paused():
-                summary = read_run(path)
-        except (RunDirUnreadable, OSError, UnicodeDecodeError) as exc:
-            self._show_unreadable(path, str(exc), damaged=isinstance(exc, RunDirDamaged))
-            return None
+            summary, error = _read(path)
         finally:
             QGuiApplication.restoreOverrideCursor()
-        self.show_run(summary, path)
+        self._show_read(path, summary, error)
         return summary
+
+    def _show_read(self, path: Path, summary: RunSummary | None, error: BaseException | None) -> None:
+        if summary is None:
+            self._show_unreadable(path, str(error), damaged=isinstance(error, RunDirDamaged))
+        else:
+            self.show_run(summary, path)
 
     def show_run(self, summary: RunSummary, rundir: Path | None = None) -> None:
         """Show a run already read."""

@@ -23,28 +23,10 @@ from designer.browser import ConflictBrowser
 from designer.browser.__main__ import main as browser_main
 from designer.browser.detail import ABSENT, DIFFERS_ROLE, RowComparisonModel
 from designer.browser.models import RecordTableModel
-from engine.run.rundir import RunInfo, conflicts_arrow, run_reference_to_dir, write_failed_run
+from engine.run.rundir import RunInfo, conflicts_arrow, write_failed_run
 from engine.summary import read_run
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 BIG = 100_000
-
-
-@pytest.fixture(scope="module")
-def ordering_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    example = EXAMPLES / "ordering_conflict"
-    status, out = run_reference_to_dir(example / "model.json", example / "data", tmp_path_factory.mktemp("r") / "run")
-    assert status == "succeeded"
-    return out
-
-
-@pytest.fixture
-def browser(qtbot: QtBot) -> ConflictBrowser:
-    widget = ConflictBrowser()
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
 
 
 @pytest.fixture

@@ -11,33 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import Qt, QTextDocument  # QtCore's Qt with QtGui's functions (mightBeRichText)
 from PySide6.QtWidgets import QLabel, QTableView
 from pytestqt.qtbot import QtBot
 
 from designer.browser import ConflictBrowser
-from engine.run.rundir import conflicts_arrow, run_reference_to_dir
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
-
-
-@pytest.fixture(scope="module")
-def ordering_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    example = EXAMPLES / "ordering_conflict"
-    status, out = run_reference_to_dir(example / "model.json", example / "data", tmp_path_factory.mktemp("r") / "run")
-    assert status == "succeeded"
-    return out
-
-
-@pytest.fixture
-def browser(qtbot: QtBot) -> ConflictBrowser:
-    widget = ConflictBrowser()
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+from engine.run.rundir import conflicts_arrow
 
 
 def rewritten_run(base: Path, out: Path, conflicts: Sequence[dict[str, Any]] | None = None,
