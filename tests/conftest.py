@@ -2,6 +2,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -53,3 +54,16 @@ def pg_server() -> Iterator[PgServer]:
             yield server
     except PgUnavailable as exc:
         pytest.fail(f"cannot start a PostgreSQL server for this test: {exc}")
+
+
+@pytest.fixture
+def browser(qtbot: Any) -> Any:
+    """A conflict browser, shown, with no run open (the designer's tests and the damaged-run tests use it;
+    Qt is imported only by the tests that ask for one)."""
+    from designer.browser import ConflictBrowser
+
+    widget = ConflictBrowser()
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget

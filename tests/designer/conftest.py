@@ -8,9 +8,7 @@ from pathlib import Path
 from types import TracebackType
 
 import pytest
-from pytestqt.qtbot import QtBot
 
-from designer.browser import ConflictBrowser
 from engine.run.rundir import run_reference_to_dir
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
@@ -36,13 +34,3 @@ def ordering_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     status, out = run_reference_to_dir(example / "model.json", example / "data", tmp_path_factory.mktemp("r") / "run")
     assert status == "succeeded"
     return out
-
-
-@pytest.fixture
-def browser(qtbot: QtBot) -> ConflictBrowser:
-    """A conflict browser, shown, with no run open."""
-    widget = ConflictBrowser()
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget

@@ -450,17 +450,6 @@ def test_a_damaged_run_with_a_failed_attempt_says_both(intact: Path, tmp_path: P
 
 # --- the conflict browser --------------------------------------------------------------------------------
 
-@pytest.fixture
-def browser(qtbot: QtBot) -> Any:
-    from designer.browser import ConflictBrowser
-
-    widget = ConflictBrowser()
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
-
-
 @pytest.mark.parametrize("case, damage, name", [
     ("convergence missing", remove("convergence.json"), "convergence.json"),
     ("a conflicts line an array", replace_line("conflicts.jsonl", 2, "[1, 2]"), "conflicts.jsonl"),
