@@ -40,12 +40,17 @@ class ModelLoadError(Exception):
         super().__init__(f"{where} {field}: {message}" if field else f"{where}: {message}")
 
 
-_CONTROL = {i: f"\\x{i:02x}" for i in (*range(32), *range(0x7F, 0xA0))} | {10: "\\n", 13: "\\r", 9: "\\t"}
+_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+"""Unicode's bidirectional controls: an override in a name reorders the rest of the line as it is shown."""
+_CONTROL = ({i: f"\\x{i:02x}" for i in (*range(32), *range(0x7F, 0xA0))} | {10: "\\n", 13: "\\r", 9: "\\t"}
+            | {i: f"\\u{i:04x}" for i in (*_BIDI, 0x2028, 0x2029)})
 
 
 def one_line(text: str) -> str:
-    """`text` with control characters escaped, so a name holding a newline cannot split an error in two,
-    nor one holding ESC or a C1 control (`\\x9b`, a CSI on its own) drive the terminal it is printed on."""
+    """`text` with control characters escaped, so a name holding a newline (or a line or paragraph
+    separator) cannot split an error in two, nor one holding ESC or a C1 control (`\\x9b`, a CSI on its
+    own) drive the terminal it is printed on, nor a bidirectional override (`\\u202e`) show the rest of the
+    line reversed: what is printed reads as what the file holds."""
     return text.translate(_CONTROL)
 
 

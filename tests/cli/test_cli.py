@@ -341,6 +341,20 @@ def test_validate_text_never_prints_a_control_character_of_a_name(tmp_path: Path
     assert not any(line.startswith("error TB001 forged") for line in out.stdout.splitlines())
 
 
+def test_validate_text_escapes_bidirectional_overrides_and_line_separators(tmp_path: Path) -> None:
+    """A right-to-left override shows the rest of the line reversed ("Trojan Source"), and U+2028 breaks a
+    line in many terminals and editors: printed escaped, a name reads as the file holds it."""
+    model = {"format": "mapwright/1", "servers": [{"id": "s", "dbms": "oracle"}],
+             "tables": [{"server": "s", "name": "T", "columns": [{"name": "A", "type": "INTEGER"}]}],
+             "mappings": [{"id": "m\u202eok\u2066", "source": "s.T", "target": "s.GONE\u2028error TB001 forged"}]}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(model))
+    out = mw("validate", str(path))
+    assert out.returncode == 1
+    assert not any(c in out.stdout for c in "\u202e\u2066\u2028"), out.stdout
+    assert "mapping m\\u202eok\\u2066" in out.stdout and "GONE\\u2028error TB001 forged" in out.stdout
+
+
 @pytest.mark.parametrize("to", ["json", "schema", "ddl", "report"])
 def test_an_export_never_replaces_a_pipe_or_device_with_a_file(to: str, tmp_path: Path) -> None:
     """The rename put a regular file in place of a FIFO; as root, `--out /dev/null` would replace /dev/null."""
