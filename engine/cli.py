@@ -47,6 +47,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.server is not None and args.to != "ddl":
         raise UsageError("--server is for --to ddl (the DDL of one server's tables)")
+    if args.dialect is not None and args.to in ("postgresql", "goldengate"):  # the contract's exports accept it
+        raise UsageError(f"--dialect is for --to ddl; --to {args.to} writes {args.to}'s own syntax")
     if not args.out.strip():  # Path("") is the current folder: a rename onto it fails with "Device or resource busy"
         raise UsageError("--out names no file (an empty path)")
     if _same_file(Path(args.out), Path(args.model)):

@@ -384,6 +384,9 @@ def test_an_empty_or_unknown_dialect_or_server_is_refused_not_ignored(tmp_path: 
     for to in ("json", "goldengate"):
         res = mw("export", str(SAMPLE_MODEL), "--to", to, "--out", "", cwd=tmp_path)
         assert (res.returncode, res.stderr) == (2, "mapwright: --out names no file (an empty path)\n")
+    for to in ("postgresql", "goldengate"):  # was ignored: PostgreSQL's SQL written whatever it said
+        res = mw("export", str(SAMPLE_MODEL), "--to", to, "--dialect", "oracle", "--out", str(tmp_path / to))
+        assert res.returncode == 2 and "--dialect is for --to ddl" in res.stderr, res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
