@@ -30,7 +30,7 @@ from typing import Any
 from engine.model.types import SqlType, TypeFamily
 from engine.sampledata.timetable import SCHEDULE, SNAPSHOT_AT, SPLIT
 from engine.sampledata.transactions import Row, Txn
-from engine.sampledata.writer import Writer, remove_stale
+from engine.sampledata.writer import MARKER, MARKER_TEXT, Writer, remove_stale
 
 CONNECTORS = {"oracle": "oracle", "db2": "db2", "postgresql": "postgresql", "mssql": "sqlserver", "mysql": "mysql"}
 UNWRAPPED = ("postgresql",)
@@ -45,6 +45,7 @@ class DebeziumWriter(Writer):
 
     def write(self, out: Path, snapshot: Mapping[str, list[Row]], txns: Sequence[Txn]) -> None:
         remove_stale(out)
+        self.put(out / MARKER, MARKER_TEXT)
         for table, rows in sorted(snapshot.items()):
             server = table.split(".", 1)[0]
             plan = self.ctx.tables[table]

@@ -9,9 +9,10 @@ from engine.sampledata.day import ordinary_day
 from engine.sampledata.debezium import DebeziumWriter
 from engine.sampledata.malformed import MALFORMED_SHARE
 from engine.sampledata.scenarios import scenarios
-from engine.sampledata.shop import Shop
+from engine.sampledata.shop import SampleDataError, SampleModelError, Shop
 from engine.sampledata.snapshot import snapshot
-from engine.sampledata.writer import Writer
+from engine.sampledata.transactions import Row, Txn
+from engine.sampledata.writer import Writer, check_out
 
 
 def generate(model: Model, out: Path, seed: int = 7, rows: int = 10_000, changes: int = 3_000,
@@ -19,13 +20,29 @@ def generate(model: Model, out: Path, seed: int = 7, rows: int = 10_000, changes
     """Write the sample data set of `model` (the bundled sample) into `out`: about `rows` snapshot rows
     and `changes` change records. Files a run would read that this data set does not have are removed.
 
+    `out` must be absent, empty or a folder the generator wrote (`check_out`); it is checked, and the
+    whole day generated, before anything is written, so a refusal (`SampleDataError`) leaves it as it was.
+    With `debezium`, the same day is written as Debezium change events (`DebeziumWriter`)."""
+    out = Path(out)
+    check_out(out)
+    try:
+        shop = Shop(model, seed)
+        start, txns = day(shop, rows, changes)
+    except SampleDataError:
+        raise
+    except (KeyError, ValueError, RuntimeError) as exc:  # a model that changes what the script relies on
+        raise SampleModelError(f"the sample day does not fit this model: {type(exc).__name__}: {exc}") from exc
+    (DebeziumWriter if debezium else Writer)(model, shop.ctx).write(out, start, txns)
+
+
+def day(shop: Shop, rows: int, changes: int) -> tuple[dict[str, list[Row]], list[Txn]]:
+    """The snapshot's rows by table and the day's transactions.
+
     The order of the steps is the order in which they draw from the one random source: the snapshot,
-    the scenarios, then the ordinary day filling what the scenarios left of `changes`. With `debezium`,
-    the same day is written as Debezium change events (`DebeziumWriter`)."""
-    shop = Shop(model, seed)
+    the scenarios, then the ordinary day filling what the scenarios left of `changes`."""
     start = snapshot(shop, rows)
     scenarios(shop, changes)
     scripted = sum(len(txn.ops) for txn in shop.txns)
     malformed = round(changes * MALFORMED_SHARE)
     ordinary_day(shop, max(0, changes - scripted - malformed), malformed)
-    (DebeziumWriter if debezium else Writer)(model, shop.ctx).write(Path(out), start, shop.txns)
+    return start, shop.txns

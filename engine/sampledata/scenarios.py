@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import TypeVar
 
 from engine.sampledata.catalogue import REGIONS, money, moved, payment, person, phone, product, reprice, shipping
-from engine.sampledata.shop import Shop
+from engine.sampledata.shop import SampleDataError, Shop
 from engine.sampledata.timetable import DAY, OPEN, later
 from engine.sampledata.transactions import Key, Op, Row, Txn, update
 
@@ -53,7 +53,8 @@ def reserve(shop: Shop, pool: list[T], ok: Callable[[T], bool]) -> T:
     """Take a random item that passes `ok` out of `pool`."""
     candidates = [i for i, item in enumerate(pool) if ok(item)]
     if not candidates:
-        raise ValueError("too few rows for the scenarios: raise `rows`")
+        raise SampleDataError("too few snapshot rows for the scenarios of this many changes: "
+                              "raise --rows or lower --changes")
     return pool.pop(shop.rng.choice(candidates))
 
 

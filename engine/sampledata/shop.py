@@ -23,8 +23,26 @@ from engine.sampledata.transactions import Key, Op, Row, Txn
 
 T = TypeVar("T")
 
+class SampleDataError(ValueError):
+    """The sample day cannot be written as asked (a model it does not fit, too few rows, an `out` that is not
+    the generator's); the message is one line for the user."""
+
+
+class SampleModelError(SampleDataError):
+    """The model is not one the sample day fits: the day is scripted for the bundled sample's tables,
+    mappings, columns and types, and a model that changes them fails somewhere inside."""
+
+
 TABLES = ("hq.CUSTOMER", "branch.CUSTOMER", "web.CUSTOMER", "hq.PRODUCT", "branch.PRODUCT", "web.PRODUCT",
           "hq.ORDERS", "branch.ORDERS", "web.ORDERS", "hq.ORDER_LINE", "branch.ORDER_LINE")
+MAPPINGS = {"cust_hq_to_branch": ("hq.CUSTOMER", "branch.CUSTOMER"),
+            "cust_hq_to_web": ("hq.CUSTOMER", "web.CUSTOMER"),
+            "product_hq_to_branch": ("hq.PRODUCT", "branch.PRODUCT"),
+            "product_hq_to_web": ("hq.PRODUCT", "web.PRODUCT"),
+            "orders_branch_to_hq": ("branch.ORDERS", "hq.ORDERS"),
+            "orders_web_to_hq": ("web.ORDERS", "hq.ORDERS"),
+            "order_line_branch_to_hq": ("branch.ORDER_LINE", "hq.ORDER_LINE")}
+"""The mappings the snapshot copies its rows through, by id: (source, target)."""
 
 
 @dataclass
@@ -45,7 +63,11 @@ class Shop:
     def __init__(self, model: Model, seed: int) -> None:
         missing = [t for t in TABLES if model.table(t) is None]
         if missing:
-            raise ValueError(f"the sample data needs the sample model's tables; missing: {', '.join(missing)}")
+            raise SampleModelError(f"the sample data needs the sample model's tables; missing: {', '.join(missing)}")
+        have = {m.id: (m.source, m.target) for m in model.mappings}
+        missing = [f"{i} ({s} -> {t})" for i, (s, t) in MAPPINGS.items() if have.get(i) != (s, t)]
+        if missing:
+            raise SampleModelError(f"the sample data needs the sample model's mappings; missing: {', '.join(missing)}")
         self.model, self.rng = model, random.Random(seed)
         self.ctx = build_context(model)
         self.sites = Sites(self.ctx, parse_schedule(SCHEDULE))
@@ -53,11 +75,20 @@ class Shop:
         self.busy: dict[Key, datetime] = {}
         self.txns: list[Txn] = []
         self.counters: dict[str, int] = {}
+        self.issued: dict[str, set[int]] = {}
 
     def next_id(self, name: str, start: int) -> int:
-        """The next number of the sequence `name` (the first is `start + 1`)."""
-        self.counters[name] = self.counters.get(name, start) + 1
-        return self.counters[name]
+        """The next number of the sequence `name` (the first is `start + 1`) that no sequence of its kind
+        has given out (the kind is the name up to the dot: `order.hq` and `order.web` are both orders).
+        Each sequence starts in a block of its own, but a big snapshot or a long day runs one block into
+        the next: a new product numbered like one of the snapshot's would be a key both sites insert."""
+        taken = self.issued.setdefault(name.split(".", 1)[0], set())
+        number = self.counters.get(name, start) + 1
+        while number in taken:
+            number += 1
+        self.counters[name] = number
+        taken.add(number)
+        return number
 
     def row(self, table: str, *key: Any) -> Row:
         """A copy of the replica's row of `table` at `key`; it must exist."""

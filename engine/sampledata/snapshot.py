@@ -15,9 +15,10 @@ def snapshot(shop: Shop, rows: int) -> dict[str, list[Row]]:
     the other sites through the model's mappings. Fills the replica and the pools; returns the rows by
     table."""
     rng, sites, scale = shop.rng, shop.sites, rows / 10_000
-    for i in range(max(40, round(1000 * scale))):
+    for _ in range(max(40, round(1000 * scale))):
         region = rng.choice(sorted(REGIONS))
-        row = person(rng, region, 10_001 + i, NIGHTLY_SYNC - timedelta(days=rng.randrange(1, 900)))
+        joined = NIGHTLY_SYNC - timedelta(days=rng.randrange(1, 900))
+        row = person(rng, region, shop.next_id("customer.snapshot", 10_000), joined)
         row.update(CONTACT_VERSION=rng.randrange(1, 5), LOYALTY_POINTS=rng.randrange(0, 4000),
                    CREDIT_LIMIT=money(rng.choice((500, 1000, 2500, 5000))) if rng.random() < 0.6 else None,
                    EMAIL=None if rng.random() < 0.06 else row["EMAIL"],
@@ -29,8 +30,9 @@ def snapshot(shop: Shop, rows: int) -> dict[str, list[Row]]:
             sites.put("web.CUSTOMER", sites.copy_through("cust_hq_to_web", row, NIGHTLY_SYNC, "hq"))
         home = rng.choices(("hq", "branch", "web"), (5, 3, 2))[0]
         shop.pools.customers["hq" if home == "web" and not at_web else home].append((region, row["CUST_NO"]))
-    for i in range(max(20, round(400 * scale))):
-        row = product(rng, i + 1, NIGHTLY_SYNC - timedelta(days=rng.randrange(1, 200)))
+    for _ in range(max(20, round(400 * scale))):
+        listed = NIGHTLY_SYNC - timedelta(days=rng.randrange(1, 200))
+        row = product(rng, shop.next_id("product.snapshot", 0), listed)
         row["DISCONTINUED"] = "Y" if rng.random() < 0.05 else "N"
         sites.put("hq.PRODUCT", row)
         branch = sites.copy_through("product_hq_to_branch", row, NIGHTLY_SYNC, "hq")

@@ -3,6 +3,7 @@
     out/snapshots/<server>/<table>.csv|.jsonl    the rows at 06:00, the same data at every site
     out/changes/<site>-am.jsonl, <site>-pm.jsonl  the day's change records, split at 13:00
     out/schedule.json                             propagation delays and two outage windows
+    out/sampledata.json                           marks the folder as the generator's (`MARKER`)
 
 Files are written in a fixed order with fixed formatting, so the same day gives byte-identical files.
 """
@@ -22,10 +23,16 @@ from engine.model.schema import Model
 from engine.model.types import SqlType
 from engine.run.context import RunContext
 from engine.sampledata.malformed import defective
+from engine.sampledata.shop import SampleDataError
 from engine.sampledata.timetable import NOON, SCHEDULE, SPLIT
 from engine.sampledata.transactions import Row, Txn
 
 JSONL_SNAPSHOTS = ("web.CUSTOMER", "web.PRODUCT", "web.ORDERS")  # the PostgreSQL site exports JSON lines
+MARKER = "sampledata.json"
+"""The file that marks a folder as one the generator wrote: only such a folder, or an empty one, is written
+over (a run reads no such file)."""
+MARKER_TEXT = json.dumps({"written_by": "python -m engine.sampledata",
+                          "note": "generated sample data: writing it again replaces its data files"}, indent=1) + "\n"
 
 
 def render(value: Any, t: SqlType | None) -> Any:
@@ -46,6 +53,19 @@ def render_cell(value: Any, t: SqlType | None) -> str:
     return format(value, "f") if isinstance(value, Decimal) else str(render(value, t))
 
 
+def check_out(out: Path) -> None:
+    """Refuse an `out` that is not the generator's to write: a file, or a folder with content and no `MARKER`.
+    Writing removes the data files of an earlier day, so someone's own data folder (their captured changes,
+    their snapshots) or any other folder is left untouched, as CONTRACT section 6 asks of run directories."""
+    if not out.exists() and not out.is_symlink():
+        return
+    if not out.is_dir():
+        raise SampleDataError(f"{out} is not a folder: --out names the data folder to write")
+    if any(out.iterdir()) and not (out / MARKER).is_file():
+        raise SampleDataError(f"{out} holds files the sample-data generator did not write (it has no {MARKER}); "
+                              "choose an empty or a new folder")
+
+
 def remove_stale(out: Path) -> None:
     """Remove the files a run of `out` would read besides the ones about to be written (either format's)."""
     for stale in [*out.glob("changes/*.jsonl"), *out.glob("snapshots/*/*"), *out.glob("changes/debezium/*/*")]:
@@ -62,6 +82,7 @@ class Writer:
     def write(self, out: Path, snapshot: Mapping[str, list[Row]], txns: Sequence[Txn]) -> None:
         """Write the snapshot's rows and the transactions (numbered here, in commit order) into `out`."""
         remove_stale(out)
+        self.put(out / MARKER, MARKER_TEXT)
         for table, rows in snapshot.items():
             server, name = table.split(".", 1)
             suffix = ".jsonl" if table in JSONL_SNAPSHOTS else ".csv"

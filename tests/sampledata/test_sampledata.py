@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,8 @@ from engine.rules import Severity, validate
 from engine.run import RunResult, run_reference
 from engine.run.records import change_lines, read_changes
 from engine.sampledata import generate, main
+from engine.sampledata.shop import Shop
+from engine.sampledata.writer import MARKER
 from resources import SAMPLE_MODEL
 
 COMMITTED = SAMPLE_MODEL.parent / "orders-data"
@@ -115,8 +119,9 @@ def test_the_data_set_has_the_advertised_shape() -> None:
 
 
 def test_main_writes_the_sample_and_replaces_stale_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--out", str(tmp_path), "--rows", "300", "--changes", "100"]) == 0
+    assert (tmp_path / MARKER).is_file()
     stale = tmp_path / "changes" / "yesterday.jsonl"
-    stale.parent.mkdir()
     stale.write_text("{}\n")
     assert main(["--out", str(tmp_path), "--seed", "3", "--rows", "1000", "--changes", "300"]) == 0
     assert "wrote" in capsys.readouterr().out
@@ -128,6 +133,92 @@ def test_a_model_without_the_sample_tables_is_refused(tmp_path: Path) -> None:
     bare = Model.model_validate({"format": "mapwright/1", "servers": [{"id": "hq", "dbms": "oracle"}]})
     with pytest.raises(ValueError, match="sample model's tables"):
         generate(bare, tmp_path)
+
+
+def sample_json() -> dict[str, Any]:
+    return dict(json.loads(SAMPLE_MODEL.read_text(encoding="utf-8")))
+
+
+def without_mapping(doc: dict[str, Any]) -> None:
+    doc["mappings"] = [m for m in doc["mappings"] if m["id"] != "cust_hq_to_web"]
+    for m in doc["mappings"]:
+        if m.get("reverse") == "cust_hq_to_web":
+            m["reverse"] = None
+
+
+def narrow_names(doc: dict[str, Any]) -> None:
+    table = next(t for t in doc["tables"] if (t["server"], t["name"]) == ("hq", "CUSTOMER"))
+    next(c for c in table["columns"] if c["name"] == "NAME")["type"] = "VARCHAR2(5)"
+
+
+def audit_table(doc: dict[str, Any]) -> None:  # a mapping into a table the sample day knows nothing of
+    doc["servers"].append({"id": "Audit Site", "dbms": "other"})
+    doc["tables"].append({"server": "Audit Site", "name": "CUSTOMER", "primary_key": ["REGION", "CUST_NO"],
+                          "columns": [{"name": "REGION", "type": "CHAR(2)", "nullable": False},
+                                      {"name": "CUST_NO", "type": "INTEGER", "nullable": False}]})
+    doc["mappings"].append({"id": "audit", "source": "hq.CUSTOMER", "target": "Audit Site.CUSTOMER",
+                            "columns": {"REGION": "REGION", "CUST_NO": "CUST_NO"}})
+
+
+def bare(doc: dict[str, Any]) -> None:
+    doc.update(servers=[{"id": "hq", "dbms": "oracle"}], tables=[], mappings=[], conflicts=[])
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    (bare, "needs the sample model's tables"), (without_mapping, "mappings; missing: cust_hq_to_web"),
+    (narrow_names, "does not fit this model: ConversionError"), (audit_table, "does not fit this model")])
+def test_a_model_the_day_does_not_fit_is_refused_in_one_line(change: Callable[[dict[str, Any]], None], says: str,
+                                                             tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    doc = sample_json()
+    change(doc)
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main([str(path), "--out", str(tmp_path / "data"), "--rows", "300", "--changes", "100"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"python -m engine.sampledata: {path}: ") and says in err
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--rows", "0"], "too few snapshot rows"), (["--rows", "-5"], "--rows: -5 is negative"),
+    (["--changes", "-1"], "--changes: -1 is negative")])
+def test_sizes_that_cannot_be_met_are_refused_in_one_line(args: list[str], says: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        status = main(["--out", str(tmp_path / "data"), *args])
+    except SystemExit as exc:  # argparse's usage errors
+        status = exc.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("python -m engine.sampledata: ") and says in err
+    assert "Traceback" not in err and not (tmp_path / "data").exists()
+
+
+def test_an_out_that_is_not_the_generators_is_left_untouched(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    captured = tmp_path / "captured"  # someone's own data folder: the generator would have removed these
+    for name in ("changes/debezium/hq/events.jsonl", "snapshots/hq/CUSTOMER.csv", "notes.txt"):
+        (captured / name).parent.mkdir(parents=True, exist_ok=True)
+        (captured / name).write_text("mine\n")
+    before = tree(captured)
+    a_file = tmp_path / "model.json"
+    a_file.write_text("{}")
+    for out, says in ((captured, "did not write"), (a_file, "is not a folder"), (a_file / "data", "cannot write"),
+                      ("", "an empty path")):
+        assert main(["--out", str(out), "--rows", "300", "--changes", "100"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and says in err, err
+    assert tree(captured) == before and a_file.read_text() == "{}"
+
+
+def test_the_day_numbers_never_meet_the_snapshots(model: Model) -> None:
+    """A big snapshot (--rows 200000: products up to 8,000) ran into the day's block (new products from
+    5,001): both sites inserted SKU-05007, and the generator stopped on its own conflict check."""
+    shop = Shop(model, 7)
+    assert [shop.next_id("product.snapshot", 0) for _ in range(5_002)][-1] == 5_002
+    assert shop.next_id("product", 5_000) == 5_003
+    assert shop.next_id("product.snapshot", 0) == 5_004 and shop.next_id("order.web", 0) == 1
 
 
 # --- a reference run on the committed data ---------------------------------------
