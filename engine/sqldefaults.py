@@ -115,6 +115,19 @@ def render_default(parsed: ParsedDefault, write: str) -> str:
     return text
 
 
+def run_default(value: str | int | float | bool, dbms: str) -> str | int | float | bool:
+    """The default as a run evaluates it: text in its server's SQL rewritten as Spark SQL, the dialect the
+    run's evaluator reads, so that Oracle's `'it''s'` is `it's` (not two literals joined), and `SYSDATE`,
+    `getdate()` or DB2's `CURRENT TIMESTAMP` the change's time. A default TB003 refuses is left as written
+    (the run reads it as before)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return render_default(parse_default(value, dbms), "spark")
+    except DefaultProblem:
+        return value
+
+
 def default_problem(column: ColumnDef, dbms: str) -> str | None:
     """Why a column's default cannot be used (TB003), or None."""
     if column.default is None:

@@ -17,6 +17,7 @@ from engine.model.schema import Model, Resolution, Table, TableConflicts
 from engine.model.types import SqlType, TypeFamily
 from engine.sql import evaluate as sql_evaluate  # the module: engine.sql.evaluate imports engine.run.values
 from engine.sql.errors import UnsupportedSql
+from engine.sqldefaults import run_default
 
 
 class RunModelError(ValueError):
@@ -93,7 +94,8 @@ class RunContext:
 
 def build_context(model: Model) -> RunContext:
     """Plans for every table and mapping; raises `RunModelError` for what a run cannot execute."""
-    tables = {t.key: table_plan(t, model.conflicts_for(t.key)) for t in model.tables}
+    dbms = {s.id: s.dbms for s in model.servers}
+    tables = {t.key: table_plan(t, model.conflicts_for(t.key), dbms.get(t.server, "other")) for t in model.tables}
     mappings: dict[str, MappingPlan] = {}
     for m in model.mappings:
         for end in (m.source, m.target):
@@ -116,8 +118,9 @@ def build_context(model: Model) -> RunContext:
     return RunContext(tables, mappings, priorities)
 
 
-def table_plan(table: Table, conflicts: TableConflicts | None) -> TablePlan:
-    """A table's plan; with no conflicts entry, the default policies and every column in the shadow group."""
+def table_plan(table: Table, conflicts: TableConflicts | None, dbms: str = "other") -> TablePlan:
+    """A table's plan; with no conflicts entry, the default policies and every column in the shadow group.
+    Its column defaults are read in the SQL of its server's `dbms` (`sqldefaults.run_default`)."""
     names = tuple(table.column_names())
     entry = conflicts or TableConflicts(table=table.key)
     groups = tuple(GroupPlan(g.name, tuple(c for c in g.columns if c in names), tuple(g.resolution))
@@ -131,7 +134,7 @@ def table_plan(table: Table, conflicts: TableConflicts | None) -> TablePlan:
     return TablePlan(
         key=table.key, server=table.server, columns=names,
         types={c.name: c.sql_type for c in table.columns},
-        defaults={c.name: c.default for c in table.columns if c.default is not None},
+        defaults={c.name: run_default(c.default, dbms) for c in table.columns if c.default is not None},
         identity=identity_columns(table), unique_sets=tuple(unique_sets), groups=groups, shadow=shadow,
         compare_old_off=frozenset(c for c, on in entry.compare_old.items() if not on),
         unique_resolution={u.index: u.resolution for u in entry.unique},

@@ -31,7 +31,7 @@ from pyspark.sql import functions as F
 
 from engine.model.io import dump_model
 from engine.model.schema import Model, Table
-from engine.run.context import RunContext, build_context
+from engine.run.context import RunContext, TablePlan, build_context
 from engine.run.fold import fold_events
 from engine.run.rundir import conflict_flat, jsonl_line, time_order_key
 from engine.spark import sqltext as sql
@@ -102,7 +102,8 @@ def resolve(events: dict[str, DataFrame], model: Model,
     applied: list[str] = []
     key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
     frames = {table.key: sql.view(events[table.key]) for table in model.tables}
-    natives = [table for table in model.tables if modes[table.key] == "key" and native_table(table)]
+    natives = [table for table in model.tables
+               if modes[table.key] == "key" and native_table(table, ctx.tables[table.key])]
 
     def check(table: Table) -> str:
         """The table's events checked by the native fold, kept: read three times below."""
@@ -256,9 +257,9 @@ def default_value_sql(raw: Any, t: Any) -> str | None:
     return sql.lit(value, r.ddl)
 
 
-def native_table(table: Table) -> bool:
+def native_table(table: Table, plan: TablePlan) -> bool:
     """Whether Spark can fold `table`'s key groups: no opaque column, every default given exactly."""
-    return not table_opaque(table) and all(default_value_sql(c.default, c.sql_type) is not None
+    return not table_opaque(table) and all(default_value_sql(plan.defaults.get(c.name), c.sql_type) is not None
                                            for c in table.columns)
 
 
