@@ -479,7 +479,33 @@ def export_postgresql(model: Model, out: Path, **_: Any) -> list[DeployFinding]:
         path = out / name
         path.parent.mkdir(exist_ok=True)
         write_atomic(path, text)
+    remove_stale_servers(out, set(tokens.values()))
     return plan.findings
+
+
+def remove_stale_servers(out: Path, servers: set[str]) -> None:
+    """Remove the step scripts an earlier export wrote for servers the model no longer has (as the
+    GoldenGate export removes its stale `.prm` files), and their folders once empty: a folder left behind
+    reads as a server still to deploy. Only files this module wrote (each step's own first line) go; a
+    folder holding anything else keeps it."""
+    for folder in sorted(out.iterdir()):
+        if folder.name in servers or folder.is_symlink() or not folder.is_dir():
+            continue
+        for n, step in enumerate(STEPS, 1):
+            path = folder / f"{n}-{step}.sql"
+            if path.is_file() and not path.is_symlink() and _written_here(path, step):
+                path.unlink()
+        if not any(folder.iterdir()):
+            folder.rmdir()
+
+
+def _written_here(path: Path, step: str) -> bool:
+    opening = f"-- Mapwright: {step} of server ".encode()
+    try:
+        with path.open("rb") as f:
+            return f.read(len(opening)) == opening
+    except OSError:
+        return False
 
 
 def report_text(plan: PgPlan) -> str:

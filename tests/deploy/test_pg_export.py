@@ -115,3 +115,29 @@ def test_a_second_mapping_between_the_same_tables_is_not_deployed() -> None:
     plan = plan_deployment(parse_model(json.dumps(doc), "m.json"))
     assert [p.mapping for p in plan.publications if p.subscriber == "east"] == ["hq_to_east"]
     assert any(f.mapping == "hq_to_east_again" and "already replicates hq.ITEM" in f.message for f in plan.findings)
+
+
+def test_a_new_export_removes_only_its_own_scripts_of_servers_the_model_no_longer_has(
+        tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A west/ folder left from an earlier export read as a server still to deploy (GoldenGate's export
+    already removed its stale `.prm` files)."""
+    doc = three_site_model()
+    assert _export(tmp_path, doc, capsys)[0] == 0
+    out = tmp_path / "out"
+    (out / "east" / "notes.txt").write_text("mine")
+    (out / "east" / "5-mine.sql").write_text("-- Mapwright: settings of server east\n")  # not a step's name
+    gone = {"east", "west"}
+    doc["servers"] = [s for s in doc["servers"] if s["id"] not in gone] + [{"id": "north", "dbms": "postgresql"}]
+    doc["tables"] = [t for t in doc["tables"] if t["server"] not in gone] + [
+        dict(t, server="north") for t in doc["tables"] if t["server"] == "west"]
+    doc["mappings"] = [dict(m, id=m["id"].replace("west", "north"), source=m["source"].replace("west", "north"),
+                            target=m["target"].replace("west", "north"),
+                            reverse=m["reverse"].replace("west", "north"))
+                       for m in doc["mappings"] if "east" not in m["id"]]
+    doc["conflicts"] = [dict(c, table=c["table"].replace("west", "north")) for c in doc["conflicts"]
+                        if not c["table"].startswith("east")]
+    rc, out, err = _export(tmp_path, doc, capsys)
+    assert rc == 0, err
+    assert sorted(p.name for p in out.iterdir()) == ["README.txt", "east", "hq", "north", "report.json",
+                                                     "report.txt"]
+    assert sorted(p.name for p in (out / "east").iterdir()) == ["5-mine.sql", "notes.txt"]  # never theirs
