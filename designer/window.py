@@ -101,6 +101,7 @@ class MainWindow(QMainWindow):
         self.launcher.sig_run_finished.connect(self.run_finished)
         document.sig_path_changed.connect(lambda _p: self.launcher.model_saved_as())
         self.autosaver = Autosaver(document)
+        self.autosaver.sig_failed.connect(lambda text: self.statusBar().showMessage(text, 15000))
         self.grid = MappingGrid(document)
         self.current_ref: tuple[object, ...] = ()
         self.controller.extra_menu = self.authoring.fill_menu
