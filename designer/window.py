@@ -554,6 +554,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_discard():
+            for dialog in self.findChildren(import_dialog.ImportDialog):
+                dialog.reject()  # a running import stops: its tables never land in a model whose window is gone
             self.autosaver.discard() if not self.document.dirty else None
             if self.warm_session is not None:
                 self.warm_session.stop()

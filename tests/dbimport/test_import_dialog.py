@@ -177,3 +177,23 @@ def test_stop_cancels_a_running_import_and_nothing_changes(window: MainWindow, q
     qtbot.waitUntil(lambda: dialog.status.text() == "Import cancelled.", timeout=20000)
     assert dialog.isVisible() and dialog.close_button.text() == "Close" and dialog.list_button.isEnabled()
     assert window.document.undo_stack.count() == steps and len(window.document.model.tables) == 2
+
+
+def test_closing_the_window_mid_import_stops_it_and_closes_the_dialog(window: MainWindow, qtbot: Any,
+                                                                       tmp_path: Path) -> None:
+    """Quitting (the application's Quit, a logout) closes the window past its window-modal dialog: the import
+    must end with it, never land later in a model whose window is gone (nor keep the dialog, and so the
+    application, alive)."""
+    many = tmp_path / "many.sqlite"
+    with sqlite3.connect(many) as conn:
+        conn.executescript("".join(f"CREATE TABLE t{i:03} (id INTEGER PRIMARY KEY, v VARCHAR(5));" for i in range(400)))
+    dialog = open_dialog(window, qtbot)
+    list_tables(dialog, qtbot, f"sqlite:///{many}")
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    call = dialog.call
+    assert call is not None
+    assert window.close()
+    assert not dialog.isVisible() and call.cancel.is_set()
+    qtbot.waitUntil(lambda: not call.thread.is_alive(), timeout=20000)
+    qtbot.wait(50)  # whatever the worker emitted is delivered
+    assert len(window.document.model.tables) == 2 and not window.document.dirty
