@@ -197,3 +197,24 @@ def test_closing_the_window_mid_import_stops_it_and_closes_the_dialog(window: Ma
     qtbot.waitUntil(lambda: not call.thread.is_alive(), timeout=20000)
     qtbot.wait(50)  # whatever the worker emitted is delivered
     assert len(window.document.model.tables) == 2 and not window.document.dirty
+
+
+def test_when_no_picked_table_can_be_imported_nothing_changes_and_the_notes_say_why(window: MainWindow, qtbot: Any,
+                                                                                     tmp_path: Path) -> None:
+    """A table no model can hold (an empty name) is left out with a note; when that leaves none, the dialog
+    added an empty server as "Import 0 tables" and said it had imported."""
+    odd = tmp_path / "odd.sqlite"
+    with sqlite3.connect(odd) as conn:
+        conn.execute('CREATE TABLE "" (id INTEGER)')
+        conn.execute("CREATE TABLE ok (id INTEGER)")
+    dialog = open_dialog(window, qtbot)
+    list_tables(dialog, qtbot, f"sqlite:///{odd}")
+    dialog.tables.item(1).setCheckState(Qt.CheckState.Unchecked)
+    assert dialog.checked_tables() == [""]
+    dialog.server.setEditText("odd")
+    steps = window.document.undo_stack.count()
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.call is None, timeout=20000)
+    assert dialog.status.text() == "No table imported: none of those picked can be (the notes below say why)."
+    assert "d32f2f" in dialog.status.styleSheet() and "not imported" in dialog.notes.toPlainText()
+    assert window.document.undo_stack.count() == steps and window.document.model.server("odd") is None
