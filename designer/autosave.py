@@ -8,9 +8,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from contextlib import suppress
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths, QTimer
+from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 
 from designer.document import Document
 from engine.model import Model, ModelLoadError, dump_model, parse_model
@@ -18,10 +19,16 @@ from engine.model.io import write_atomic
 from engine.model.jsonsafe import load_json
 
 
-def autosave_dir() -> Path:
+def autosave_folder() -> Path:
+    """Where autosaves go (not made yet)."""
     override = os.environ.get("MAPWRIGHT_AUTOSAVE_DIR")
-    base = Path(override) if override else Path(
+    return Path(override) if override else Path(
         QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)) / "autosave"
+
+
+def autosave_dir() -> Path:
+    """The autosave folder, made if missing; raises `OSError` when it cannot be."""
+    base = autosave_folder()
     base.mkdir(parents=True, exist_ok=True)
     return base
 
@@ -32,8 +39,12 @@ def autosave_path(model_path: Path | None) -> Path:
 
 
 def recoverable(model_path: Path) -> Model | None:
-    """The autosaved model for `model_path`, if it is newer than the file and differs from it."""
-    auto = autosave_path(model_path)
+    """The autosaved model for `model_path`, if it is newer than the file and differs from it (None too when
+    the autosave folder cannot be made: there is nothing to recover, and the model still opens)."""
+    try:
+        auto = autosave_path(model_path)
+    except OSError:
+        return None
     if not auto.exists() or not model_path.exists():
         return None
     if auto.stat().st_mtime <= model_path.stat().st_mtime:
@@ -47,6 +58,12 @@ def recoverable(model_path: Path) -> Model | None:
 
 
 class Autosaver(QObject):
+    """Keeps the autosave of one document. A folder or disk that refuses it (full, read-only, a file in the
+    way) costs only the autosave: said by `sig_failed` once, never an exception out of a timer, a save or a
+    close."""
+
+    sig_failed = Signal(str)  # why the autosave could not be written (once, until one succeeds)
+
     def __init__(self, document: Document, delay_ms: int = 3000, interval_ms: int = 60_000) -> None:
         super().__init__(document)
         self.document = document
@@ -58,28 +75,42 @@ class Autosaver(QObject):
         document.sig_changed.connect(lambda _e: self.debounce.start())
         document.sig_dirty_changed.connect(lambda dirty: None if dirty else self.discard())
         self.path = document.path  # the file the autosave is kept for
+        self.failing = False
         document.sig_path_changed.connect(self._moved)
 
     def _moved(self, path: Path | None) -> None:
         """Save As: the edits now live in the new file, so the autosave kept for the old one (or for the
         never-saved model) goes; left behind, reopening the old file would offer them as its own."""
-        autosave_path(self.path).unlink(missing_ok=True)
+        _remove(self.path)
         self.path = path
 
     def save_now(self) -> Path | None:
         if not self.document.dirty:
             return None
-        target = autosave_path(self.document.path)
         doc = {"path": str(self.document.path) if self.document.path else None,
                "model": json.loads(dump_model(self.document.model))}
-        write_atomic(target, json.dumps(doc), mode=0o600)  # a private copy: only its owner reads it
+        try:
+            target = autosave_path(self.document.path)
+            write_atomic(target, json.dumps(doc), mode=0o600)  # a private copy: only its owner reads it
+        except OSError as exc:
+            if not self.failing:
+                self.sig_failed.emit(f"Autosave failed: cannot write to {autosave_folder()}: {exc.strerror or exc}")
+            self.failing = True
+            return None
+        self.failing = False
         return target
 
     def discard(self) -> None:
-        autosave_path(self.document.path).unlink(missing_ok=True)
+        _remove(self.document.path)
 
     def stop_and_discard(self) -> None:
         """The user threw the changes away: no pending or periodic autosave may write them back."""
         self.debounce.stop()
         self.periodic.stop()
         self.discard()
+
+
+def _remove(model_path: Path | None) -> None:
+    """Remove the autosave kept for `model_path`; one that cannot be (no autosave folder) is none to remove."""
+    with suppress(OSError):
+        autosave_path(model_path).unlink(missing_ok=True)

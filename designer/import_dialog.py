@@ -343,6 +343,10 @@ class ImportDialog(QDialog):
                   self._imported, "Reading tables…")
 
     def _imported(self, imported: ImportedSchema) -> None:
+        if not imported.tables:  # each picked table was left out (with a note): an empty server is no import
+            self.notes.setPlainText("\n".join(str(n) for n in imported.notes))
+            self._say("No table imported: none of those picked can be (the notes below say why).", error=True)
+            return
         try:
             edits = import_edits(self.document.model, imported, footprint, self.occupied())
         except ImportFailure as exc:

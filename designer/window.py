@@ -40,7 +40,7 @@ from designer.problems import ProblemsPanel
 from designer.tree import ModelTree
 from engine import operations as ops
 from engine.edits import chain
-from engine.export import EXPORTERS, ExportError
+from engine.export import EXPORTERS, ExportError, same_file
 from engine.model import ModelLoadError
 from engine.rules import Finding, Location, count
 
@@ -101,6 +101,7 @@ class MainWindow(QMainWindow):
         self.launcher.sig_run_finished.connect(self.run_finished)
         document.sig_path_changed.connect(lambda _p: self.launcher.model_saved_as())
         self.autosaver = Autosaver(document)
+        self.autosaver.sig_failed.connect(lambda text: self.statusBar().showMessage(text, 15000))
         self.grid = MappingGrid(document)
         self.current_ref: tuple[object, ...] = ()
         self.controller.extra_menu = self.authoring.fill_menu
@@ -502,13 +503,19 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", "", f"*.{suffix}")
         if not path:
             return
+        if self.document.path is not None and same_file(Path(path), self.document.path):
+            self._export_failed(f"{path} is the model file itself: export to another path")
+            return
         try:
             EXPORTERS[kind](self.document.model, Path(path))
         except (ExportError, OSError) as exc:
-            self.statusBar().showMessage(f"Export failed: {exc}", 10000)
-            message(self, QMessageBox.Icon.Critical, "Cannot export", str(exc)) if self.ask else None
+            self._export_failed(str(exc))
             return
         self.statusBar().showMessage(f"Exported {path}", 4000)
+
+    def _export_failed(self, reason: str) -> None:
+        self.statusBar().showMessage(f"Export failed: {reason}", 10000)
+        message(self, QMessageBox.Icon.Critical, "Cannot export", reason) if self.ask else None
 
     def export_postgresql(self) -> None:
         """The logical-replication deployment (a folder). What PostgreSQL cannot express is shown first,
@@ -553,6 +560,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_discard():
+            for dialog in self.findChildren(import_dialog.ImportDialog):
+                dialog.reject()  # a running import stops: its tables never land in a model whose window is gone
             self.autosaver.discard() if not self.document.dirty else None
             if self.warm_session is not None:
                 self.warm_session.stop()

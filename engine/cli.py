@@ -18,7 +18,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from engine import __version__
-from engine.export import EXPORTERS, ExportError
+from engine.export import EXPORTERS, ExportError, same_file
 from engine.model import ModelLoadError, load_model
 from engine.model.io import one_line
 from engine.report import render_text
@@ -51,7 +51,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise UsageError(f"--dialect is for --to ddl; --to {args.to} writes {args.to}'s own syntax")
     if not args.out.strip():  # Path("") is the current folder: a rename onto it fails with "Device or resource busy"
         raise UsageError("--out names no file (an empty path)")
-    if _same_file(Path(args.out), Path(args.model)):
+    if same_file(Path(args.out), Path(args.model)):
         raise UsageError(f"{args.out} is the model file itself: export to another path")
     model = load_model(args.model)
     if args.to != "schema":
@@ -84,13 +84,6 @@ def cmd_export(args: argparse.Namespace) -> int:
         print("mapwright: note: no mapping writes to any table, so the DDL has no tables "
               "(--server ID writes every table of a server)", file=sys.stderr)
     return EXIT_OK
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and a.samefile(b)
-    except OSError:
-        return False
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -165,7 +158,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     try:
         source = parse_source(args.url)
         database = sqlite_file(source.url)
-        if database and _same_file(database, target):
+        if database and same_file(database, target):
             raise UsageError(f"{target} is the database being imported: write the model to another path")
         imported = read_database(source, args.server, args.dbms, args.schema, tables, _progress_printer(),
                                  _password_prompt())

@@ -22,6 +22,15 @@ class ExportError(Exception):
     """An export that cannot be made (for example an unknown SQL dialect)."""
 
 
+def same_file(a: Path, b: Path) -> bool:
+    """True when both paths name one existing file (by another name, through a link): an export written onto
+    the model's own file would replace the model."""
+    try:
+        return a.exists() and b.exists() and a.samefile(b)
+    except OSError:
+        return False
+
+
 def export_json(model: Model, out: Path, **_: Any) -> None:
     write_atomic(out, dump_model(model))
 

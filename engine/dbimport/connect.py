@@ -63,8 +63,8 @@ class Source:
         line = " ".join(text.strip().split("\n")[0].split()) or "unknown error"
         secrets = [str(self.url.password)] if self.url.password else []
         for name, value in self.url.query.items():
-            if _secret(name):
-                secrets += [value] if isinstance(value, str) else list(value)
+            values = [value] if isinstance(value, str) else list(value)
+            secrets += values if _secret(name) else [s for v in values for s in _pair_secrets(v)]
         for secret in sorted(filter(None, secrets), key=len, reverse=True):
             line = line.replace(secret, "***")
         return line
@@ -79,16 +79,38 @@ def _secret(name: str) -> bool:
     return name != PASSWORD_ENV and SECRET_PARAMETER.search(name) is not None
 
 
+PAIR = re.compile(r"(?P<key>[^=;]*)=(?P<value>\{(?:[^}]|\}\})*\}|[^;]*)(?:;|$)")
+"""One `KEY=value;` of a connection string in a query parameter (pyodbc's `odbc_connect=DRIVER=...;PWD=...`),
+a value in braces (`{a;b}}c}`) taken whole."""
+
+
+def _pair_secrets(value: str) -> list[str]:
+    """The passwords in a query parameter's connection string (`PWD={x}` gives `{x}` and `x`)."""
+    found: list[str] = []
+    for pair in PAIR.finditer(value):
+        if _secret(pair["key"].strip()) and pair["value"]:
+            braced = pair["value"]
+            found += [braced, braced[1:-1].replace("}}", "}")] if braced.startswith("{") else [braced]
+    return found
+
+
+def _without_secret_pairs(value: str) -> str:
+    """A query parameter's value with each `PWD=...;` of its connection string left out."""
+    return PAIR.sub(lambda pair: "" if _secret(pair["key"].strip()) else pair[0], value)
+
+
 def display_url(url: URL | str) -> str:
     """A URL as text that is safe to show and to remember: no password, in its user part or its query (a
-    secret query parameter is left out)."""
+    secret query parameter is left out, and so is a password inside a parameter that holds a whole
+    connection string, as pyodbc's `odbc_connect` does)."""
     if isinstance(url, str):
         try:
             url = make_url(url)
         except Exception:
             return "(not a database URL)"
-    url = url.difference_update_query([k for k in url.query if _secret(k)])
-    return url._replace(password=None).render_as_string(hide_password=False)  # set() ignores None
+    query = {k: _without_secret_pairs(v) if isinstance(v, str) else tuple(_without_secret_pairs(x) for x in v)
+             for k, v in url.query.items() if not _secret(k)}
+    return url.set(query=query)._replace(password=None).render_as_string(hide_password=False)  # set() ignores None
 
 
 def parse_source(text: str, password: str | None = None, environ: Mapping[str, str] | None = None) -> Source:

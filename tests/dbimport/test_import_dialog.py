@@ -177,3 +177,44 @@ def test_stop_cancels_a_running_import_and_nothing_changes(window: MainWindow, q
     qtbot.waitUntil(lambda: dialog.status.text() == "Import cancelled.", timeout=20000)
     assert dialog.isVisible() and dialog.close_button.text() == "Close" and dialog.list_button.isEnabled()
     assert window.document.undo_stack.count() == steps and len(window.document.model.tables) == 2
+
+
+def test_closing_the_window_mid_import_stops_it_and_closes_the_dialog(window: MainWindow, qtbot: Any,
+                                                                       tmp_path: Path) -> None:
+    """Quitting (the application's Quit, a logout) closes the window past its window-modal dialog: the import
+    must end with it, never land later in a model whose window is gone (nor keep the dialog, and so the
+    application, alive)."""
+    many = tmp_path / "many.sqlite"
+    with sqlite3.connect(many) as conn:
+        conn.executescript("".join(f"CREATE TABLE t{i:03} (id INTEGER PRIMARY KEY, v VARCHAR(5));" for i in range(400)))
+    dialog = open_dialog(window, qtbot)
+    list_tables(dialog, qtbot, f"sqlite:///{many}")
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    call = dialog.call
+    assert call is not None
+    assert window.close()
+    assert not dialog.isVisible() and call.cancel.is_set()
+    qtbot.waitUntil(lambda: not call.thread.is_alive(), timeout=20000)
+    qtbot.wait(50)  # whatever the worker emitted is delivered
+    assert len(window.document.model.tables) == 2 and not window.document.dirty
+
+
+def test_when_no_picked_table_can_be_imported_nothing_changes_and_the_notes_say_why(window: MainWindow, qtbot: Any,
+                                                                                     tmp_path: Path) -> None:
+    """A table no model can hold (an empty name) is left out with a note; when that leaves none, the dialog
+    added an empty server as "Import 0 tables" and said it had imported."""
+    odd = tmp_path / "odd.sqlite"
+    with sqlite3.connect(odd) as conn:
+        conn.execute('CREATE TABLE "" (id INTEGER)')
+        conn.execute("CREATE TABLE ok (id INTEGER)")
+    dialog = open_dialog(window, qtbot)
+    list_tables(dialog, qtbot, f"sqlite:///{odd}")
+    dialog.tables.item(1).setCheckState(Qt.CheckState.Unchecked)
+    assert dialog.checked_tables() == [""]
+    dialog.server.setEditText("odd")
+    steps = window.document.undo_stack.count()
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.call is None, timeout=20000)
+    assert dialog.status.text() == "No table imported: none of those picked can be (the notes below say why)."
+    assert "d32f2f" in dialog.status.styleSheet() and "not imported" in dialog.notes.toPlainText()
+    assert window.document.undo_stack.count() == steps and window.document.model.server("odd") is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_plus, unquote_plus
 
 import pytest
 import sqlalchemy as sa
@@ -100,6 +101,17 @@ def test_urls_are_shown_and_remembered_without_their_password() -> None:
     assert source.url.password == "secret" and "password_env" not in source.url.query
     assert source.shown == "postgresql+psycopg://me@host/db"
     assert source.scrub("FATAL: bad secret\nmore") == "FATAL: bad ***"
+
+
+def test_a_password_inside_an_odbc_connection_string_is_never_shown_nor_remembered() -> None:
+    """pyodbc's `odbc_connect` query parameter is a whole ODBC connection string: its PWD is a password."""
+    odbc = quote_plus("DRIVER={ODBC Driver 18};SERVER=db;UID=sa;PWD={s;3cr}}et};Encrypt=yes")
+    shown = display_url(f"mssql+pyodbc:///?odbc_connect={odbc}")
+    assert "3cr" not in unquote_plus(shown) and "PWD" not in unquote_plus(shown)
+    assert "UID=sa" in unquote_plus(shown) and "Encrypt=yes" in unquote_plus(shown)  # the rest is kept
+    source = parse_source(f"mssql+pyodbc:///?odbc_connect={quote_plus('DSN=x;Password=hunter2')}")
+    assert "hunter2" not in source.shown
+    assert source.scrub("login failed: Password=hunter2") == "login failed: Password=***"
 
 
 boxes = st.lists(st.tuples(st.floats(-2000, 2000), st.floats(-2000, 2000), st.floats(10, 400), st.floats(10, 900)),

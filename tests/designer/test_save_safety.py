@@ -125,6 +125,23 @@ def test_save_as_of_a_new_model_removes_its_untitled_autosave(qtbot: QtBot, tmp_
     assert list(autosave_dir().iterdir()) == []
 
 
+def test_an_autosave_folder_that_cannot_be_made_never_stops_opening_editing_saving_or_closing(
+        qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unhandled: list[BaseException]) -> None:
+    """The autosave folder is the user's data folder: full, read-only or a file there must cost only the
+    autosave (said once in the status bar), never the model (opening raised; every timer tick raised)."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(blocker / "autosave"))
+    model = model_in_folder(tmp_path)
+    w = edited(qtbot, tmp_path, model)
+    assert w.document.path == model
+    assert w.autosaver.save_now() is None
+    assert "Autosave" in w.statusBar().currentMessage() and "not-a-folder" in w.statusBar().currentMessage()
+    assert w.save() and "extra" in server_ids(model)
+    w.close()
+    assert not w.isVisible() and not unhandled
+
+
 # --- a file changed on disk -----------------------------------------------------------------------------------
 
 def someone_else_saves(model: Path) -> None:

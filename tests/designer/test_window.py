@@ -292,6 +292,26 @@ def test_an_export_that_cannot_be_made_says_why_and_writes_nothing(window: MainW
     assert out.exists() and "Exported" in window.statusBar().currentMessage()
 
 
+@pytest.mark.parametrize("kind", ["schema", "ddl", "report", "json"])
+def test_an_export_onto_the_open_model_file_is_refused_and_the_file_kept(window: MainWindow, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch,
+                                                                         kind: str) -> None:
+    """Export ▸ schema offers *.json, beside the model: picking the model's own file (even by another name, a
+    link) replaced the user's model with the JSON Schema; `mapwright export` refuses it, so does the window."""
+    from PySide6.QtWidgets import QFileDialog
+
+    model = window.document.path
+    assert model is not None
+    before = model.read_bytes()
+    link = tmp_path / "link.json"
+    link.symlink_to(model)
+    for target in (model, link):
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, t=target, **k: (str(t), ""))
+        window.export(kind)
+        assert "is the model file itself" in window.statusBar().currentMessage()
+        assert model.read_bytes() == before and link.is_symlink()
+
+
 def test_a_model_s_strings_show_as_they_are_never_as_markup(qtbot: Any, tmp_path: Path) -> None:
     """A mapping id and a constant that look like HTML are shown literally: the inspector never renders
     them (nor loads the image an `<img>` names)."""
