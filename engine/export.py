@@ -131,8 +131,9 @@ def folder_is_ours(out: Path, marker: str, opening: str, kind: str) -> None:
                 return
     except OSError:
         pass
-    raise ExportError(f"{out} is a folder with other files in it: --to {kind} writes into a new or empty folder, "
-                      f"or over an earlier {kind} export (its {marker})")
+    name = {"goldengate": "GoldenGate", "postgresql": "PostgreSQL"}.get(kind, kind)
+    raise ExportError(f"{out} is a folder with other files in it: a {name} export writes into a new or empty "
+                      f"folder, or over an earlier one (its {marker})")
 
 
 def export_goldengate(model: Model, out: Path, **_: Any) -> None:

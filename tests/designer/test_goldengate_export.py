@@ -53,6 +53,7 @@ def test_a_folder_with_other_files_is_refused_and_left_as_it_was(qtbot: Any, tmp
     assert (mine / "rbrahq.prm").read_text() == "my own parameters"
     assert "Export failed" in w.statusBar().currentMessage()
     assert "is a folder with other files in it" in w.statusBar().currentMessage()
+    assert "--to" not in w.statusBar().currentMessage()  # the window's words, not the command line's
 
 
 def test_the_dialog_lists_every_construct_not_expressed_and_cancel_writes_nothing(qtbot: Any) -> None:
