@@ -295,21 +295,28 @@ class ImportDialog(QDialog):
         self.schema.blockSignals(False)
         self.tables.itemChanged.disconnect(self._selection_changed)
         self.tables.clear()
-        present = {t.key for t in self.document.model.tables}
         for name in listing.tables:
             item = QStandardItem(name)
             item.setCheckable(True)
             item.setEditable(False)
-            there = f"{self.server.currentText().strip()}.{name}" in present
-            item.setCheckState(Qt.CheckState.Unchecked if there else Qt.CheckState.Checked)
-            if there:
-                item.setToolTip("Already in the model on this server")
+            item.setCheckState(Qt.CheckState.Checked)
             self.tables.appendRow(item)
+        self._uncheck_present()
         self.tables.itemChanged.connect(self._selection_changed)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self._say(f"{len(listing.tables)} table(s) in {current or 'the default schema'}.")
         self._selection_changed()
+
+    def _uncheck_present(self) -> None:
+        """Tables the model already has on the server named: unchecked (importing them again is refused)."""
+        present = {t.key for t in self.document.model.tables}
+        server = self.server.currentText().strip()
+        for row in range(self.tables.rowCount()):
+            item = self.tables.item(row)
+            if f"{server}.{item.text()}" in present:
+                item.setCheckState(Qt.CheckState.Unchecked)
+                item.setToolTip("Already in the model on this server")
 
     def checked_tables(self) -> list[str]:
         return [self.tables.item(r).text() for r in range(self.tables.rowCount())
@@ -356,6 +363,8 @@ class ImportDialog(QDialog):
         count = len(imported.tables)
         self.document.apply(edits, f"Import {count} table{'s' * (count != 1)} from {imported.server}")
         self.sig_imported.emit(imported)
+        self._uncheck_present()  # the dialog stays open for its notes: a second Import must not repeat this one
+        self._selection_changed()
         self.notes.setPlainText("\n".join(str(n) for n in imported.notes))
         self._say(f"Imported {count} table{'s' * (count != 1)} as server {imported.server} ({imported.dbms})"
                   + (f"; {len(imported.notes)} note(s) below." if imported.notes else "."))

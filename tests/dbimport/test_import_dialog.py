@@ -218,3 +218,28 @@ def test_when_no_picked_table_can_be_imported_nothing_changes_and_the_notes_say_
     assert dialog.status.text() == "No table imported: none of those picked can be (the notes below say why)."
     assert "d32f2f" in dialog.status.styleSheet() and "not imported" in dialog.notes.toPlainText()
     assert window.document.undo_stack.count() == steps and window.document.model.server("odd") is None
+
+
+def test_after_an_import_with_notes_the_imported_tables_are_unchecked(window: MainWindow, qtbot: Any,
+                                                                       tmp_path: Path) -> None:
+    """The dialog stays open to show an import's notes; its tables stayed checked, so a second click on
+    Import repeated the import and was refused ("already has")."""
+    odd = tmp_path / "odd.sqlite"
+    with sqlite3.connect(odd) as conn:
+        conn.execute('CREATE TABLE "" (id INTEGER)')
+        conn.execute("CREATE TABLE ok (id INTEGER)")
+        conn.execute("CREATE TABLE later (id INTEGER)")
+    dialog = open_dialog(window, qtbot)
+    list_tables(dialog, qtbot, f"sqlite:///{odd}")
+    item = {dialog.tables.item(r).text(): dialog.tables.item(r) for r in range(dialog.tables.rowCount())}
+    item["later"].setCheckState(Qt.CheckState.Unchecked)  # for a second import
+    dialog.server.setEditText("odd")
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.call is None, timeout=20000)
+    assert window.document.model.table("odd.ok") is not None and dialog.isVisible()  # notes: the "" table
+    assert dialog.checked_tables() == [""] and item["ok"].toolTip() == "Already in the model on this server"
+    item[""].setCheckState(Qt.CheckState.Unchecked)
+    item["later"].setCheckState(Qt.CheckState.Checked)
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.call is None, timeout=20000)
+    assert window.document.model.table("odd.later") is not None, dialog.status.text()
