@@ -36,14 +36,12 @@ from designer.document import Document
 from engine.dbimport import (
     ImportedSchema,
     ImportFailure,
-    connected,
     display_url,
     import_edits,
-    list_schemas,
-    list_tables,
     parse_source,
     probe_connection,
     read_database,
+    read_listing,
 )
 from engine.model.schema import Table
 
@@ -280,9 +278,7 @@ class ImportDialog(QDialog):
         schema = self.schema.currentText().strip() or None
 
         def work(_progress: Callable[[int, int, str], None]) -> Listing:
-            with connected(source) as (_, connection):
-                default, schemas = list_schemas(connection)
-                return Listing(default, schemas, list_tables(connection, schema or default))
+            return Listing(*read_listing(source, schema))
 
         self._run(work, self._show_listing, "Listing tables…")
 

@@ -243,3 +243,15 @@ def test_after_an_import_with_notes_the_imported_tables_are_unchecked(window: Ma
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.call is None, timeout=20000)
     assert window.document.model.table("odd.later") is not None, dialog.status.text()
+
+
+def test_listing_a_file_that_is_no_database_says_so_in_one_line(window: MainWindow, qtbot: Any,
+                                                                 tmp_path: Path) -> None:
+    """Listing showed the driver's exception ("DatabaseError: (sqlite3.DatabaseError) file is not a
+    database"); importing already said it as an import failure naming the database."""
+    junk = tmp_path / "notes.db"
+    junk.write_bytes(b"these are my notes, not a database\n" * 200)
+    dialog = open_dialog(window, qtbot)
+    list_tables(dialog, qtbot, f"sqlite:///{junk}")
+    assert dialog.status.text() == f"reading sqlite:///{junk}: file is not a database", dialog.status.text()
+    assert "d32f2f" in dialog.status.styleSheet() and dialog.tables.rowCount() == 0
