@@ -249,7 +249,8 @@ def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
     """Write `text` to `target` so that a reader sees the old file or the new one, never a part.
 
     A symlink is followed, so the file it points to is replaced; a target that is a pipe, a device or a
-    socket raises `OSError` (EINVAL) and is left as it is. `mode`: the permissions to give it
+    socket raises `OSError` (EINVAL), and a file without any write permission `PermissionError` (EACCES):
+    either is left as it is. `mode`: the permissions to give it
     (default: keep the replaced file's, or the umask's for a new file). The text goes to
     `.NAME.PID.XXXXXXXX.tmp` beside the target, then is renamed over it. A writer that is killed leaves its
     temporary file behind: the next write of the same target removes such leftovers.
@@ -261,6 +262,10 @@ def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
         # the rename would put a regular file in place of a FIFO or a device (as root, `--out /dev/null`
         # would replace /dev/null): never ours to replace
         raise OSError(errno.EINVAL, "not a regular file (a pipe, device or socket is never replaced)", str(target))
+    if target.is_file() and not target.stat().st_mode & 0o222:
+        # the rename needs only the folder's permission: a file its owner made read-only would be replaced
+        # (and by root, whatever os.access says), where writing it in place is refused
+        raise PermissionError(errno.EACCES, "the file is read-only (no one may write it)", str(target))
     remove_stale_temporaries(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
     try:

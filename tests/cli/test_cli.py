@@ -373,6 +373,16 @@ def test_an_export_never_replaces_a_pipe_or_device_with_a_file(to: str, tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link"]  # no temporary file left
 
 
+def test_an_export_never_replaces_a_read_only_file(tmp_path: Path) -> None:
+    """The write-then-rename needs only the folder's permission: a read-only file was replaced."""
+    out = tmp_path / "locked.json"
+    out.write_text("keep me")
+    out.chmod(0o444)
+    res = mw("export", str(SAMPLE_MODEL), "--to", "json", "--out", str(out))
+    assert res.returncode == 2 and len(res.stderr.splitlines()) == 1 and "read-only" in res.stderr, res.stderr
+    assert out.read_text() == "keep me" and sorted(p.name for p in tmp_path.iterdir()) == ["locked.json"]
+
+
 def test_an_empty_or_unknown_dialect_or_server_is_refused_not_ignored(tmp_path: Path) -> None:
     """`--dialect "$DIALECT"` with the variable unset wrote each server's own dialect, silently."""
     out = tmp_path / "o.sql"

@@ -68,6 +68,21 @@ def test_save_into_a_folder_that_is_gone_says_why_and_keeps_the_changes(
     assert boxes[0].textFormat().name == "PlainText"
 
 
+def test_save_over_a_read_only_model_file_says_why_and_leaves_it(
+        qtbot: QtBot, tmp_path: Path, unhandled: list[BaseException], boxes: list[QMessageBox]) -> None:
+    """Saving writes a new file and renames it over the old one, which needs only the folder's permission: a
+    model its owner had made read-only (0444) was silently replaced."""
+    model = model_in_folder(tmp_path)
+    before = model.read_bytes()
+    model.chmod(0o444)
+    w = edited(qtbot, tmp_path, model, ask=True)
+    assert not w.save()
+    assert not unhandled and w.document.dirty
+    assert model.read_bytes() == before and model.stat().st_mode & 0o777 == 0o444
+    assert len(boxes) == 1 and "read-only" in boxes[0].text()
+    assert sorted(p.name for p in model.parent.iterdir()) == ["m.json"]  # no temporary file left
+
+
 def test_save_as_onto_a_folder_says_why(qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         unhandled: list[BaseException], boxes: list[QMessageBox]) -> None:
     w = edited(qtbot, tmp_path, model_in_folder(tmp_path), ask=True)
