@@ -53,3 +53,30 @@ def test_undoing_a_table_removal_puts_its_mappings_back_in_their_places_in_the_t
     save_model(window.document.model, tmp_path / "now.json")
     assert tree_lines(window) == tree_lines(make_window(qtbot, tmp_path, tmp_path / "now.json"))
     assert not unhandled
+
+
+def group_names(w: MainWindow) -> list[str]:
+    return [w.conflicts.groups.topLevelItem(i).text(0) for i in range(w.conflicts.groups.topLevelItemCount())]
+
+
+def test_the_conflict_editor_follows_a_rename_of_its_table_and_its_undo(window: MainWindow) -> None:
+    window.select(("table", "hq.CUSTOMER"))
+    groups = group_names(window)
+    assert "address_cg" in groups
+    name = window.inspector.fields["name"]
+    name.setText("CLIENT")  # type: ignore[attr-defined]
+    name.editingFinished.emit()  # type: ignore[attr-defined]
+    assert window.document.model.table("hq.CLIENT") is not None
+    assert window.conflicts.table_key == "hq.CLIENT" and window.conflicts.isEnabled()
+    assert window.conflicts.title.text() == "Conflict resolution on hq.CLIENT" and group_names(window) == groups
+    window.conflicts.add_group("late_cg")  # edits the renamed table's settings
+    assert "late_cg" in [g.name for g in window.document.model.conflicts_for("hq.CLIENT").column_groups]  # type: ignore[union-attr]
+    window.document.undo_stack.undo()
+    window.document.undo_stack.undo()
+    assert window.conflicts.table_key == "hq.CUSTOMER" and group_names(window) == groups
+
+
+def test_the_conflict_editor_follows_a_rename_of_its_tables_server(window: MainWindow) -> None:
+    window.select(("table", "hq.CUSTOMER"))
+    cmd.push(window.document, cmd.RenameServer(window.document, "hq", "head"))
+    assert window.conflicts.table_key == "head.CUSTOMER" and "address_cg" in group_names(window)
