@@ -324,6 +324,9 @@ class ConflictEditor(QWidget):
             name = ask_text(self, "New column group", "Name:")
         name = (name or "").strip()  # " status_cg " is status_cg: stripped before the duplicate check
         groups = self._groups_json()
+        if name == SHADOW:  # the tree could not tell it from the shadow group: a column moved "out" would go in
+            self.problem.setText(f"not applied: {name!r} names the shadow group")
+            return
         if not name or any(g["name"] == name for g in groups):
             self.problem.setText(f"not applied: a column group {name!r} already exists" if name else "")
             return

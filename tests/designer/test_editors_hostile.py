@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 from windows import make_window
 
 from designer.authoring import commands as cmd
+from designer.conflict_editor import SHADOW
 from designer.window import MainWindow
 from engine.model import dump_model, save_model
 from resources import SAMPLE_MODEL
@@ -80,3 +81,12 @@ def test_the_conflict_editor_follows_a_rename_of_its_tables_server(window: MainW
     window.select(("table", "hq.CUSTOMER"))
     cmd.push(window.document, cmd.RenameServer(window.document, "hq", "head"))
     assert window.conflicts.table_key == "head.CUSTOMER" and "address_cg" in group_names(window)
+
+
+def test_a_group_named_like_the_shadow_group_is_refused(window: MainWindow) -> None:
+    window.select(("table", "hq.CUSTOMER"))
+    before = dump_model(window.document.model)
+    window.conflicts.add_group(SHADOW)
+    assert dump_model(window.document.model) == before
+    assert "shadow group" in window.conflicts.problem.text()
+    assert group_names(window).count(SHADOW) == 1
