@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self.view.show_start)
         if getattr(self, "find_dialog", None) is not None:
             self.find_dialog.set_model(document.model)
+        document.sig_changed.connect(self._refresh_find)
         if old is not None:
             old.deleteLater()
 
@@ -308,6 +309,12 @@ class MainWindow(QMainWindow):
         self.find_dialog.edit.setFocus()
         self.find_dialog.edit.selectAll()
         return self.find_dialog
+
+    def _refresh_find(self, _edits: object = None) -> None:
+        """An open Find window follows every edit, undo and redo: its hits are never of what is gone."""
+        dialog = getattr(self, "find_dialog", None)
+        if dialog is not None and dialog.isVisible():
+            dialog.refresh()
 
     def go_to_ref(self, ref: tuple[str, ...]) -> None:
         """Select a table, column or mapping found by name, and bring it into view."""

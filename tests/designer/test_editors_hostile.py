@@ -90,3 +90,17 @@ def test_a_group_named_like_the_shadow_group_is_refused(window: MainWindow) -> N
     assert dump_model(window.document.model) == before
     assert "shadow group" in window.conflicts.problem.text()
     assert group_names(window).count(SHADOW) == 1
+
+
+def test_find_never_offers_what_an_edit_removed(window: MainWindow) -> None:
+    dialog = window.show_find()
+    dialog.edit.setText("CUSTOMER")
+    labels = [dialog.results.item(i).text() for i in range(dialog.results.count())]
+    assert "table hq.CUSTOMER" in labels
+    dialog.results.setCurrentRow(labels.index("table web.CUSTOMER"))
+    cmd.push(window.document, cmd.RemoveTable(window.document, "hq.CUSTOMER"))
+    labels = [dialog.results.item(i).text() for i in range(dialog.results.count())]
+    assert "table hq.CUSTOMER" not in labels
+    assert dialog.results.currentItem().text() == "table web.CUSTOMER"  # the hit picked stays picked
+    window.document.undo_stack.undo()
+    assert "table hq.CUSTOMER" in [dialog.results.item(i).text() for i in range(dialog.results.count())]
