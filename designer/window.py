@@ -214,8 +214,10 @@ class MainWindow(QMainWindow):
         item = self.scene.focus(finding.location)
         if item is not None:
             self.view.centerOn(item)
-        if finding.location.mapping:
-            self.inspector.show_ref(("mapping", finding.location.mapping))
+        if finding.location.mapping and self.document.model.mapping(finding.location.mapping) is not None:
+            # selected, not only shown: the Edit menu acts on what the properties panel shows (focusing the
+            # canvas selected the mapping's target table)
+            self.select(("mapping", finding.location.mapping))
         if finding.code.startswith("CR") and finding.location.table:
             self.conflicts.show_table(finding.location.table)
             self.side_tabs.setCurrentIndex(1)

@@ -104,3 +104,16 @@ def test_find_never_offers_what_an_edit_removed(window: MainWindow) -> None:
     assert dialog.results.currentItem().text() == "table web.CUSTOMER"  # the hit picked stays picked
     window.document.undo_stack.undo()
     assert "table hq.CUSTOMER" in [dialog.results.item(i).text() for i in range(dialog.results.count())]
+
+
+def test_a_mapping_finding_selects_the_mapping_so_the_edit_menu_acts_on_it(window: MainWindow) -> None:
+    cmd.push(window.document, cmd.SetWhere(window.document, "cust_hq_to_web", "NOPE = 1"))  # MP003
+    window.select(("table", "hq.PRODUCT"))
+    finding = next(f for f in window.problems.model.findings if f.location.mapping == "cust_hq_to_web")
+    window.go_to(finding)
+    assert window.inspector.ref == ("mapping", "cust_hq_to_web")
+    assert window.current_ref == ("mapping", "cust_hq_to_web")  # Edit ▸ Remove removes the mapping, not hq.CUSTOMER
+    edit_menu = window.menuBar().actions()[1].menu()
+    next(a for a in edit_menu.actions() if a.text() == "Remove").trigger()
+    assert window.document.model.mapping("cust_hq_to_web") is None
+    assert window.document.model.table("hq.CUSTOMER") is not None
