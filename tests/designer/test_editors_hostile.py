@@ -117,3 +117,20 @@ def test_a_mapping_finding_selects_the_mapping_so_the_edit_menu_acts_on_it(windo
     next(a for a in edit_menu.actions() if a.text() == "Remove").trigger()
     assert window.document.model.mapping("cust_hq_to_web") is None
     assert window.document.model.table("hq.CUSTOMER") is not None
+
+
+@pytest.mark.parametrize(("method", "text", "says"), [
+    ("concat", "", "inputs: List should have at least 1 item"),
+    ("expression", "", "sql: String should have at least 1 character"),
+    ("expression", "(" * 30 + "1", "sql: the expression is nested too deeply"),
+])
+def test_a_grid_inputs_cell_the_model_refuses_says_why(window: MainWindow, method: str, text: str, says: str) -> None:
+    grid = window.grid.model
+    row = grid.rows.index(("cust_hq_to_web", "NAME"))
+    assert grid.setData(grid.index(row, 2), method)
+    before = dump_model(window.document.model)
+    assert not grid.setData(grid.index(row, 3), text)
+    assert dump_model(window.document.model) == before
+    problem = window.grid.problem.text()
+    assert problem.startswith("not applied: columns.NAME.") and says in problem, problem
+    assert "validation error" not in problem
