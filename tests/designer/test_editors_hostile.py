@@ -134,3 +134,18 @@ def test_a_grid_inputs_cell_the_model_refuses_says_why(window: MainWindow, metho
     problem = window.grid.problem.text()
     assert problem.startswith("not applied: columns.NAME.") and says in problem, problem
     assert "validation error" not in problem
+
+
+@pytest.mark.parametrize(("method", "field"), [("split", "index"), ("substring", "start"), ("substring", "length")])
+@pytest.mark.parametrize("text", ["x", "1.5", "1e3", "<b>2</b>"])
+def test_a_method_number_field_that_is_no_whole_number_says_so(window: MainWindow, method: str, field: str,
+                                                               text: str) -> None:
+    grid = window.grid.model
+    assert grid.setData(grid.index(grid.rows.index(("cust_hq_to_web", "NAME")), 2), method)
+    window.select(("method", "cust_hq_to_web", "NAME", ()))
+    before = dump_model(window.document.model)
+    line = window.inspector.fields[field]
+    line.setText(text)  # type: ignore[attr-defined]
+    line.editingFinished.emit()  # type: ignore[attr-defined]
+    assert dump_model(window.document.model) == before
+    assert window.inspector.error.text() == f"not applied: {field}: not a whole number: {text!r}"
