@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.authoring.selection import follow_ref
 from designer.document import Document
 from designer.labels import ask_text, form_row, menu_text, plain_label
 from designer.values import parse_number, value_text
@@ -182,7 +183,11 @@ class ConflictEditor(QWidget):
         self.refresh()
 
     def _changed(self, edits: list[Any]) -> None:
-        """Only an edit of the table shown, its conflicts, or a rename (the key may follow) refreshes."""
+        """Only an edit of the table shown, its conflicts, or a rename refreshes; a rename of the table shown (or
+        of its server) is followed, as the properties panel follows it, and so is its undo."""
+        if self.table_key is not None:
+            followed = follow_ref(("table", self.table_key), edits)
+            self.table_key = str(followed[1])
         if any(self.table_key in e.touched() or e.kind == "server" or
                (e.kind == "table" and e.before is not None and e.after is not None and e.before.key != e.after.key)
                for e in edits):
@@ -319,6 +324,9 @@ class ConflictEditor(QWidget):
             name = ask_text(self, "New column group", "Name:")
         name = (name or "").strip()  # " status_cg " is status_cg: stripped before the duplicate check
         groups = self._groups_json()
+        if name == SHADOW:  # the tree could not tell it from the shadow group: a column moved "out" would go in
+            self.problem.setText(f"not applied: {name!r} names the shadow group")
+            return
         if not name or any(g["name"] == name for g in groups):
             self.problem.setText(f"not applied: a column group {name!r} already exists" if name else "")
             return

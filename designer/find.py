@@ -80,6 +80,10 @@ class FindDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
+        """The hits of the text typed, in the model as it is now (the window calls this after each edit, so a
+        table removed or renamed is never offered); the hit picked stays picked while it is still found."""
+        current = self.results.currentItem()
+        picked = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
         hits = search(self.model, self.edit.text())
         self.results.clear()
         for hit in hits:
@@ -87,7 +91,8 @@ class FindDialog(QDialog):
             item.setData(Qt.ItemDataRole.UserRole, hit.ref)
             self.results.addItem(item)
         if hits:
-            self.results.setCurrentRow(0)
+            refs = [tuple(hit.ref) for hit in hits]
+            self.results.setCurrentRow(refs.index(tuple(picked)) if picked and tuple(picked) in refs else 0)
         text = self.edit.text().strip()
         self.status.setText("" if not text else (f"{len(hits)} found" + (" (first shown)" if len(hits) >= MAX_HITS
                                                                             else "") if hits else "nothing found"))

@@ -439,7 +439,10 @@ def _typed(text: str, field: str, current: Any) -> Any:
     """A method field's text as its value: the integer fields as integers, a constant's value keeping the
     JSON type it has (a number stays a number, a string a string)."""
     if field in ("index", "start", "length"):
-        return int(text) if text.strip() else None
+        try:
+            return int(text) if text.strip() else None
+        except ValueError:  # int()'s own message ("invalid literal for int() with base 10") names neither
+            raise ValueError(f"{field}: not a whole number: {text.strip()!r}") from None
     if field == "value" and current not in (None, ""):
         return parse_like(text, current)
     if field == "value":  # a constant not set yet: an integer written is an integer

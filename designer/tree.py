@@ -169,8 +169,9 @@ class ModelTree(QTreeView):
                 return
             siblings = [m.id for m in model.mappings]
             row = mapping_row(mapping)
-        at = siblings.index(key)
-        parent_row.insertRow(min(at, parent_row.rowCount()), row)
+        # among the rows the tree has now: undoing a removal puts rows back one by one, later ones first
+        at = sum((kind, k) in self.rows for k in siblings[:siblings.index(key)])
+        parent_row.insertRow(at, row)
         self.rows[ref] = row
         self.rows_replaced += 1
         if expanded:

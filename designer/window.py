@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self.view.show_start)
         if getattr(self, "find_dialog", None) is not None:
             self.find_dialog.set_model(document.model)
+        document.sig_changed.connect(self._refresh_find)
         if old is not None:
             old.deleteLater()
 
@@ -213,8 +214,10 @@ class MainWindow(QMainWindow):
         item = self.scene.focus(finding.location)
         if item is not None:
             self.view.centerOn(item)
-        if finding.location.mapping:
-            self.inspector.show_ref(("mapping", finding.location.mapping))
+        if finding.location.mapping and self.document.model.mapping(finding.location.mapping) is not None:
+            # selected, not only shown: the Edit menu acts on what the properties panel shows (focusing the
+            # canvas selected the mapping's target table)
+            self.select(("mapping", finding.location.mapping))
         if finding.code.startswith("CR") and finding.location.table:
             self.conflicts.show_table(finding.location.table)
             self.side_tabs.setCurrentIndex(1)
@@ -308,6 +311,12 @@ class MainWindow(QMainWindow):
         self.find_dialog.edit.setFocus()
         self.find_dialog.edit.selectAll()
         return self.find_dialog
+
+    def _refresh_find(self, _edits: object = None) -> None:
+        """An open Find window follows every edit, undo and redo: its hits are never of what is gone."""
+        dialog = getattr(self, "find_dialog", None)
+        if dialog is not None and dialog.isVisible():
+            dialog.refresh()
 
     def go_to_ref(self, ref: tuple[str, ...]) -> None:
         """Select a table, column or mapping found by name, and bring it into view."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
@@ -21,6 +22,7 @@ from designer.labels import plain_label, plain_tip
 from designer.values import parse_like, value_text
 from engine import authoring as au
 from engine import operations as ops
+from engine.authoring.errors import refusal
 from engine.edits import Edit
 from engine.model.methods import METHOD_CLASSES, Column, Concat, Constant, Expression, Method
 from engine.reversibility import describe
@@ -199,8 +201,8 @@ class MappingGridModel(QAbstractTableModel):
             raise au.AuthoringError(f"{method.method} takes one input")
         try:
             edits = ops.set_method_fields(self.document.model, mapping_id, column, (), **fields)
-        except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise au.AuthoringError(str(exc).splitlines()[0]) from None
+        except ValidationError as exc:
+            raise refusal(exc) from None
         return cmd.AuthoringCommand(self.document, edits, f"Inputs of {column}")
 
 

@@ -21,7 +21,13 @@ def evolve_checked(obj: M, **changes: Any) -> M:
     try:
         return evolve(obj, **changes)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        field = ".".join(str(x) for x in err["loc"] if not str(x).startswith("function"))
-        message = str(err["msg"]).removeprefix("Value error, ")
-        raise AuthoringError(f"{field}: {message}" if field else message) from None
+        raise refusal(exc) from None
+
+
+def refusal(exc: ValidationError) -> AuthoringError:
+    """What the model refused, as one line naming the field (pydantic's own first line only counts the
+    errors: "1 validation error for Mapping")."""
+    err = exc.errors(include_url=False)[0]
+    field = ".".join(str(x) for x in err["loc"] if not str(x).startswith("function"))
+    message = str(err["msg"]).removeprefix("Value error, ")
+    return AuthoringError(f"{field}: {message}" if field else message)
