@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -166,6 +167,28 @@ def test_any_column_name_runs_as_on_the_reference(spark: Any, tmp_path: Path) ->
     got, want = both(spark, model, folder / "data", tmp_path)
     assert got == want
     assert got["manifest"]["counts"]["applied"] > 0
+
+
+def test_defaults_in_the_servers_sql_fill_as_on_the_reference(spark: Any, tmp_path: Path) -> None:
+    """Unmapped target columns take their defaults, read in the target server's SQL (Oracle's `'it''s'`,
+    `SYSDATE`), on the native fold as on the reference's."""
+    cols = [{"name": "ID", "type": "INTEGER", "nullable": False}, {"name": "A", "type": "INTEGER"}]
+    extra = [{"name": "NOTE", "type": "VARCHAR(20)", "default": "'it''s'"},
+             {"name": "AT", "type": "TIMESTAMP", "default": "SYSDATE"}]
+    model = Model.model_validate({
+        "format": "mapwright/1", "servers": [{"id": "s", "dbms": "oracle"}, {"id": "t", "dbms": "oracle"}],
+        "tables": [{"server": "s", "name": "T", "columns": cols, "primary_key": ["ID"]},
+                   {"server": "t", "name": "T", "columns": cols + extra, "primary_key": ["ID"]}],
+        "mappings": [{"id": "m", "source": "s.T", "target": "t.T", "columns": {"ID": "ID", "A": "A"}}]})
+    (tmp_path / "data" / "changes").mkdir(parents=True)
+    (tmp_path / "data" / "changes" / "s.jsonl").write_text("\n".join(json.dumps(
+        {"site": "s", "txn": f"x{i}", "seq": 1, "commit_ts": f"2026-01-05T10:00:0{i}Z", "table": "T", "op": "I",
+         "after": {"ID": i, "A": i}}) for i in (1, 2)) + "\n")
+    got, want = both(spark, model, tmp_path / "data", tmp_path)
+    assert got == want
+    [table] = [pq.read_table(p) for p in (tmp_path / "spark" / "tables" / "t").glob("T.parquet")]
+    assert table.column("NOTE").to_pylist() == ["it's", "it's"]
+    assert [str(v)[:19] for v in table.column("AT").to_pylist()] == ["2026-01-05 10:00:01", "2026-01-05 10:00:02"]
 
 
 @pytest.mark.parametrize(("where", "says"), [
