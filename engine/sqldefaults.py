@@ -128,6 +128,18 @@ def run_default(value: str | int | float | bool, dbms: str) -> str | int | float
         return value
 
 
+def is_null_default(value: str | int | float | bool, dbms: str) -> bool:
+    """Whether a default is SQL NULL (`NULL`, `(NULL)`, `CAST(NULL AS ...)`): no value at all. A default TB003
+    refuses is not one (TB003 reports it)."""
+    try:
+        tree = parse_default(value, dbms).tree
+    except DefaultProblem:
+        return False
+    while isinstance(tree, (exp.Paren, exp.Cast, exp.TryCast)):
+        tree = tree.this
+    return isinstance(tree, exp.Null)
+
+
 def default_problem(column: ColumnDef, dbms: str) -> str | None:
     """Why a column's default cannot be used (TB003), or None."""
     if column.default is None:

@@ -18,6 +18,7 @@ from engine.rules.findings import Finding, Location
 from engine.rules.typecompat import type_compatibility
 from engine.sql import parse_expression
 from engine.sql.conditions import not_a_condition
+from engine.sqldefaults import is_null_default
 
 MEDIUM_CHAR_LIMIT = {"db2": 254, "mssql": 255}
 DKEY_BYTE_LIMIT = 256
@@ -190,7 +191,8 @@ def _protected_not_null(ctx: Context, mapping: Mapping, source: Table, target: T
 
 
 def null_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
-    """NL001, NL002."""
+    """NL001, NL002. A default of SQL NULL (`NULL`, `CAST(NULL AS ...)`) is no default: it gives the NOT NULL
+    column the NULL it refuses."""
     for col in target.columns:
         if col.nullable:
             continue
@@ -199,6 +201,9 @@ def null_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> 
             if col.default is None:
                 yield Finding("NL001", f"{col.name} is NOT NULL with no default, and the mapping leaves it empty",
                               _at(mapping, target, col.name))
+            elif is_null_default(col.default, ctx.dbms_of(target) or "other"):
+                yield Finding("NL001", f"{col.name} is NOT NULL and its default is NULL, and the mapping leaves "
+                              "it empty", _at(mapping, target, col.name))
         elif isinstance(method, Column):
             src = source.column(method.input)
             if src is not None and src.nullable:

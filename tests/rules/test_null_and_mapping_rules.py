@@ -304,6 +304,19 @@ def test_nl001(kw: dict[str, Any], fires: bool) -> None:
         assert_silent(m, "NL001")
 
 
+@pytest.mark.parametrize("default", ["NULL", "null", " ( NULL ) ", "CAST(NULL AS VARCHAR(10))"])
+def test_nl001_a_null_default_is_no_default(default: str) -> None:
+    """CONTRACT section 3, NL001: "a target column that is NOT NULL and has no default is not mapped". A
+    default of SQL NULL gives the unmapped NOT NULL column the NULL it refuses, exactly as no default does."""
+    assert_fires(required(default=default), "NL001", mapping="m", table=TGT, column="REQ")
+
+
+@pytest.mark.parametrize("default", ["'NULL'", "COALESCE(NULL, 'x')", "0"])
+def test_nl001_a_default_that_is_not_null_still_counts(default: str) -> None:
+    """Near miss of the NULL default: the text 'NULL', or an expression of NULL that gives a value."""
+    assert_silent(required(default=default), "NL001")
+
+
 def test_nl001_each_missing_column() -> None:
     tgt = [col("ID", nullable=False), col("A", nullable=False), col("B", nullable=False), col("C")]
     m = one_way([col("ID", nullable=False)], tgt, {"ID": "ID"}, src_pk=["ID"], tgt_pk=["ID"])
