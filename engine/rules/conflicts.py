@@ -92,7 +92,7 @@ def arithmetic_groups(table: Table, group: ColumnGroup, groups: list[ColumnGroup
     for step in group.resolution:
         if step.method not in ("additive", "average"):
             continue
-        cols = [table.column(c) for c in group.columns]
+        cols = [table.column(c) for c in dict.fromkeys(group.columns)]  # a column named twice is one column
         if len(cols) != 1 or cols[0] is None or not cols[0].sql_type.is_numeric:
             shape = ", ".join(f"{c.name} {c.sql_type}" for c in cols if c) or "no columns"
             yield Finding("CR002", f"{step.method} needs a group of exactly one numeric column; "

@@ -283,6 +283,14 @@ def test_cr002_one_numeric_column(columns: list[str], method: str, fires: bool) 
         assert_silent(m, "CR002")
 
 
+@pytest.mark.parametrize("method", ["additive", "average"])
+def test_cr002_a_column_listed_twice_is_still_one_column(method: str) -> None:
+    """CONTRACT section 3, CR002: "`additive` or `average` on a group that is not exactly one numeric column".
+    A group that names BALANCE twice holds one numeric column (seed 003: "column groups consisting of a single
+    numeric column"); the repeat is not a second column."""
+    assert_silent(cr([group("g", ["BALANCE", "BALANCE"], step(method))]), "CR002")
+
+
 @pytest.mark.parametrize("method", ["overwrite", "discard", "site_priority"])
 def test_cr002_other_methods_take_any_group(method: str) -> None:
     assert_silent(cr([group("g", ["NAME", "CITY"], step(method))]), "CR002")
