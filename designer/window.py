@@ -111,6 +111,7 @@ class MainWindow(QMainWindow):
         self.inspector.sig_edit_where.connect(self.authoring.edit_where)
         self._docks()
         self.scene.sig_selected.connect(self.select)
+        self.scene.sig_refused.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.tree.sig_selected.connect(self.select)
         self.problems.sig_activated.connect(self.go_to)
         document.sig_findings.connect(self._show_counts)

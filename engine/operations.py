@@ -32,8 +32,10 @@ def unique_mapping_id(model: Model, source: str, target: str) -> str:
 
 def connect_columns(model: Model, source: str, source_col: str, target: str, target_col: str) -> list[Edit]:
     """Dropping a source column on a target column: a copy map, in the mapping between the two tables
-    (a new mapping if there is none)."""
-    if source == target:
+    (a new mapping if there is none). Nothing when either column is not (or no longer) in its table."""
+    tables = model.table(source), model.table(target)
+    if source == target or tables[0] is None or tables[1] is None or source_col not in tables[0].column_names() \
+            or target_col not in tables[1].column_names():
         return []
     existing = next((m for m in model.mappings if m.source == source and m.target == target), None)
     if existing is None:

@@ -35,7 +35,10 @@ class NewLinkInteraction:
             self.scene.removeItem(self.line)
         target = next((i for i in self.scene.items(at, deviceTransform=QTransform())
                        if isinstance(i, TableItem | MethodItem)), None)
-        if self.line is None or target is self.table:
+        if self.scene.tables.get(self.table.key) is not self.table or not self.table.has_row(self.column):
+            # an undo or a Delete while the mouse was down took the source away
+            self.scene.sig_refused.emit(f"Not mapped: {self.table.key}.{self.column} is no longer in the model")
+        elif self.line is None or target is self.table:
             self.scene.select_column(self.table.key, self.column)
         elif isinstance(target, TableItem):
             row = target.row_at(target.mapFromScene(at))

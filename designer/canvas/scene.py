@@ -53,6 +53,7 @@ class MappingScene(QGraphicsScene):
     sig_context_requested = Signal(tuple, object)  # ref, QPoint (screen)
     sig_selected = Signal(tuple)  # ref of the one selected thing, or ()
     sig_empty_changed = Signal(bool)  # True when the last table went, False when the first came
+    sig_refused = Signal(str)  # why a gesture changed nothing
 
     def __init__(self, document: Document) -> None:
         super().__init__()

@@ -1,0 +1,89 @@
+"""The canvas under hostile gestures: a drag whose source goes while it is drawn, far positions, a selection
+whose entity an undo takes away (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+from test_window import TWO_TABLES, row_point
+from windows import make_window
+
+from designer.canvas.items import LinkItem, TableItem
+from designer.window import MainWindow
+from engine.model.io import dump_model
+
+
+@pytest.fixture(autouse=True)
+def private_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
+
+
+@pytest.fixture
+def window(qtbot: Any, tmp_path: Path) -> MainWindow:
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(TWO_TABLES))
+    return make_window(qtbot, tmp_path, path)
+
+
+def drawn_as_modelled(w: MainWindow) -> None:
+    """The scene holds an item for each table and column map of the model, and none for anything else."""
+    model = w.document.model
+    items = w.scene.items()
+    assert sorted(i.key for i in items if isinstance(i, TableItem)) == sorted(t.key for t in model.tables)
+    drawn = {i.ref for i in items if isinstance(i, LinkItem)}
+    assert {(m.id, c) for m in model.mappings for c in m.columns} == drawn
+
+
+def press_and_move(w: MainWindow, start: QPoint) -> None:
+    viewport = w.view.viewport()
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(viewport, start + QPoint(40, 0))
+    QTest.mouseMove(viewport, start + QPoint(80, 0))
+    assert w.scene.interaction is not None and w.scene.interaction.line is not None
+
+
+def release_at(w: MainWindow, end: QPoint) -> None:
+    viewport = w.view.viewport()
+    QTest.mouseMove(viewport, end)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+
+
+def test_a_drag_whose_source_table_is_deleted_meanwhile_maps_nothing(window: MainWindow,
+                                                                      unhandled: list[BaseException]) -> None:
+    end = row_point(window, "br.CUST", "CODE")
+    press_and_move(window, row_point(window, "hq.CUST", "NO"))
+    window.controller.delete_table("hq.CUST")  # the Delete key, pressed with the mouse still down
+    before = dump_model(window.document.model)
+    release_at(window, end)
+    assert dump_model(window.document.model) == before  # no mapping from a table that is gone
+    assert "hq.CUST" in window.statusBar().currentMessage()
+    assert window.scene.interaction is None
+    assert not [i for i in window.scene.items() if type(i).__name__ == "DragLine"]
+    drawn_as_modelled(window)
+    assert unhandled == []
+
+
+def test_a_drag_whose_source_column_an_undo_removes_meanwhile_maps_nothing(window: MainWindow) -> None:
+    from engine import operations as ops
+    from engine.edits import evolve, replace
+
+    doc = window.document
+    table = doc.model.table("hq.CUST")
+    assert table is not None
+    added = evolve(table, columns=[*(c.model_dump(mode="json") for c in table.columns),
+                                   {"name": "EXTRA", "type": "INTEGER"}])
+    doc.apply([replace(doc.model, "table", table, added)], "Add column EXTRA")
+    end = row_point(window, "br.CUST", "NAME")
+    press_and_move(window, row_point(window, "hq.CUST", "EXTRA"))
+    window.undo_action.trigger()  # Ctrl+Z with the mouse still down: EXTRA is gone
+    before = dump_model(doc.model)
+    release_at(window, end)
+    assert dump_model(doc.model) == before, dump_model(doc.model)[-400:].replace("\n", "")
+    assert "EXTRA" in window.statusBar().currentMessage()
+    assert ops.connect_columns(doc.model, "hq.CUST", "EXTRA", "br.CUST", "NAME") == []
+    drawn_as_modelled(window)
