@@ -182,5 +182,11 @@ def delete_table(model: Model, table_key: str) -> list[Edit]:
 
 
 def move_table(model: Model, table_key: str, x: float, y: float) -> list[Edit]:
-    layout: dict[str, list[int | float]] = {**model.layout, table_key: [round(x), round(y)]}  # whole pixels: tidy diffs
+    layout: dict[str, list[int | float]] = {**model.layout, table_key: [_pixel(x), _pixel(y)]}
     return [set_setting(model, "layout", layout)]
+
+
+def _pixel(v: float) -> int | float:
+    """A whole pixel (tidy diffs); a float as it is beyond 1e15 (already whole), where the integer would
+    have more digits than a model file may hold (`engine.limits.MAX_INT_DIGITS`) and the file would not open."""
+    return round(v) if abs(v) < 1e15 else v

@@ -15,6 +15,7 @@ from windows import make_window
 
 from designer.canvas.items import LinkItem, TableItem
 from designer.window import MainWindow
+from engine.model import load_model
 from engine.model.io import dump_model
 
 
@@ -87,3 +88,17 @@ def test_a_drag_whose_source_column_an_undo_removes_meanwhile_maps_nothing(windo
     assert "EXTRA" in window.statusBar().currentMessage()
     assert ops.connect_columns(doc.model, "hq.CUST", "EXTRA", "br.CUST", "NAME") == []
     drawn_as_modelled(window)
+
+
+def test_a_table_moved_far_off_saves_a_file_that_opens_again(qtbot: Any, tmp_path: Path,
+                                                            unhandled: list[BaseException]) -> None:
+    path = tmp_path / "far.json"
+    path.write_text(json.dumps({**TWO_TABLES, "layout": {"hq.CUST": [1e300, -1e300], "br.CUST": [500, 0]}}))
+    w = make_window(qtbot, tmp_path, path)  # a position the file may hold
+    w.controller.move_tables([("hq.CUST", 1e300, 5.0), ("br.CUST", 1e9, -1e9)])  # the table dragged a little
+    w.save()
+    assert load_model(path).layout == {"hq.CUST": [1e300, 5], "br.CUST": [1_000_000_000, -1_000_000_000]}
+    w.undo_action.trigger()
+    assert w.document.model.layout == {"hq.CUST": [1e300, -1e300], "br.CUST": [500, 0]}
+    assert w.scene.tables["br.CUST"].pos().x() == 500
+    assert unhandled == []
