@@ -94,11 +94,20 @@ def set_method(model: Model, mapping_id: str, target_col: str, method: dict[str,
     return [replace(model, "mapping", mapping, evolve(mapping, columns=columns))]
 
 
-def node_at(method: dict[str, Any] | str, path: Path_) -> dict[str, Any] | str:
+def node_at(method: dict[str, Any] | str, path: Path_) -> dict[str, Any] | str | None:
+    """The node at `path`, or None where the path leads nowhere (a node an undo took away)."""
     node = method
     for i in path:
-        assert isinstance(node, dict)
-        node = node["inputs"][i] if "inputs" in node else node["input"]
+        if not isinstance(node, dict):
+            return None
+        if "inputs" in node:
+            if not 0 <= i < len(node["inputs"]):
+                return None
+            node = node["inputs"][i]
+        elif "input" in node:
+            node = node["input"]
+        else:
+            return None
     return node
 
 

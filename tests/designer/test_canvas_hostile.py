@@ -102,3 +102,28 @@ def test_a_table_moved_far_off_saves_a_file_that_opens_again(qtbot: Any, tmp_pat
     assert w.document.model.layout == {"hq.CUST": [1e300, -1e300], "br.CUST": [500, 0]}
     assert w.scene.tables["br.CUST"].pos().x() == 500
     assert unhandled == []
+
+
+def test_undoing_the_edit_that_made_a_selected_method_node_raises_nothing(window: MainWindow,
+                                                                          unhandled: list[BaseException]) -> None:
+    from engine import operations as ops
+
+    doc = window.document
+    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    mid = doc.model.mappings[0].id
+    concat = {"method": "concat", "inputs": ["REGION", "NO"], "sep": "-"}
+    doc.apply(ops.set_method(doc.model, mid, "KEY", concat), "concat")
+    doc.apply(ops.set_method(doc.model, mid, "KEY", {**concat, "inputs": ["REGION", "NO", {
+        "method": "upper", "input": "NAME"}]}), "a third input")
+    node = next(i for i in window.scene.items() if getattr(i, "ref", None) == (mid, "KEY", (2,)))
+    window.scene.clearSelection()
+    node.setSelected(True)
+    assert window.inspector.title.text() == f"upper on {mid}: KEY"
+    window.undo_action.trigger()  # the concat has two inputs again: there is no node at (2,)
+    assert unhandled == []
+    assert not window.inspector.fields
+    window.undo_action.trigger()  # KEY is a plain column again
+    window.redo_action.trigger()
+    window.redo_action.trigger()
+    assert unhandled == []
+    drawn_as_modelled(window)
