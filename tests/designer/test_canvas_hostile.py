@@ -127,3 +127,31 @@ def test_undoing_the_edit_that_made_a_selected_method_node_raises_nothing(window
     window.redo_action.trigger()
     assert unhandled == []
     drawn_as_modelled(window)
+
+
+def test_the_edit_menu_forgets_a_selection_that_an_undo_took_away(window: MainWindow) -> None:
+    drag = window.controller.connect_columns
+    drag("hq.CUST", "NAME", "br.CUST", "NAME")
+    mid = window.document.model.mappings[0].id
+    link = next(i for i in window.scene.items() if isinstance(i, LinkItem))
+    window.scene.clearSelection()
+    link.setSelected(True)
+    assert window.current_ref == ("link", mid, "NAME")
+    window.undo_action.trigger()  # the mapping is gone, and with it the link
+    assert window.current_ref == ()
+    window.authoring_menu.update()
+    assert not window.authoring_actions["Remove"].isEnabled()
+    assert not window.authoring_actions["Auto-map by name"].isEnabled()
+
+
+def test_the_edit_menu_follows_a_renamed_selection(window: MainWindow) -> None:
+    window.scene.clearSelection()
+    window.scene.tables["hq.CUST"].setSelected(True)
+    assert window.current_ref == ("table", "hq.CUST")
+    assert window.authoring.rename(("table", "hq.CUST"), "CLIENT")
+    assert window.current_ref == ("table", "hq.CLIENT")
+    window.undo_action.trigger()
+    assert window.current_ref == ("table", "hq.CUST")
+    window.authoring_actions["Remove"].trigger()  # acts on the table as it is named now
+    assert window.document.model.table("hq.CUST") is None
+    drawn_as_modelled(window)
