@@ -30,9 +30,13 @@ class NewLinkInteraction:
             self.scene.addItem(self.line)
         self.line.follow(at)
 
-    def release(self, at: QPointF) -> None:
+    def cancel(self) -> None:
+        """Take the drag line away (its release never came: a menu or dialog took the mouse meanwhile)."""
         if self.line is not None:
             self.scene.removeItem(self.line)
+
+    def release(self, at: QPointF) -> None:
+        self.cancel()
         target = next((i for i in self.scene.items(at, deviceTransform=QTransform())
                        if isinstance(i, TableItem | MethodItem)), None)
         if self.scene.tables.get(self.table.key) is not self.table or not self.table.has_row(self.column):

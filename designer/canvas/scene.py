@@ -395,6 +395,9 @@ class MappingScene(QGraphicsScene):
                 self._rebuilding = False
 
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self.interaction is not None:  # a press before the last drag's release (lost to a menu or dialog)
+            self.interaction.cancel()
+            self.interaction = None
         item = self.itemAt(event.scenePos(), QTransform())
         if isinstance(item, TableItem) and event.button().name == "LeftButton":
             row = item.row_at(item.mapFromScene(event.scenePos()))

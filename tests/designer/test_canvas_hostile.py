@@ -155,3 +155,14 @@ def test_the_edit_menu_follows_a_renamed_selection(window: MainWindow) -> None:
     window.authoring_actions["Remove"].trigger()  # acts on the table as it is named now
     assert window.document.model.table("hq.CUST") is None
     drawn_as_modelled(window)
+
+
+def test_a_drag_whose_release_was_lost_leaves_no_line_behind(window: MainWindow) -> None:
+    press_and_move(window, row_point(window, "hq.CUST", "NAME"))
+    # the release went to a menu or dialog that took the mouse; the next press starts afresh
+    press_and_move(window, row_point(window, "hq.CUST", "NO"))
+    release_at(window, row_point(window, "br.CUST", "CODE"))
+    assert not [i for i in window.scene.items() if type(i).__name__ == "DragLine"]
+    mapping = window.document.model.mappings[0]
+    assert {c: m.input for c, m in mapping.columns.items()} == {"CODE": "NO"}  # type: ignore[union-attr]
+    drawn_as_modelled(window)
