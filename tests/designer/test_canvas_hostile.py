@@ -166,3 +166,18 @@ def test_a_drag_whose_release_was_lost_leaves_no_line_behind(window: MainWindow)
     mapping = window.document.model.mappings[0]
     assert {c: m.input for c, m in mapping.columns.items()} == {"CODE": "NO"}  # type: ignore[union-attr]
     drawn_as_modelled(window)
+
+
+def test_a_column_dropped_on_a_method_that_takes_no_input_says_so(window: MainWindow) -> None:
+    from engine import operations as ops
+
+    doc = window.document
+    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    mid = doc.model.mappings[0].id
+    doc.apply(ops.set_method(doc.model, mid, "CODE", {"method": "constant", "value": "HQ"}), "code")
+    node = next(i for i in window.scene.items() if getattr(i, "ref", None) == (mid, "CODE", ()))
+    before = dump_model(doc.model)
+    press_and_move(window, row_point(window, "hq.CUST", "NO"))
+    release_at(window, window.view.mapFromScene(node.scenePos()))
+    assert dump_model(doc.model) == before
+    assert window.statusBar().currentMessage() == "Not wired: the method on CODE takes no input column"
