@@ -181,3 +181,20 @@ def test_a_column_dropped_on_a_method_that_takes_no_input_says_so(window: MainWi
     release_at(window, window.view.mapFromScene(node.scenePos()))
     assert dump_model(doc.model) == before
     assert window.statusBar().currentMessage() == "Not wired: the method on CODE takes no input column"
+
+
+def test_zooming_out_from_a_fit_below_the_least_zoom_never_zooms_in(window: MainWindow) -> None:
+    window.controller.move_tables([("br.CUST", 0.0, 200_000.0)])  # far apart: the fit is below 10%
+    window.view.fit()
+    fitted = window.view.zoom_level()
+    assert fitted < 0.1
+    window.view.zoom(1 / 1.2)  # View ▸ Zoom out: it stays (it jumped in to 10%)
+    assert window.view.zoom_level() == pytest.approx(fitted)
+    window.view.zoom(1.2)  # and in: one step, not to 10% at once
+    assert window.view.zoom_level() == pytest.approx(fitted * 1.2)
+    for _ in range(60):
+        window.view.zoom(1.2)
+    assert window.view.zoom_level() == pytest.approx(4.0)
+    for _ in range(60):
+        window.view.zoom(1 / 1.2)
+    assert window.view.zoom_level() == pytest.approx(0.1)
