@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from designer import goldengate_export, import_dialog
 from designer.authoring.actions import AuthoringActions, install_edit_menu
 from designer.authoring.grid import MappingGrid
+from designer.authoring.selection import follow_ref, ref_exists
 from designer.autosave import Autosaver, recoverable
 from designer.browser.window import ConflictBrowser
 from designer.canvas.controller import CanvasController
@@ -39,7 +40,7 @@ from designer.launcher.warm import PreviewRunner, WarmSession, warm_master
 from designer.problems import ProblemsPanel
 from designer.tree import ModelTree
 from engine import operations as ops
-from engine.edits import chain
+from engine.edits import Edit, chain
 from engine.export import EXPORTERS, ExportError, same_file
 from engine.model import ModelLoadError
 from engine.rules import Finding, Location, count
@@ -111,6 +112,7 @@ class MainWindow(QMainWindow):
         self.inspector.sig_edit_where.connect(self.authoring.edit_where)
         self._docks()
         self.scene.sig_selected.connect(self.select)
+        self.scene.sig_refused.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.tree.sig_selected.connect(self.select)
         self.problems.sig_activated.connect(self.go_to)
         document.sig_findings.connect(self._show_counts)
@@ -124,6 +126,7 @@ class MainWindow(QMainWindow):
         if getattr(self, "find_dialog", None) is not None:
             self.find_dialog.set_model(document.model)
         document.sig_changed.connect(self._refresh_find)
+        document.sig_changed.connect(self._follow_selection)
         if old is not None:
             old.deleteLater()
 
@@ -176,6 +179,15 @@ class MainWindow(QMainWindow):
             table = mapping.target if mapping else None
         if table:
             self.conflicts.show_table(str(table))
+
+    def _follow_selection(self, edits: list[Edit]) -> None:
+        """What the Edit menu acts on follows a rename, and is dropped when an edit (an undo) takes it away."""
+        ref = follow_ref(self.current_ref, edits)
+        if not ref_exists(self.document.model, ref):
+            ref = ()
+        if ref != self.current_ref:
+            self.current_ref = ref
+            self.authoring_menu.update()
 
     def delete_focused(self) -> None:
         """Edit ▸ Delete (the Delete key) acts on the selection of the view that has the keyboard focus: the

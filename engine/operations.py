@@ -32,8 +32,10 @@ def unique_mapping_id(model: Model, source: str, target: str) -> str:
 
 def connect_columns(model: Model, source: str, source_col: str, target: str, target_col: str) -> list[Edit]:
     """Dropping a source column on a target column: a copy map, in the mapping between the two tables
-    (a new mapping if there is none)."""
-    if source == target:
+    (a new mapping if there is none). Nothing when either column is not (or no longer) in its table."""
+    tables = model.table(source), model.table(target)
+    if source == target or tables[0] is None or tables[1] is None or source_col not in tables[0].column_names() \
+            or target_col not in tables[1].column_names():
         return []
     existing = next((m for m in model.mappings if m.source == source and m.target == target), None)
     if existing is None:
@@ -92,11 +94,20 @@ def set_method(model: Model, mapping_id: str, target_col: str, method: dict[str,
     return [replace(model, "mapping", mapping, evolve(mapping, columns=columns))]
 
 
-def node_at(method: dict[str, Any] | str, path: Path_) -> dict[str, Any] | str:
+def node_at(method: dict[str, Any] | str, path: Path_) -> dict[str, Any] | str | None:
+    """The node at `path`, or None where the path leads nowhere (a node an undo took away)."""
     node = method
     for i in path:
-        assert isinstance(node, dict)
-        node = node["inputs"][i] if "inputs" in node else node["input"]
+        if not isinstance(node, dict):
+            return None
+        if "inputs" in node:
+            if not 0 <= i < len(node["inputs"]):
+                return None
+            node = node["inputs"][i]
+        elif "input" in node:
+            node = node["input"]
+        else:
+            return None
     return node
 
 
@@ -180,5 +191,11 @@ def delete_table(model: Model, table_key: str) -> list[Edit]:
 
 
 def move_table(model: Model, table_key: str, x: float, y: float) -> list[Edit]:
-    layout: dict[str, list[int | float]] = {**model.layout, table_key: [round(x), round(y)]}  # whole pixels: tidy diffs
+    layout: dict[str, list[int | float]] = {**model.layout, table_key: [_pixel(x), _pixel(y)]}
     return [set_setting(model, "layout", layout)]
+
+
+def _pixel(v: float) -> int | float:
+    """A whole pixel (tidy diffs); a float as it is beyond 1e15 (already whole), where the integer would
+    have more digits than a model file may hold (`engine.limits.MAX_INT_DIGITS`) and the file would not open."""
+    return round(v) if abs(v) < 1e15 else v

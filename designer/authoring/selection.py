@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from engine import operations as ops
 from engine.edits import Edit
+from engine.model.schema import Model
 
 Ref = tuple[Any, ...]
 
@@ -42,3 +44,22 @@ def follow_ref(ref: Ref, edits: Sequence[Edit]) -> Ref:
                 ref = (kind, ref[1], _renamed_key(list(edit.before.columns), list(edit.after.columns), ref[2]),
                        *ref[3:])
     return ref
+
+
+def ref_exists(model: Model, ref: Ref) -> bool:
+    """Whether `ref` names something `model` holds (an undo may have taken it away); () names nothing."""
+    if not ref:
+        return True
+    kind = ref[0]
+    if kind == "server":
+        return model.server(str(ref[1])) is not None
+    if kind in ("table", "column"):
+        table = model.table(str(ref[1]))
+        return table is not None and (kind == "table" or str(ref[2]) in table.column_names())
+    mapping = model.mapping(str(ref[1])) if kind in ("mapping", "reverse", "link", "method") else None
+    if mapping is None or kind in ("mapping", "reverse"):
+        return mapping is not None
+    if str(ref[2]) not in mapping.columns:
+        return False
+    return kind == "link" or isinstance(ops.node_at(mapping.columns[str(ref[2])].model_dump(mode="json"),
+                                                    tuple(ref[3])), dict)

@@ -34,12 +34,16 @@ class CanvasController(QObject):
         return self.document.model
 
     def connect_columns(self, source: str, source_col: str, target: str, target_col: str) -> None:
-        self.document.apply(ops.connect_columns(self.model, source, source_col, target, target_col),
-                            f"Map {source}.{source_col} to {target}.{target_col}")
+        edits = ops.connect_columns(self.model, source, source_col, target, target_col)
+        if not edits:
+            self.scene.sig_refused.emit(f"Not mapped: {source}.{source_col} to {target}.{target_col}")
+        self.document.apply(edits, f"Map {source}.{source_col} to {target}.{target_col}")
 
     def add_input(self, mapping: str, column: str, path: tuple[int, ...], source_col: str) -> None:
-        self.document.apply(ops.add_method_input(self.model, mapping, column, tuple(path), source_col),
-                            f"Wire {source_col} into {column}")
+        edits = ops.add_method_input(self.model, mapping, column, tuple(path), source_col)
+        if not edits:
+            self.scene.sig_refused.emit(f"Not wired: the method on {column} takes no input column")
+        self.document.apply(edits, f"Wire {source_col} into {column}")
 
     def move_tables(self, moves: list[tuple[str, float, float]]) -> None:
         edits = chain(self.model, *[lambda m, k=k, x=x, y=y: ops.move_table(m, k, x, y) for k, x, y in moves])

@@ -30,12 +30,19 @@ class NewLinkInteraction:
             self.scene.addItem(self.line)
         self.line.follow(at)
 
-    def release(self, at: QPointF) -> None:
+    def cancel(self) -> None:
+        """Take the drag line away (its release never came: a menu or dialog took the mouse meanwhile)."""
         if self.line is not None:
             self.scene.removeItem(self.line)
+
+    def release(self, at: QPointF) -> None:
+        self.cancel()
         target = next((i for i in self.scene.items(at, deviceTransform=QTransform())
                        if isinstance(i, TableItem | MethodItem)), None)
-        if self.line is None or target is self.table:
+        if self.scene.tables.get(self.table.key) is not self.table or not self.table.has_row(self.column):
+            # an undo or a Delete while the mouse was down took the source away
+            self.scene.sig_refused.emit(f"Not mapped: {self.table.key}.{self.column} is no longer in the model")
+        elif self.line is None or target is self.table:
             self.scene.select_column(self.table.key, self.column)
         elif isinstance(target, TableItem):
             row = target.row_at(target.mapFromScene(at))

@@ -53,6 +53,7 @@ class MappingScene(QGraphicsScene):
     sig_context_requested = Signal(tuple, object)  # ref, QPoint (screen)
     sig_selected = Signal(tuple)  # ref of the one selected thing, or ()
     sig_empty_changed = Signal(bool)  # True when the last table went, False when the first came
+    sig_refused = Signal(str)  # why a gesture changed nothing
 
     def __init__(self, document: Document) -> None:
         super().__init__()
@@ -394,6 +395,9 @@ class MappingScene(QGraphicsScene):
                 self._rebuilding = False
 
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self.interaction is not None:  # a press before the last drag's release (lost to a menu or dialog)
+            self.interaction.cancel()
+            self.interaction = None
         item = self.itemAt(event.scenePos(), QTransform())
         if isinstance(item, TableItem) and event.button().name == "LeftButton":
             row = item.row_at(item.mapFromScene(event.scenePos()))

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QGraphicsView
 
 from designer.canvas.scene import MARGIN, MappingScene
 
+MIN_ZOOM, MAX_ZOOM = 0.1, 4.0
 READABLE_ZOOM = 0.5  # the smallest zoom at which a table's rows stay legible; the overview is below it
 EMPTY_HINT = "No tables yet. Right-click here (or use the Edit menu) to add a server, then a table."
 
@@ -25,9 +26,11 @@ class MappingView(QGraphicsView):
         scene.sig_empty_changed.connect(self._hint_follows)
 
     def zoom(self, factor: float) -> None:
+        """Zoom by `factor`, within 10% to 400%; a fit beyond them (a model too large to fit at 10%) is where
+        a step may start, never a reason to jump the other way."""
         current = self.transform().m11()
-        factor = max(0.1 / current, min(4.0 / current, factor))
-        self.scale(factor, factor)
+        wanted = max(min(MIN_ZOOM, current), min(max(MAX_ZOOM, current), current * factor))
+        self.scale(wanted / current, wanted / current)
 
     def zoom_level(self) -> float:
         return self.transform().m11()
