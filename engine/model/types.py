@@ -244,6 +244,7 @@ def _split_top_level(text: str) -> list[str]:
 
 
 _FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s+([A-Za-z].*)", re.S)  # a name, then a type
+_ELEMENT_NOT_NULL = re.compile(r"\s+NOT\s+NULL\s*$", re.I)
 
 
 def _parse_element(part: str) -> SqlType:
@@ -251,7 +252,11 @@ def _parse_element(part: str) -> SqlType:
 
     A field's name may be any identifier, a type's name too (`ROW(date DATE, text VARCHAR(10))`): the
     element is read as a type first (`LONG RAW`), and as a name and a type when that fails. When both
-    fail, the error is the named field's (its type is what is wrong), unless the element has no name."""
+    fail, the error is the named field's (its type is what is wrong), unless the element has no name.
+
+    A trailing `NOT NULL` is read and left out (`SET(INTEGER NOT NULL)`): Informix requires it of the
+    elements of a SET, MULTISET or LIST, and types compare without nullability."""
+    part = _ELEMENT_NOT_NULL.sub("", part)
     try:
         return _parse(part)
     except TypeError_ as whole:

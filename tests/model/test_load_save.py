@@ -193,6 +193,11 @@ def test_unknown_or_malformed_types(text: str) -> None:
     ("ROW(LONG RAW, long LONG RAW)", "ROW(LONG RAW, LONG RAW)"),
     ("ROW(DATE, date)", "ROW(DATE, DATE)"),  # unnamed fields
     ("SET(ROW(a INTEGER, b UDT:pt))", "SET(ROW(INTEGER, UDT:pt))"),
+    # Informix's collections require NOT NULL elements: `SET(INTEGER NOT NULL)` failed as type 'NOT NULL'
+    ("SET(INTEGER NOT NULL)", "SET(INTEGER)"),
+    ("LIST(VARCHAR(10)  not  null)", "LIST(VARCHAR(10))"),
+    ("MULTISET(ROW(a INTEGER, b CHAR(2)) NOT NULL)", "MULTISET(ROW(INTEGER, CHAR(2)))"),
+    ("ROW(a INTEGER NOT NULL, b DATE)", "ROW(INTEGER, DATE)"),
 ])
 def test_row_field_names_may_be_any_identifier(text: str, parsed: str) -> None:
     """A field name that is also a type name (date, text) once made the element an unknown type."""
