@@ -7,6 +7,8 @@ import html
 from PySide6.QtGui import Qt  # QtCore's Qt with QtGui's functions (mightBeRichText)
 from PySide6.QtWidgets import QDialog, QFormLayout, QInputDialog, QLabel, QLayout, QMessageBox, QWidget
 
+from engine.model.io import one_line
+
 
 def plain_label(text: str = "", wrap: bool = False) -> QLabel:
     """A label whose text is never read as rich text. A model's names, SQL and constants, and the findings
@@ -37,8 +39,9 @@ def form_row(form: QFormLayout, label: str, field: QWidget | QLayout) -> QLabel:
 
 def menu_text(text: str) -> str:
     """A user's string for a menu entry or an action's text: Qt takes `&` there as a shortcut marker (`R&D`
-    would show as "RD"); `&&` shows one `&`."""
-    return text.replace("&", "&&")
+    would show as "RD"), so `&&` shows one `&`; and a tab as the start of the shortcut column, and a newline
+    as a second line, so control characters are shown escaped (`engine.model.io.one_line`)."""
+    return one_line(text).replace("&", "&&")
 
 
 def message(parent: QWidget | None, icon: QMessageBox.Icon, title: str, text: str,

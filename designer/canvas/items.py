@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from designer.labels import plain_tip
 from designer.severity import SEVERITY_COLOURS
+from engine.model.io import one_line
 
 WIDTH, HEADER, ROW = 270.0, 28.0, 20.0
 OVERVIEW_LOD = 0.45  # below this zoom a table is a box with its name: its rows would be unreadable
@@ -156,7 +157,7 @@ class TableItem(QGraphicsObject):
         bold.setBold(True)
         painter.setFont(bold)
         painter.setPen(pal.color(QPalette.ColorRole.ButtonText))
-        painter.drawText(header.adjusted(8, 0, -24, 0), Qt.AlignmentFlag.AlignVCenter, self.look.key)
+        painter.drawText(header.adjusted(8, 0, -24, 0), Qt.AlignmentFlag.AlignVCenter, one_line(self.look.key))
         small = QFont(painter.font())
         small.setBold(False)
         small.setPointSizeF(max(8.0, small.pointSizeF() * 0.9))  # legible at 100%
@@ -170,7 +171,7 @@ class TableItem(QGraphicsObject):
                 painter.fillRect(rect.adjusted(1, 0, -1, 0), pal.color(QPalette.ColorRole.AlternateBase))
             self._paint_badges(painter, rect, row)
             painter.setPen(pal.color(QPalette.ColorRole.Text))
-            painter.drawText(rect.adjusted(44, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, row.name)
+            painter.drawText(rect.adjusted(44, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, one_line(row.name))
             painter.setPen(pal.color(QPalette.ColorRole.PlaceholderText))
             painter.drawText(rect.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
                              row.type + (" NN" if row.not_null else ""))
@@ -196,7 +197,7 @@ class TableItem(QGraphicsObject):
         painter.setFont(font)
         painter.setPen(pal.color(QPalette.ColorRole.ButtonText))
         painter.drawText(body.adjusted(14 / lod, 0, -4, 0),
-                         Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap, self.look.key)
+                         Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap, one_line(self.look.key))
 
     def _paint_badges(self, painter: QPainter, rect: QRectF, row: ColumnRow) -> None:
         """`PK` for a primary-key column, `DK` for a distribution-key column."""

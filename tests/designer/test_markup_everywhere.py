@@ -162,6 +162,12 @@ def test_menu_text_doubles_each_ampersand() -> None:
     assert menu_text("R&D & more") == "R&&D && more" and menu_text("plain") == "plain"
 
 
+def test_menu_text_never_breaks_a_line_or_starts_the_shortcut_column() -> None:
+    """A table named `L1<newline>L2` made "Rename table hq.L1" and "L2…" two lines of one menu entry, and a
+    tab starts the column Qt keeps for the entry's shortcut."""
+    assert menu_text("Rename table hq.L1\nL2\tx & y\u202e…") == "Rename table hq.L1\\nL2\\tx && y\\u202e…"
+
+
 # --- the conflict browser -------------------------------------------------------------------------------------
 
 def example_with_marked_ids(tmp_path: Path, break_it: bool = False) -> Path:
