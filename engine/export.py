@@ -11,7 +11,7 @@ from typing import Any, cast
 from engine.ddl import DdlError, model_ddl
 from engine.deploy.goldengate import write_goldengate
 from engine.limits import MAX_SQL_CHARS
-from engine.model.io import dump_model, write_atomic
+from engine.model.io import dump_model, starts_with, write_atomic
 from engine.model.methods import METHOD_CLASSES
 from engine.model.schema import FORMAT, FORMAT_MAJOR, Model
 from engine.report import group_title, summary
@@ -123,14 +123,8 @@ def folder_is_ours(out: Path, marker: str, opening: str, kind: str) -> None:
     """A folder export writes into a new or empty folder, or over an earlier export of its own kind (its
     `marker` file begins with `opening`): never among someone else's files, which it would overwrite or mix
     with. Raises `ExportError` naming the folder otherwise."""
-    if not out.is_dir() or not any(out.iterdir()):
+    if not out.is_dir() or not any(out.iterdir()) or starts_with(out / marker, opening):
         return
-    try:
-        with (out / marker).open("rb") as f:
-            if f.read(len(opening.encode())) == opening.encode():
-                return
-    except OSError:
-        pass
     name = {"goldengate": "GoldenGate", "postgresql": "PostgreSQL"}.get(kind, kind)
     raise ExportError(f"{out} is a folder with other files in it: a {name} export writes into a new or empty "
                       f"folder, or over an earlier one (its {marker})")

@@ -49,7 +49,7 @@ from engine.deploy.ggsyntax import (
 )
 from engine.deploy.ggsyntax import where_clause as gg_where
 from engine.keys import distribution_key
-from engine.model.io import write_atomic
+from engine.model.io import starts_with, write_atomic
 from engine.model.methods import (
     Cast,
     Column,
@@ -585,15 +585,7 @@ def write_goldengate(model: Model, out: Path) -> GoldenGateExport:
     for name, text in export.files.items():
         write_atomic(out / name, text)
     for stale in sorted(out.glob("*.prm")):  # a Replicat an earlier export wrote and this model no longer has
-        if stale.name not in export.files and stale.is_file() and not stale.is_symlink() and _ours(stale):
+        if stale.name not in export.files and stale.is_file() and not stale.is_symlink() \
+                and starts_with(stale, HEADER):  # a file this module wrote: other files are never touched
             stale.unlink()
     return export
-
-
-def _ours(path: Path) -> bool:
-    """True when the file starts with the header this module writes (other files are never touched)."""
-    try:
-        with path.open("rb") as f:
-            return f.read(len(HEADER)) == HEADER.encode()
-    except OSError:
-        return False

@@ -46,7 +46,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from engine.ddl import DdlError, comment, load_dialect, table_ddl
-from engine.model.io import write_atomic
+from engine.model.io import starts_with, write_atomic
 from engine.model.methods import Column
 from engine.model.schema import Mapping, Model, Table, TableConflicts
 
@@ -493,19 +493,10 @@ def remove_stale_servers(out: Path, servers: set[str]) -> None:
             continue
         for n, step in enumerate(STEPS, 1):
             path = folder / f"{n}-{step}.sql"
-            if path.is_file() and not path.is_symlink() and _written_here(path, step):
+            if path.is_file() and not path.is_symlink() and starts_with(path, f"-- Mapwright: {step} of server "):
                 path.unlink()
         if not any(folder.iterdir()):
             folder.rmdir()
-
-
-def _written_here(path: Path, step: str) -> bool:
-    opening = f"-- Mapwright: {step} of server ".encode()
-    try:
-        with path.open("rb") as f:
-            return f.read(len(opening)) == opening
-    except OSError:
-        return False
 
 
 def report_text(plan: PgPlan) -> str:

@@ -280,6 +280,16 @@ def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
         raise
 
 
+def starts_with(path: Path, opening: str) -> bool:
+    """Whether the file at `path` begins with `opening` (False when it cannot be read): how an export knows
+    a file it may replace or remove is one it wrote."""
+    try:
+        with path.open("rb") as f:
+            return f.read(len(opening.encode())) == opening.encode()
+    except OSError:
+        return False
+
+
 def _mode_for(target: Path) -> int:
     """The permissions the saved file gets: the replaced file's, or for a new file what the umask allows
     (a temporary file is created 0600, which would hide a model from the rest of a team)."""
