@@ -56,6 +56,18 @@ def pg_server() -> Iterator[PgServer]:
         pytest.fail(f"cannot start a PostgreSQL server for this test: {exc}")
 
 
+@pytest.fixture(scope="module")
+def ordering_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference engine's run directory of the ordering example: two conflicts at C, six mappings (four
+    diverged), no queue, no rejects. Read-only: copy it to change it."""
+    from engine.run.rundir import run_reference_to_dir
+
+    example = EXAMPLES / "ordering_conflict"
+    status, out = run_reference_to_dir(example / "model.json", example / "data", tmp_path_factory.mktemp("r") / "run")
+    assert status == "succeeded"
+    return out
+
+
 @pytest.fixture
 def browser(qtbot: Any) -> Any:
     """A conflict browser, shown, with no run open (the designer's tests and the damaged-run tests use it;

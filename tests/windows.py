@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QPoint, QSettings
 from pytestqt.qtbot import QtBot
 
 from designer.window import MainWindow
@@ -20,3 +22,33 @@ def make_window(qtbot: QtBot, tmp_path: Path, model: Path, ask: bool = False) ->
     w.show()
     qtbot.waitExposed(w)
     return w
+
+
+def window_on(qtbot: QtBot, tmp_path: Path, doc: dict[str, Any], name: str = "model.json") -> MainWindow:
+    """A window (`make_window`) on the model `doc`, written to `tmp_path/name` first."""
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return make_window(qtbot, tmp_path, path)
+
+
+def row_point(w: MainWindow, table: str, column: str) -> QPoint:
+    """Where `table`'s row of `column` is drawn, in the canvas's viewport."""
+    item = w.scene.tables[table]
+    centre = item.mapToScene(item.row_rect(column).center())
+    return w.view.mapFromScene(centre)
+
+
+TWO_TABLES = {
+    "format": "mapwright/1", "name": "two",
+    "servers": [{"id": "hq", "dbms": "oracle", "priority": 20}, {"id": "br", "dbms": "postgresql", "priority": 10}],
+    "tables": [
+        {"server": "hq", "name": "CUST", "columns": [
+            {"name": "REGION", "type": "CHAR(2)", "nullable": False},
+            {"name": "NO", "type": "INTEGER", "nullable": False},
+            {"name": "NAME", "type": "VARCHAR(40)"}], "primary_key": ["REGION", "NO"]},
+        {"server": "br", "name": "CUST", "columns": [
+            {"name": "KEY", "type": "VARCHAR(16)", "nullable": False}, {"name": "NAME", "type": "VARCHAR(40)"},
+            {"name": "CODE", "type": "CHAR(3)", "nullable": False}], "primary_key": ["KEY"]}],
+    "layout": {"hq.CUST": [0, 0], "br.CUST": [500, 0]},
+}
+"""Two servers' CUST tables, unmapped: the model the window and canvas tests draw and edit."""

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import TracebackType
 
 import pytest
-
-from engine.run.rundir import run_reference_to_dir
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 
 
 @pytest.fixture
@@ -25,12 +20,3 @@ def unhandled() -> Iterator[list[BaseException]]:
     sys.excepthook = hook
     yield errors
     sys.excepthook = old
-
-
-@pytest.fixture(scope="module")
-def ordering_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The reference engine's run directory of the ordering example (read-only: copy it to change it)."""
-    example = EXAMPLES / "ordering_conflict"
-    status, out = run_reference_to_dir(example / "model.json", example / "data", tmp_path_factory.mktemp("r") / "run")
-    assert status == "succeeded"
-    return out

@@ -3,15 +3,13 @@ whose entity an undo takes away (pytest-qt, offscreen)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from test_window import TWO_TABLES, row_point
-from windows import make_window
+from windows import TWO_TABLES, row_point, window_on
 
 from designer.canvas.items import LinkItem, TableItem
 from designer.window import MainWindow
@@ -26,9 +24,7 @@ def private_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def window(qtbot: Any, tmp_path: Path) -> MainWindow:
-    path = tmp_path / "two.json"
-    path.write_text(json.dumps(TWO_TABLES))
-    return make_window(qtbot, tmp_path, path)
+    return window_on(qtbot, tmp_path, TWO_TABLES, "two.json")
 
 
 def drawn_as_modelled(w: MainWindow) -> None:
@@ -92,9 +88,9 @@ def test_a_drag_whose_source_column_an_undo_removes_meanwhile_maps_nothing(windo
 
 def test_a_table_moved_far_off_saves_a_file_that_opens_again(qtbot: Any, tmp_path: Path,
                                                             unhandled: list[BaseException]) -> None:
+    far = {**TWO_TABLES, "layout": {"hq.CUST": [1e300, -1e300], "br.CUST": [500, 0]}}
+    w = window_on(qtbot, tmp_path, far, "far.json")  # a position the file may hold
     path = tmp_path / "far.json"
-    path.write_text(json.dumps({**TWO_TABLES, "layout": {"hq.CUST": [1e300, -1e300], "br.CUST": [500, 0]}}))
-    w = make_window(qtbot, tmp_path, path)  # a position the file may hold
     w.controller.move_tables([("hq.CUST", 1e300, 5.0), ("br.CUST", 1e9, -1e9)])  # the table dragged a little
     w.save()
     assert load_model(path).layout == {"hq.CUST": [1e300, 5], "br.CUST": [1_000_000_000, -1_000_000_000]}

@@ -3,7 +3,6 @@ marks and its legend; Help ▸ About; Edit ▸ Find; Quit ▸ Discard drops the 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
-from windows import make_window
+from windows import make_window, window_on
 
 from designer.autosave import autosave_path
 from designer.canvas.items import TableItem
@@ -48,9 +47,7 @@ def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def window(qtbot: QtBot, tmp_path: Path) -> MainWindow:
-    path = tmp_path / "two.json"
-    path.write_text(json.dumps(TWO))
-    return make_window(qtbot, tmp_path, path)
+    return window_on(qtbot, tmp_path, TWO, "two.json")
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton
-from windows import make_window
+from windows import TWO_TABLES, make_window, row_point, window_on
 
 from designer.autosave import autosave_path
 from designer.document import Document
@@ -21,20 +21,6 @@ from designer.window import MainWindow
 from engine.model import load_model
 from engine.model.schema import Model
 from resources import SAMPLE_MODEL
-
-TWO_TABLES = {
-    "format": "mapwright/1", "name": "two",
-    "servers": [{"id": "hq", "dbms": "oracle", "priority": 20}, {"id": "br", "dbms": "postgresql", "priority": 10}],
-    "tables": [
-        {"server": "hq", "name": "CUST", "columns": [
-            {"name": "REGION", "type": "CHAR(2)", "nullable": False},
-            {"name": "NO", "type": "INTEGER", "nullable": False},
-            {"name": "NAME", "type": "VARCHAR(40)"}], "primary_key": ["REGION", "NO"]},
-        {"server": "br", "name": "CUST", "columns": [
-            {"name": "KEY", "type": "VARCHAR(16)", "nullable": False}, {"name": "NAME", "type": "VARCHAR(40)"},
-            {"name": "CODE", "type": "CHAR(3)", "nullable": False}], "primary_key": ["KEY"]}],
-    "layout": {"hq.CUST": [0, 0], "br.CUST": [500, 0]},
-}
 
 
 @pytest.fixture(autouse=True)
@@ -44,15 +30,7 @@ def private_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def window(qtbot: Any, tmp_path: Path) -> MainWindow:
-    path = tmp_path / "two.json"
-    path.write_text(json.dumps(TWO_TABLES))
-    return make_window(qtbot, tmp_path, path)
-
-
-def row_point(w: MainWindow, table: str, column: str) -> QPoint:
-    item = w.scene.tables[table]
-    centre = item.mapToScene(item.row_rect(column).center())
-    return w.view.mapFromScene(centre)
+    return window_on(qtbot, tmp_path, TWO_TABLES, "two.json")
 
 
 def drag(w: MainWindow, start: QPoint, end: QPoint) -> None:

@@ -29,18 +29,8 @@ from engine.run.rundir import RunInfo, conflicts_arrow, run_reference_to_dir, wr
 from engine.run.rundir_read import is_run_directory
 from resources import SAMPLE_MODEL
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
 Damage = Callable[[Path], None]
-
-
-@pytest.fixture(scope="module")
-def intact(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """ordering_conflict: two conflicts at C, six mappings (four diverged), no queue, no rejects."""
-    example = EXAMPLES / "ordering_conflict"
-    status, out = run_reference_to_dir(example / "model.json", example / "data", tmp_path_factory.mktemp("r") / "run")
-    assert status == "succeeded"
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -257,10 +247,10 @@ COUNTS: dict[str, tuple[Damage, str]] = {
 
 
 @pytest.mark.parametrize("case", list(MISSING))
-def test_a_missing_file_is_named(intact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_a_missing_file_is_named(ordering_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                  case: str) -> None:
     damage, name = MISSING[case]
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     damage(rundir)
     message = assert_refused(rundir, capsys, str(rundir / name))
     assert "missing" in message or "no final table" in message
@@ -269,9 +259,9 @@ def test_a_missing_file_is_named(intact: Path, tmp_path: Path, capsys: pytest.Ca
 @pytest.mark.parametrize("name", ["manifest.json", "conflicts.jsonl", "convergence.json", "conflicts.parquet",
                                   "tables/C/T.parquet"])
 @pytest.mark.parametrize("point", list(TRUNCATIONS))
-def test_a_file_cut_short_is_named(intact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_a_file_cut_short_is_named(ordering_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                    name: str, point: str) -> None:
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     truncate(name, TRUNCATIONS[point])(rundir)
     assert_refused(rundir, capsys, str(rundir / name))
 
@@ -293,10 +283,10 @@ def test_a_cut_line_names_its_line(sample: Path, tmp_path: Path, capsys: pytest.
     assert "invalid JSON" in message
 
 
-def test_a_cut_convergence_file_is_not_blamed_on_the_manifest(intact: Path, tmp_path: Path,
+def test_a_cut_convergence_file_is_not_blamed_on_the_manifest(ordering_run: Path, tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """The reported bug: a truncated convergence.json was reported as `manifest.json:<its line>`."""
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     text = (rundir / "convergence.json").read_text()
     (rundir / "convergence.json").write_text(text[:len(text) * 2 // 3])
     message = assert_refused(rundir, capsys, str(rundir / "convergence.json"),
@@ -305,10 +295,11 @@ def test_a_cut_convergence_file_is_not_blamed_on_the_manifest(intact: Path, tmp_
 
 
 @pytest.mark.parametrize("case", list(SHAPES))
-def test_a_wrong_shape_or_binary_content_is_named(intact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_a_wrong_shape_or_binary_content_is_named(ordering_run: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str],
                                                   case: str) -> None:
     damage, name, where = SHAPES[case]
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     damage(rundir)
     line = where
     if isinstance(where, str):
@@ -329,10 +320,10 @@ def test_a_queue_entry_and_a_reject_of_the_wrong_shape(sample: Path, tmp_path: P
 
 
 @pytest.mark.parametrize("case", list(COUNTS))
-def test_counts_that_disagree_with_the_files_are_named(intact: Path, tmp_path: Path,
+def test_counts_that_disagree_with_the_files_are_named(ordering_run: Path, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str], case: str) -> None:
     damage, name = COUNTS[case]
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     damage(rundir)
     assert_refused(rundir, capsys, str(rundir / name))
 
@@ -346,17 +337,17 @@ def test_not_a_folder_or_not_a_run(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 
-def test_a_control_character_in_a_damaged_run_is_printed_escaped(intact: Path, tmp_path: Path,
+def test_a_control_character_in_a_damaged_run_is_printed_escaped(ordering_run: Path, tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     edit_json(rundir, "manifest.json", set_in(("counts", "x\x1b[2J\x9b"), "bad"))
     assert main(["conflicts", str(rundir)]) == 2
     err = capsys.readouterr().err
     assert "counts.x\\x1b[2J\\x9b" in err and "\x1b" not in err and "\x9b" not in err, err
 
 
-def test_the_real_command_refuses_a_damaged_run_in_one_line(intact: Path, tmp_path: Path) -> None:
-    rundir = copy_of(intact, tmp_path)
+def test_the_real_command_refuses_a_damaged_run_in_one_line(ordering_run: Path, tmp_path: Path) -> None:
+    rundir = copy_of(ordering_run, tmp_path)
     replace_line("conflicts.jsonl", 2, "[1, 2]")(rundir)
     for fmt in ("text", "json"):
         res = subprocess.run([MAPWRIGHT, "conflicts", str(rundir), "--format", fmt], capture_output=True,
@@ -368,11 +359,11 @@ def test_the_real_command_refuses_a_damaged_run_in_one_line(intact: Path, tmp_pa
 
 # --- what is not damaged ----------------------------------------------------------------------------------
 
-def test_an_intact_run_summarises_as_before(intact: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    manifest = json.loads((intact / "manifest.json").read_text())
-    lines = [json.loads(line) for line in (intact / "conflicts.jsonl").read_text().splitlines()]
-    mappings = json.loads((intact / "convergence.json").read_text())["mappings"]
-    code, out, err = conflicts(intact, "json", capsys)
+def test_an_intact_run_summarises_as_before(ordering_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = json.loads((ordering_run / "manifest.json").read_text())
+    lines = [json.loads(line) for line in (ordering_run / "conflicts.jsonl").read_text().splitlines()]
+    mappings = json.loads((ordering_run / "convergence.json").read_text())["mappings"]
+    code, out, err = conflicts(ordering_run, "json", capsys)
     assert code == 0 and err == ""
     doc = json.loads(out)
     assert set(doc) == {"status", "reason", "counts", "stages", "conflicts", "error_queue", "rejects",
@@ -383,12 +374,12 @@ def test_an_intact_run_summarises_as_before(intact: Path, capsys: pytest.Capture
                                 "by_table": {"C.T": 2}}
     assert doc["error_queue"] == 0 and doc["rejects"] == 0
     assert doc["convergence"] == [{k: m[k] for k in ("mapping", "compared", "diverged")} for m in mappings]
-    code, out, err = conflicts(intact, "text", capsys)
+    code, out, err = conflicts(ordering_run, "text", capsys)
     assert code == 0 and err == ""
-    assert out.splitlines()[0] == f"run {intact}: succeeded"
+    assert out.splitlines()[0] == f"run {ordering_run}: succeeded"
     assert "conflicts: 2" in out and "by type: update 2" in out and "note:" not in out
     assert sum("DIVERGED on 1 of 1 keys" in line for line in out.splitlines()) == 4
-    assert is_run_directory(intact)
+    assert is_run_directory(ordering_run)
 
 
 def test_an_intact_sample_run_summarises(sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -418,9 +409,9 @@ def failed_attempt(rundir: Path, reason: str, started: datetime) -> Path:
     return attempt / "manifest.json"
 
 
-def test_a_failed_attempt_over_a_good_run_is_mentioned(intact: Path, tmp_path: Path,
+def test_a_failed_attempt_over_a_good_run_is_mentioned(ordering_run: Path, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     reason = "snapshots/A.T.jsonl:2: a NULL key"
     where = failed_attempt(rundir, reason, datetime.now(UTC))
     code, out, err = conflicts(rundir, "text", capsys)
@@ -431,17 +422,17 @@ def test_a_failed_attempt_over_a_good_run_is_mentioned(intact: Path, tmp_path: P
     assert json.loads(out)["last_attempt"] == {"status": "failed", "reason": reason, "manifest": str(where)}
 
 
-def test_an_attempt_older_than_the_run_is_history(intact: Path, tmp_path: Path,
+def test_an_attempt_older_than_the_run_is_history(ordering_run: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     failed_attempt(rundir, "an old failure", datetime.now(UTC) - timedelta(days=1))
     code, out, _ = conflicts(rundir, "text", capsys)
     assert code == 0 and "note:" not in out and "last attempt" not in out
 
 
-def test_a_damaged_run_with_a_failed_attempt_says_both(intact: Path, tmp_path: Path,
+def test_a_damaged_run_with_a_failed_attempt_says_both(ordering_run: Path, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     where = failed_attempt(rundir, "cancelled by signal SIGTERM", datetime.now(UTC))
     remove("convergence.json")(rundir)
     message = assert_refused(rundir, capsys, str(rundir / "convergence.json"))
@@ -458,13 +449,13 @@ def test_a_damaged_run_with_a_failed_attempt_says_both(intact: Path, tmp_path: P
     ("a table cut short", truncate("tables/C/T.parquet", lambda n: n // 2), "T.parquet"),
     ("one conflict counted more", add_to_counts(conflicts=1), "conflicts.jsonl"),
 ])
-def test_the_browser_shows_why_a_damaged_run_cannot_be_opened(browser: Any, qtbot: QtBot, intact: Path,
+def test_the_browser_shows_why_a_damaged_run_cannot_be_opened(browser: Any, qtbot: QtBot, ordering_run: Path,
                                                               tmp_path: Path, case: str, damage: Damage,
                                                               name: str) -> None:
     with qtbot.waitSignal(browser.sig_run_opened):
-        browser.open_run(intact)  # a whole run first: none of it may stay on screen
+        browser.open_run(ordering_run)  # a whole run first: none of it may stay on screen
     assert browser.conflicts.rowCount() == 2
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     damage(rundir)
     with qtbot.waitSignal(browser.sig_open_failed) as failed:
         assert browser.open_run(rundir) is None
@@ -479,8 +470,9 @@ def test_the_browser_shows_why_a_damaged_run_cannot_be_opened(browser: Any, qtbo
                                            browser.convergence))
 
 
-def test_the_browser_says_the_last_attempt_failed(browser: Any, qtbot: QtBot, intact: Path, tmp_path: Path) -> None:
-    rundir = copy_of(intact, tmp_path)
+def test_the_browser_says_the_last_attempt_failed(browser: Any, qtbot: QtBot, ordering_run: Path,
+                                                  tmp_path: Path) -> None:
+    rundir = copy_of(ordering_run, tmp_path)
     reason = "the model has 2 validation error(s) & <more>"
     where = failed_attempt(rundir, reason, datetime.now(UTC))
     with qtbot.waitSignal(browser.sig_run_opened):
@@ -498,21 +490,21 @@ def test_the_browser_still_opens_a_failed_run(browser: Any, qtbot: QtBot, tmp_pa
     assert "run failed" in browser.banner.text() and "no Java" in browser.banner.text()
 
 
-def test_an_unreadable_file_is_named(intact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unreadable_file_is_named(ordering_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     if os.geteuid() == 0:  # root reads any file whatever its mode: a dangling link instead
-        rundir = copy_of(intact, tmp_path)
+        rundir = copy_of(ordering_run, tmp_path)
         remove("rejects.jsonl")(rundir)
         (rundir / "rejects.jsonl").symlink_to(tmp_path / "gone")
     else:
-        rundir = copy_of(intact, tmp_path)
+        rundir = copy_of(ordering_run, tmp_path)
         (rundir / "rejects.jsonl").chmod(0)
     assert_refused(rundir, capsys, str(rundir / "rejects.jsonl"))
 
 
-def test_the_browser_compares_an_example_whose_key_several_rows_share(browser: Any, qtbot: QtBot, intact: Path,
+def test_the_browser_compares_an_example_whose_key_several_rows_share(browser: Any, qtbot: QtBot, ordering_run: Path,
                                                                      tmp_path: Path) -> None:
     """Not damage: convergence lists every row when several share a key (`"target": [row, row]`)."""
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     twins = [{"ID": 1, "X": 5}, {"ID": 1, "X": 6}]
     edit_json(rundir, "convergence.json", lambda d: {"mappings": [
         {**d["mappings"][1], "examples": [{"dkey": {"ID": 1}, "source": {"ID": 1, "X": 7}, "target": twins}]}]})
@@ -529,18 +521,18 @@ def test_the_browser_compares_an_example_whose_key_several_rows_share(browser: A
     assert model.highlighted_cells() == [("X", "Target 1"), ("X", "Target 2")]
 
 
-def test_a_pipe_in_place_of_a_file_is_refused_without_blocking(intact: Path, tmp_path: Path,
+def test_a_pipe_in_place_of_a_file_is_refused_without_blocking(ordering_run: Path, tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     remove("conflicts.jsonl")(rundir)
     os.mkfifo(rundir / "conflicts.jsonl")
     assert "not a regular file" in assert_refused(rundir, capsys, str(rundir / "conflicts.jsonl"))
 
 
-def test_a_manifest_naming_a_device_as_its_model_is_not_read(intact: Path, tmp_path: Path,
+def test_a_manifest_naming_a_device_as_its_model_is_not_read(ordering_run: Path, tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """The model is only a cross-check: a hostile path (an endless device) is skipped, not read."""
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     edit_json(rundir, "manifest.json", set_in(("model",), {"path": "/dev/zero", "sha256": "0" * 64}))
     code, out, err = conflicts(rundir, "json", capsys)
     assert code == 0 and err == "" and json.loads(out)["conflicts"]["total"] == 2
@@ -559,9 +551,9 @@ def test_a_run_of_a_model_without_tables_is_whole(tmp_path: Path, capsys: pytest
     assert code == 0, err
 
 
-def test_a_table_the_manifest_lists_must_be_there(intact: Path, tmp_path: Path,
+def test_a_table_the_manifest_lists_must_be_there(ordering_run: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    rundir = copy_of(intact, tmp_path)
+    rundir = copy_of(ordering_run, tmp_path)
     listed = json.loads((rundir / "manifest.json").read_text())["tables"]
     assert "A.T" in listed
     (rundir / "tables" / "A" / "T.parquet").unlink()
