@@ -2,11 +2,12 @@
 
 Spark does Spark's work: typed columns from Spark's readers (`lines`, `decode`, `snapshots`), native
 expressions for the model's methods, `where` clauses and the net effect (`neteffect`), a window per key
-for the fold where no conflict can arise (`resolve`), joins for convergence (`converge`), and Spark's
-writers for every data file (`output`). The reference's pure functions run only where the semantics are
-an ordered fold Spark cannot prove trivial (a conflict, a multi-operation chain, a value Spark cannot give
-exactly), over Arrow, one call per group. The driver holds only counts, the schedule and convergence's
-few examples: nothing proportional to the data.
+for the fold up to the first delivery that may meet a conflict (`resolve`), joins for convergence
+(`converge`), and Spark's writers for every data file (`output`). The reference's pure functions run only
+where the semantics are an ordered fold Spark cannot prove trivial (the rest of a key from its first
+possible conflict, a multi-operation chain, a value Spark cannot give exactly), over Arrow, one call per
+group. The driver holds only counts, the schedule and convergence's few examples: nothing proportional to
+the data. A frame the run has materialized is freed once nothing later reads it (`keep_only`).
 
 Inputs a run cannot use (a bad schedule, a snapshot that does not fit its table, a model without keys)
 fail with the reference's one-line reasons. When the model's SQL fails on a row in Spark (ANSI: a division
@@ -137,6 +138,15 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
         persisted.append(kept)
         return kept
 
+    def keep_only(*needed: DataFrame) -> None:
+        """Free every frame kept so far but `needed`: what the rest of the run reads no more. Its blocks
+        would otherwise hold the memory the later stages sort and aggregate in (at 1,000,000 B2 events,
+        a line's text is kept twice and its typed record once by the time resolve starts), and be spilled
+        to disk to make room."""
+        for frame in [f for f in persisted if not any(f is n for n in needed)]:
+            frame.unpersist()
+            persisted.remove(frame)
+
     def stage(name: str) -> _Stage:
         return _Stage(name, run.stage_seconds, progress, spark)
 
@@ -166,7 +176,9 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
                 run.counts.skipped = kinds.get("skip", 0)
             ordinals = {path: len(names) + i for i, path in enumerate(snapshot_texts)}
             snapshot_rows = _debezium_snapshot_rows(spark, read, names, len(changes)) if debezium else None
-            snapshots = read_snapshots(spark, data_dir, model, lines, ordinals, snapshot_rows)
+            before = len(persisted)
+            snapshots = read_snapshots(spark, data_dir, model, lines, ordinals, snapshot_rows, keep)
+            snapshot_rows_kept = persisted[before:]
 
         with stage("net_effect"):
             events = net_effect(records, snapshots, model, decoded.tables, schedule_doc, sql_natively, keep)
@@ -177,6 +189,7 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
                                          F.count(F.when(F.col("kind") == "delivery", 1)).alias("deliveries")).first()
             run.counts.filtered = int((native["filtered"] or 0) + (by_reference["filtered"] or 0))  # type: ignore[index]
             run.counts.deliveries = int((native["deliveries"] or 0) + (by_reference["deliveries"] or 0))  # type: ignore[index]
+            keep_only(read, txns, reference, *snapshot_rows_kept)  # the lines and typed records are in these now
 
         with stage("resolve"):
             resolved = resolve(events.tables, model, keep)
@@ -213,6 +226,7 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             counts = run.counts
             if counts.deliveries != counts.applied + counts.resolved + counts.queued:
                 raise AssertionError(f"accounting broken: {counts}")
+            keep_only(read, *rows.values())  # convergence reads the final rows, the rejects their lines
 
         with stage("converge"):
             rejects = read.where(F.col("kind") == "reject").select(

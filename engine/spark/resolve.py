@@ -8,11 +8,15 @@ there stand or fall together).
 A key group folds natively when no delivery in it can meet a conflict: Spark orders the group's events
 (one window), carries the row's state from event to event (each column's last value set), and checks
 that each delivered insert finds no row and each delivered update or delete finds exactly its old
-image. Then the final row is the last state and every delivery is `applied`. Any other group (a
-conflict, a change the reference could not map, a table whose values only the reference reads) is
-folded by the reference (`fold.fold_events`) over Arrow batches of whole groups (`grouped.fold_groups`:
-Spark shuffles and sorts, Python walks the consecutive groups of each batch), which gives its rows,
-its conflicts and queue entries as the lines the run directory holds, and its outcomes.
+image. Then the final row is the last state and every delivery is `applied`. Where a key group's
+events are natively folded up to some event and not past it (the first delivery that may meet a
+conflict), the events before it are applied natively, and the reference folds the rest from the row
+as it stands there (its values and the site that last wrote it, as a snapshot row of that site: what
+`fold` knows of a row). Any other group (a table whose values only the reference reads, a `table` or
+`site` grouping) is folded by the reference (`fold.fold_events`) whole. The reference runs over Arrow
+batches of whole groups (`grouped.fold_groups`: Spark shuffles and sorts, Python walks the consecutive
+groups of each batch), which gives its rows, its conflicts and queue entries as the lines the run
+directory holds, and its outcomes.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from engine.spark.grouped import Fold, fold_groups
 from engine.spark.inworker import context_of, model_of
 from engine.spark.jobs import concurrently
 from engine.spark.neteffect import EVENT_COLUMNS, version_columns
-from engine.spark.types import rep, table_opaque
+from engine.spark.types import rep, table_opaque, table_type_sql
 
 OUTPUT = ("kind string, tkey string, ordinal long, text string, sort string, status string, n long, "
           "site string, origin string, `table` string, mapping string, txn string, commit_ts string, "
@@ -120,9 +124,10 @@ def resolve(events: dict[str, DataFrame], model: Model,
             native_rows[table.key] = spark.sql(f"SELECT CAST(0 AS BIGINT) AS seq, _after AS row FROM {checked} "
                                                "WHERE _group_ok AND _last AND op <> 'D'")
             applied.append(f"SELECT {sql.string(table.key)} AS tkey FROM {checked} "
-                           "WHERE _group_ok AND kind = 'delivery'")
+                           "WHERE NOT _past AND kind = 'delivery'")
             group = f"concat({sql.string(f'key:{table.key}:')}, to_json(_key))"
-            to_reference.append(_as_text(checked, table, group, "NOT _group_ok"))
+            to_reference.append(_as_text(checked, table, group, "_past"))
+            to_reference.append(_as_text(_row_at_cut(checked, table), table, group))
         elif mode == "key":
             fields = ", ".join(f"{sql.string(c)}, ({key}).{sql.ident(c)}" for c in identity)
             group = f"concat({sql.string(f'key:{table.key}:')}, to_json(named_struct({fields})))"
@@ -186,13 +191,48 @@ def _checked(events: str, table: Table, ctx: RunContext) -> str:
                  f"ELSE _exists AND {sql.case(checks, 'FALSE')} END)")
     ok = f"CASE WHEN kind = 'delivery' THEN coalesce({delivered}, FALSE) ELSE TRUE END"
     after = ", ".join(f"{sql.string(c.name)}, _a_{_safe(c.name)}.v" for c in table.columns)
+    # a delivered update writes the row (and makes its origin the row's writer, which site priority reads)
+    # only where it changes a value (`detect.Delivery._resolve_groups`); a double that is not finite is
+    # compared otherwise by the reference, so such an update ends what Spark folds of the group
+    changes = sql.any_of([f"NOT (_s_{_safe(c.name)}.v <=> _a_{_safe(c.name)}.v)" for c in table.columns])
+    unsure = sql.any_of([f"NOT {_finite(f'{state}_{_safe(c.name)}.v')}" for c in table.columns
+                         if rep(c.sql_type).kind == "double" for state in ("_s", "_a")])
+    writes = (f"CASE WHEN kind = 'snapshot' THEN TRUE WHEN kind = 'local' THEN op <> 'D' "
+              f"WHEN op = 'I' THEN TRUE WHEN op = 'U' THEN {changes} ELSE FALSE END")
+    upto = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     keyed = f"SELECT *, named_struct({fields}) AS _key FROM {events}"
     existed = f"SELECT *, coalesce(lag(op) OVER ({order}) <> 'D', FALSE) AS _exists FROM ({keyed})"
     states = f"SELECT *, {', '.join(setting)} FROM (SELECT *, {', '.join(carried)} FROM ({existed}))"
-    judged = (f"SELECT *, {ok} AS _ok, lead(op) OVER ({order}) IS NULL AS _last, named_struct({after}) AS _after "
-              f"FROM ({states})")
-    kept = ", ".join([*EVENT_COLUMNS, "_key", "_last", "_after"])  # what the three readers of the check read
-    return f"SELECT {kept}, min(_ok) OVER (PARTITION BY _key) AS _group_ok FROM ({judged})"
+    judged = (f"SELECT *, {ok} AS _ok, lead(op) OVER ({order}) IS NULL AS _last, "
+              f"{writes} AS _writes, (kind = 'delivery' AND op = 'U' AND {unsure}) AS _unsure FROM ({states})")
+    past = (f"SELECT *, max(NOT _ok OR _unsure) OVER ({upto}) AS _past, "
+            f"last(CASE WHEN _writes THEN origin END, TRUE) OVER ({upto}) AS _writer FROM ({judged})")
+    cut = f"(NOT _past AND op <> 'D' AND coalesce(lead(_past) OVER ({order}), FALSE))"
+    ended = (f"SELECT *, min(_ok) OVER (PARTITION BY _key) AS _group_ok, {cut} AS _cut FROM ({past})")
+    kept = ", ".join([*EVENT_COLUMNS, "_key", "_last", "_past", "_writer", "_group_ok", "_cut"])
+    # the row after an event only where it is read: a group's last event and the event at its cut (a struct
+    # of every column on each of a table's events is most of what the kept check holds)
+    return f"SELECT {kept}, CASE WHEN _last OR _cut THEN named_struct({after}) END AS _after FROM ({ended})"
+
+
+def _row_at_cut(checked: str, table: Table) -> str:
+    """Where a group is folded natively up to its first delivery that may meet a conflict (`_cut`), the row
+    as it stands there, as a snapshot row of the site that last wrote it: the reference folds the rest
+    of the group from it. A snapshot row comes first at its site (`schedule.event_order`)."""
+    from engine.spark.neteffect import BEGINNING
+
+    row = table_type_sql(table)
+    beginning = sql.lit(BEGINNING)
+    columns = ["'snapshot' AS kind", f"{beginning} AS at", f"{beginning} AS commit_ts", "_writer AS origin",
+               "'' AS txn", "CAST(0 AS BIGINT) AS seq", "'I' AS op", "CAST(NULL AS STRING) AS mapping",
+               "CAST(NULL AS INT) AS version", "CAST(NULL AS STRING) AS error", "CAST(NULL AS STRING) AS old_json",
+               "CAST(NULL AS STRING) AS new_json", f"CAST(NULL AS {row}) AS old", f"CAST(_after AS {row}) AS new",
+               "_key"]
+    return f"(SELECT {', '.join(columns)} FROM {checked} WHERE _cut) AS _at_cut"
+
+
+def _finite(value: str) -> str:
+    return f"({value} IS NULL OR (NOT isnan({value}) AND abs({value}) < CAST('Infinity' AS DOUBLE)))"
 
 
 def _type(table: Table, name: str) -> Any:
@@ -213,8 +253,7 @@ def _same(a: str, b: str, t: Any) -> str:
     """Null-safe equality as `values.same_value` has it; a double that is not finite is left to the
     reference (Python's comparison of NaN and the infinities differs from Spark's)."""
     if rep(t).kind == "double":
-        finite = f"({a} IS NULL OR (NOT isnan({a}) AND abs({a}) < CAST('Infinity' AS DOUBLE)))"
-        return f"({a} <=> {b} AND {finite})"
+        return f"({a} <=> {b} AND {_finite(a)})"
     return f"{a} <=> {b}"
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,12 +63,14 @@ def snapshot_text_files(data_dir: Path, model: Model) -> list[Path]:
 
 
 def read_snapshots(spark: SparkSession, data_dir: Path, model: Model, lines: DataFrame, ordinals: dict[Path, int],
-                   debezium: DataFrame | None = None) -> dict[str, DataFrame]:
+                   debezium: DataFrame | None = None,
+                   keep: Callable[[DataFrame], DataFrame] = lambda frame: frame) -> dict[str, DataFrame]:
     """Table key -> its initial rows (`ROWS`), for every table with a snapshot file or Debezium `r` event.
 
     `lines` holds the lines of `snapshot_text_files`, by their `ordinals`. `debezium` holds the `r` events
     the decoding read (`table`, `file`, `line`, `order`: their place in file and line order, `text`: the row
-    as tokens keyed `c0`...). Raises `InputError` as the reference does."""
+    as tokens keyed `c0`...). Raises `InputError` as the reference does. `keep` materializes each table's
+    rows, read twice: by the check for suspicious snapshots, and by the run's events."""
     files = snapshot_files(data_dir, model)  # the reference's own listing and its errors, on the driver
     sources: dict[str, list[_Source]] = {}
     for ordinal, (path, table) in enumerate(files):
@@ -80,7 +83,7 @@ def read_snapshots(spark: SparkSession, data_dir: Path, model: Model, lines: Dat
             frame = _canonical_rows(rows.select((F.lit(len(files) << 40) + F.col("order")).alias("seq"), "text"),
                                     table).withColumn("clean", F.lit(True))
             sources.setdefault(table.key, []).append(_Source(table, frame, None))
-    frames = {key: _union([s.frame for s in group]) for key, group in sources.items()}
+    frames = {key: keep(_union([s.frame for s in group])) for key, group in sources.items()}
     suspicious = _suspicious(frames, model)
     if suspicious:
         replaced = _read_by_reference(spark, model, suspicious, files, debezium)

@@ -27,7 +27,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from builders import col, model, pair, server, table
+from builders import col, mapping, model, pair, server, table
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.testing import assertDataFrameEqual
@@ -48,7 +48,7 @@ from engine.spark.lines import read_lines
 from engine.spark.neteffect import net_effect
 from engine.spark.pipeline import configure
 from engine.spark.progress import JobProgress
-from engine.spark.resolve import resolve, rows_of
+from engine.spark.resolve import Resolved, resolve, rows_of
 from engine.spark.snapshots import _suspicious, read_snapshots, snapshot_text_files
 
 pytestmark = pytest.mark.slow
@@ -448,6 +448,14 @@ def _events_frame(spark: SparkSession, events: list[dict[str, Any]]) -> DataFram
           e.get("mapping"), None, None, None, None, e["old"], e["new"]) for e in events], EVENTS)
 
 
+def _statuses(resolved: Resolved) -> DataFrame:
+    """How many deliveries ended each status (`status`, `n`): the reference's outcomes and the native ones."""
+    return (resolved.reference.where(F.col("kind") == "outcome").select("status", "n")
+            .unionByName(resolved.native_applied.select(F.lit("applied").alias("status"), F.lit(1).cast("long")
+                                                       .alias("n")))
+            .groupBy("status").agg(F.sum("n").alias("n")))
+
+
 def test_resolve_applies_what_meets_no_conflict_and_folds_the_rest_as_the_reference(spark: SparkSession) -> None:
     m = pair()
     events = _resolve_events()
@@ -471,12 +479,71 @@ def test_resolve_applies_what_meets_no_conflict_and_folds_the_rest_as_the_refere
     assert_frames(folded.where(F.col("kind") == "queue").select("sort", "text"),
                   spark.createDataFrame([(time_order_key(q), jsonl_line(q)) for q in oracle.queue],
                                         "sort string, text string"))
-    statuses = (folded.where(F.col("kind") == "outcome").select("status", "n")
-                .unionByName(resolved.native_applied.select(F.lit("applied").alias("status"), F.lit(1).cast("long")
-                                                           .alias("n")))
-                .groupBy("status").agg(F.sum("n").alias("n")))
     assert sorted(o["status"] for o in oracle.outcomes) == ["applied", "queued", "queued"]
-    assert_frames(statuses, spark.createDataFrame([("applied", 1), ("queued", 2)], "status string, n long"))
+    assert_frames(_statuses(resolved), spark.createDataFrame([("applied", 1), ("queued", 2)], "status string, n long"))
+
+
+def test_resolve_folds_a_key_natively_up_to_its_first_conflict_and_the_rest_from_the_row_there(
+        spark: SparkSession) -> None:
+    """Site priority compares a conflict's origin with the site that last wrote the row: where the native
+    fold hands a key to the reference part way, the row it hands over keeps its writer, and an update that
+    changes nothing does not make its origin the writer (`detect.Delivery._resolve_groups`)."""
+    cols = [col("ID", nullable=False), col("NAME", "VARCHAR(40)")]
+    m = model([server("t", priority=10), server("a", priority=30), server("c", priority=25)],
+              [table(site, "T", cols, pk=["ID"]) for site in ("t", "a", "c")],
+              [mapping(f"{site}_t", f"{site}.T", "t.T", {"ID": "ID", "NAME": "NAME"}) for site in ("a", "c")],
+              conflicts=[{"table": "t.T", "column_groups": [
+                  {"name": "name_cg", "columns": ["NAME"], "resolution": [{"method": "site_priority"}]}]}])
+
+    def event(kind: str, when: datetime, origin: str, txn: str, op: str, old: Any, new: Any) -> dict[str, Any]:
+        out = {"kind": kind, "site": "t", "table": "t.T", "at": when, "origin": origin, "txn": txn, "seq": 0,
+               "op": op, "old": old, "new": new,
+               "commit_ts": BEGINNING if kind == "snapshot" else when - timedelta(seconds=5 if origin != "t" else 0)}
+        if kind == "delivery":
+            out["mapping"] = f"{origin}_t"
+        return out
+
+    events = [
+        # key 1: a (30) writes the row, then c (25) meets a conflict: the row's writer a wins, b stays
+        event("snapshot", BEGINNING, "t", "", "I", None, row(1, "a")),
+        event("delivery", at(10, 0), "a", "a1", "U", row(1, "a"), row(1, "b")),
+        event("delivery", at(10, 1), "c", "c1", "U", row(1, "a"), row(1, "c")),
+        # key 2: a's update changes nothing, so t (10) is still the writer: c's conflicting update wins
+        event("snapshot", BEGINNING, "t", "", "I", None, row(2, "a")),
+        event("delivery", at(10, 0), "a", "a2", "U", row(2, "a"), row(2, "a")),
+        event("delivery", at(10, 1), "c", "c2", "U", row(2, "x"), row(2, "c")),
+        event("local", at(10, 2), "t", "t2", "U", row(2, "c"), row(2, "d")),
+        # key 3: a local insert (t writes), a's update applies, a delete, a's insert, then c's conflict
+        event("local", at(9, 0), "t", "t3", "I", None, row(3, "a")),
+        event("delivery", at(9, 1), "a", "a3", "U", row(3, "a"), row(3, "b")),
+        event("local", at(9, 2), "t", "t4", "D", row(3, "b"), None),
+        event("delivery", at(9, 3), "a", "a4", "I", None, row(3, "e")),
+        event("delivery", at(9, 4), "c", "c3", "U", row(3, "x"), row(3, "f")),
+        # key 4: a conflict first: the reference folds the whole key
+        event("snapshot", BEGINNING, "t", "", "I", None, row(4, "a")),
+        event("delivery", at(10, 0), "c", "c4", "U", row(4, "x"), row(4, "c")),
+        event("delivery", at(10, 1), "a", "a5", "U", row(4, "c"), row(4, "g")),
+    ]
+    frames = {key: _events_frame(spark, [e for e in events if e["table"] == key]) for key in ("t.T",)}
+    frames |= {key: spark.createDataFrame([], EVENTS) for key in ("a.T", "c.T")}
+    resolved = resolve(frames, m)
+    oracle = fold_events(events, build_context(m))
+
+    finals = [row(1, "b"), row(2, "d"), row(3, "e"), row(4, "g")]
+    assert [r["values"] for r in oracle.rows] == finals
+    t_table = m.table("t.T")
+    assert t_table is not None
+    assert_frames(rows_of(resolved, t_table).select("row"), spark.createDataFrame([(r,) for r in finals], f"row {ROW}"))
+    assert sorted((c["txn"], c["method"], c["outcome"]) for c in oracle.conflicts) == \
+        [("c1", "site_priority", "local"), ("c2", "site_priority", "remote"), ("c3", "site_priority", "local"),
+         ("c4", "site_priority", "remote")]
+    assert_frames(resolved.reference.where(F.col("kind") == "conflict").select("sort", "text"),
+                  spark.createDataFrame([(time_order_key(c), jsonl_line(c)) for c in oracle.conflicts],
+                                        "sort string, text string"))
+    expected = sorted((s, [o["status"] for o in oracle.outcomes].count(s)) for s in {"applied", "resolved"})
+    assert_frames(_statuses(resolved), spark.createDataFrame(expected, "status string, n long"))
+    # the deliveries before each key's first conflict were applied natively: keys 1, 2 and 3 (one, one, two)
+    assert resolved.native_applied.count() == 4
 
 
 # --- converge -------------------------------------------------------------------------------------------
