@@ -156,8 +156,10 @@ def rows_of(resolved: Resolved, table: Table) -> DataFrame:
 
 def _checked(events: str, table: Table, ctx: RunContext) -> str:
     """The query of a key-grouped table's events with the row's state carried along, whether each event
-    applies as the native fold says (`_ok`), whether its whole group does (`_group_ok`), and at the
-    group's last event (`_last`) the final row (`_after`)."""
+    applies as the native fold says (`_ok`), whether its whole group does (`_group_ok`), whether the
+    group's first event the native fold cannot take is this one or before it (`_past`), which site last
+    wrote the row (`_writer`), and the row after the event (`_after`) at the group's last event (`_last`)
+    and at the event just before the first it cannot take (`_cut`)."""
     plan = ctx.tables[table.key]
     key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
     fields = ", ".join(f"{sql.string(c)}, ({key}).{sql.ident(c)}" for c in plan.identity)
@@ -199,16 +201,18 @@ def _checked(events: str, table: Table, ctx: RunContext) -> str:
                          if rep(c.sql_type).kind == "double" for state in ("_s", "_a")])
     writes = (f"CASE WHEN kind = 'snapshot' THEN TRUE WHEN kind = 'local' THEN op <> 'D' "
               f"WHEN op = 'I' THEN TRUE WHEN op = 'U' THEN {changes} ELSE FALSE END")
+    # past the group's first delivery Spark cannot fold (`_past`), the reference folds the rest; the event
+    # before it (`_cut`) hands the row over: one window for these, beside the next event's op
+    bad = f"(NOT ({ok}) OR (kind = 'delivery' AND op = 'U' AND {unsure}))"
     upto = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     keyed = f"SELECT *, named_struct({fields}) AS _key FROM {events}"
     existed = f"SELECT *, coalesce(lag(op) OVER ({order}) <> 'D', FALSE) AS _exists FROM ({keyed})"
     states = f"SELECT *, {', '.join(setting)} FROM (SELECT *, {', '.join(carried)} FROM ({existed}))"
-    judged = (f"SELECT *, {ok} AS _ok, lead(op) OVER ({order}) IS NULL AS _last, "
-              f"{writes} AS _writes, (kind = 'delivery' AND op = 'U' AND {unsure}) AS _unsure FROM ({states})")
-    past = (f"SELECT *, max(NOT _ok OR _unsure) OVER ({upto}) AS _past, "
-            f"last(CASE WHEN _writes THEN origin END, TRUE) OVER ({upto}) AS _writer FROM ({judged})")
-    cut = f"(NOT _past AND op <> 'D' AND coalesce(lead(_past) OVER ({order}), FALSE))"
-    ended = (f"SELECT *, min(_ok) OVER (PARTITION BY _key) AS _group_ok, {cut} AS _cut FROM ({past})")
+    judged = (f"SELECT *, {ok} AS _ok, lead(op) OVER ({order}) IS NULL AS _last, max({bad}) OVER ({upto}) AS _past, "
+              f"coalesce(lead({bad}) OVER ({order}), FALSE) AS _next_bad, "
+              f"last(CASE WHEN {writes} THEN origin END, TRUE) OVER ({upto}) AS _writer FROM ({states})")
+    ended = (f"SELECT *, min(_ok) OVER (PARTITION BY _key) AS _group_ok, "
+             f"(NOT _past AND op <> 'D' AND _next_bad) AS _cut FROM ({judged})")
     kept = ", ".join([*EVENT_COLUMNS, "_key", "_last", "_past", "_writer", "_group_ok", "_cut"])
     # the row after an event only where it is read: a group's last event and the event at its cut (a struct
     # of every column on each of a table's events is most of what the kept check holds)
