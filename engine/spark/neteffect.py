@@ -91,7 +91,7 @@ def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model
                  *(_delivery_events(native, m, ctx, schedule) for m in ctx.into(table.key)),
                  _typed_reference_events(by_reference, table)]
         if table.key in snapshot_views:
-            parts.insert(0, _snapshot_events(snapshot_views[table.key], table))
+            parts.insert(0, snapshot_events(snapshot_views[table.key], table))
         tables[table.key] = spark.sql(" UNION ALL ".join(f"({part})" for part in parts))
     return Events(tables, txns, reference)
 
@@ -247,11 +247,14 @@ def _event(kind: str, rank: int, at: str, commit_ts: str, origin: str, txn: str,
     return ", ".join(sql.named(values[c], c) for c in EVENT_COLUMNS)
 
 
-def _snapshot_events(rows: str, table: Table) -> str:
+def snapshot_events(rows: str, table: Table, origin: str | None = None, row: str = "row", seq: str = "seq",
+                    also: tuple[str, ...] = ()) -> str:
+    """The query of `rows` (a view or a subquery) as snapshot rows of `table`, each `row` last written by
+    `origin` (by default the table's own server), with the columns `also` after the event's."""
     beginning = sql.lit(BEGINNING)
-    columns = _event("snapshot", 0, beginning, beginning, sql.string(table.server), "''", "seq", "'I'",
-                     "CAST(NULL AS STRING)", "NULL", _null_row(table), "row")
-    return f"SELECT {columns} FROM {rows}"
+    columns = _event("snapshot", 0, beginning, beginning, origin or sql.string(table.server), "''", seq, "'I'",
+                     "CAST(NULL AS STRING)", "NULL", _null_row(table), row)
+    return f"SELECT {', '.join([columns, *also])} FROM {rows}"
 
 
 def _local_events(native: str, table: Table, tid: str) -> str:

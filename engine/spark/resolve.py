@@ -43,7 +43,7 @@ from engine.spark.canonical import read_row_sql, row_reader, row_writer, token, 
 from engine.spark.grouped import Fold, fold_groups
 from engine.spark.inworker import context_of, model_of
 from engine.spark.jobs import concurrently
-from engine.spark.neteffect import EVENT_COLUMNS, version_columns
+from engine.spark.neteffect import EVENT_COLUMNS, snapshot_events, version_columns
 from engine.spark.types import rep, table_opaque, table_type_sql
 
 OUTPUT = ("kind string, tkey string, ordinal long, text string, sort string, status string, n long, "
@@ -223,16 +223,9 @@ def _row_at_cut(checked: str, table: Table) -> str:
     """Where a group is folded natively up to its first delivery that may meet a conflict (`_cut`), the row
     as it stands there, as a snapshot row of the site that last wrote it: the reference folds the rest
     of the group from it. A snapshot row comes first at its site (`schedule.event_order`)."""
-    from engine.spark.neteffect import BEGINNING
-
-    row = table_type_sql(table)
-    beginning = sql.lit(BEGINNING)
-    columns = ["'snapshot' AS kind", f"{beginning} AS at", f"{beginning} AS commit_ts", "_writer AS origin",
-               "'' AS txn", "CAST(0 AS BIGINT) AS seq", "'I' AS op", "CAST(NULL AS STRING) AS mapping",
-               "CAST(NULL AS INT) AS version", "CAST(NULL AS STRING) AS error", "CAST(NULL AS STRING) AS old_json",
-               "CAST(NULL AS STRING) AS new_json", f"CAST(NULL AS {row}) AS old", f"CAST(_after AS {row}) AS new",
-               "_key"]
-    return f"(SELECT {', '.join(columns)} FROM {checked} WHERE _cut) AS _at_cut"
+    events = snapshot_events(f"{checked} WHERE _cut", table, origin="_writer",
+                             row=f"CAST(_after AS {table_type_sql(table)})", seq="0", also=("_key",))
+    return f"({events}) AS _at_cut"
 
 
 def _finite(value: str) -> str:
