@@ -204,7 +204,9 @@ def time_order_key(item: dict[str, Any]) -> str:
              json.dumps(item.get("origin")), json.dumps(item.get("txn")),
              f"{seq + 2 ** 63:020d}" if isinstance(seq, int) and not isinstance(seq, bool) else "",
              json.dumps(to_json_value(item.get("table"))))
-    return "\x00".join((*parts, json.dumps(to_json_value(item), sort_keys=True)))
+    # the item as plain JSON, its keys sorted: `default` converts only what JSON cannot hold (a decimal, a
+    # time, bytes), as `to_json_value` would, without rebuilding every nested row of a conflict first
+    return "\x00".join((*parts, json.dumps(item, sort_keys=True, default=to_json_value)))
 
 
 def _instant(value: Any) -> str:

@@ -360,10 +360,16 @@ def _canonical(value: Any) -> Any:
     return value
 
 
+_PLAIN = (str, int, bool)
+
+
 def same_value(a: Any, b: Any, t: SqlType | None = None) -> bool:
     """Null-safe equality (NULL equals NULL), numbers compared by value, large objects by hash."""
     if a is None or b is None:
         return a is None and b is None
+    kind = type(a)
+    if kind is type(b) and kind in _PLAIN:  # text, an integer: equal as themselves (a large object's hash too)
+        return bool(a == b)
     left, right = comparable(a, t), comparable(b, t)
     if isinstance(left, float) or isinstance(right, float):
         order = compare(left, right)

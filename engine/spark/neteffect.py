@@ -142,10 +142,16 @@ def _transactions(records: DataFrame, model: Model, ctx: RunContext, ids: dict[s
                              F.lit(0)).alias("_base"))
     filtered = [f"CASE WHEN table = {sql.string(m.source)} AND size(_ch_{n}) = 0 THEN 1 ELSE 0 END"
                 for n, m in enumerate(sorted(ctx.mappings.values(), key=lambda m: m.id))]
-    # the line's text only where the reference reads it: a kept row is copied whole by every scan, and the
-    # text is half of it (a table's events at 1,000,000 records read three scans of these rows)
-    return frame.withColumn("_filtered", sql.col(" + ".join(filtered) if filtered else "0")) \
+    # the line's text only where the reference reads it, and none of the window's working columns: a kept
+    # row is copied whole by every scan (a table's events read three scans of these rows), and at 1,000,000
+    # records what is kept does not all fit in memory (a third went to disk before these were dropped)
+    frame = frame.withColumn("_filtered", sql.col(" + ".join(filtered) if filtered else "0")) \
         .withColumn("text", F.when(F.col("_complex"), F.col("text")))
+    return frame.select(*(c for c in frame.columns if c not in _WORKING))
+
+
+_WORKING = ("seq", "commit_ts", "force_python", "_n", "_lookup", "_first_touch", "_same_row", "_complex_row")
+"""What the transaction window needs and nothing after it reads (the events take `_i` and `_commit`)."""
 
 
 def _identity_json(image: str, identity: tuple[str, ...]) -> str:

@@ -122,7 +122,7 @@ def resolve(events: dict[str, DataFrame], model: Model,
         if table.key in checked_of:
             checked = checked_of[table.key]
             native_rows[table.key] = spark.sql(f"SELECT CAST(0 AS BIGINT) AS seq, _after AS row FROM {checked} "
-                                               "WHERE _group_ok AND _last AND op <> 'D'")
+                                               "WHERE NOT _past AND _last AND op <> 'D'")
             applied.append(f"SELECT {sql.string(table.key)} AS tkey FROM {checked} "
                            "WHERE NOT _past AND kind = 'delivery'")
             group = f"concat({sql.string(f'key:{table.key}:')}, to_json(_key))"
@@ -156,10 +156,11 @@ def rows_of(resolved: Resolved, table: Table) -> DataFrame:
 
 def _checked(events: str, table: Table, ctx: RunContext) -> str:
     """The query of a key-grouped table's events with the row's state carried along, whether each event
-    applies as the native fold says (`_ok`), whether its whole group does (`_group_ok`), whether the
-    group's first event the native fold cannot take is this one or before it (`_past`), which site last
-    wrote the row (`_writer`), and the row after the event (`_after`) at the group's last event (`_last`)
-    and at the event just before the first it cannot take (`_cut`)."""
+    applies as the native fold says, whether the group's first event the native fold cannot take
+    is this one or before it (`_past`: a group whose last event is not past is folded natively whole),
+    which site last wrote the row (`_writer`), and the row after the event (`_after`) at the group's last
+    event (`_last`) and at the event just before the first it cannot take (`_cut`). Three window layers
+    over one sort: whether the row exists before the event, the columns' states, and the judgement."""
     plan = ctx.tables[table.key]
     key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
     fields = ", ".join(f"{sql.string(c)}, ({key}).{sql.ident(c)}" for c in plan.identity)
@@ -208,15 +209,15 @@ def _checked(events: str, table: Table, ctx: RunContext) -> str:
     keyed = f"SELECT *, named_struct({fields}) AS _key FROM {events}"
     existed = f"SELECT *, coalesce(lag(op) OVER ({order}) <> 'D', FALSE) AS _exists FROM ({keyed})"
     states = f"SELECT *, {', '.join(setting)} FROM (SELECT *, {', '.join(carried)} FROM ({existed}))"
-    judged = (f"SELECT *, {ok} AS _ok, lead(op) OVER ({order}) IS NULL AS _last, max({bad}) OVER ({upto}) AS _past, "
+    judged = (f"SELECT *, lead(op) OVER ({order}) IS NULL AS _last, max({bad}) OVER ({upto}) AS _past, "
               f"coalesce(lead({bad}) OVER ({order}), FALSE) AS _next_bad, "
               f"last(CASE WHEN {writes} THEN origin END, TRUE) OVER ({upto}) AS _writer FROM ({states})")
-    ended = (f"SELECT *, min(_ok) OVER (PARTITION BY _key) AS _group_ok, "
-             f"(NOT _past AND op <> 'D' AND _next_bad) AS _cut FROM ({judged})")
-    kept = ", ".join([*EVENT_COLUMNS, "_key", "_last", "_past", "_writer", "_group_ok", "_cut"])
+    kept = ", ".join([*EVENT_COLUMNS, "_key", "_last", "_past", "_writer"])
+    cut = "(NOT _past AND op <> 'D' AND _next_bad)"
     # the row after an event only where it is read: a group's last event and the event at its cut (a struct
     # of every column on each of a table's events is most of what the kept check holds)
-    return f"SELECT {kept}, CASE WHEN _last OR _cut THEN named_struct({after}) END AS _after FROM ({ended})"
+    return (f"SELECT {kept}, {cut} AS _cut, CASE WHEN _last OR {cut} THEN named_struct({after}) END AS _after "
+            f"FROM ({judged})")
 
 
 def _row_at_cut(checked: str, table: Table) -> str:

@@ -178,3 +178,20 @@ def test_queue_and_conflicts_are_in_the_order_things_happened() -> None:
     items = [entry("t2", 0, half, "U"), entry("t1", 1, whole, "I"), entry("t1", 0, whole, "D"),
              entry("t0", -5, "2026-01-05T09:59:59.999999Z", "U")]
     assert [(e["txn"], e["seq"]) for e in in_time_order(items)] == [("t0", -5), ("t1", 0), ("t1", 1), ("t2", 0)]
+
+
+def test_entries_of_one_instant_are_ordered_by_their_plain_json() -> None:
+    """Conflicts of one delivery (one per column group) tie on every part of the time order but the last:
+    the entry as plain JSON with sorted keys, whatever values (decimals, times, bytes) it holds."""
+    from engine.run.rundir import time_order_key
+    from engine.run.values import to_json_value
+
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
+    item = {"site": "B", "origin": "A", "table": "T", "txn": "t1", "delivered_at": "2026-01-05T10:00:00Z",
+            "column_group": "g", "local": {"ID": 1, "AMT": Decimal("1.50"), "TS": when, "B": b"\x00\xff",
+                                           "F": 0.5, "N": None, "L": [1, (2, 3)]}, "dkey": {"ID": 1}}
+    key = time_order_key(item)
+    assert key.split("\x00")[-1] == json.dumps(to_json_value(item), sort_keys=True)
+    assert '"AMT": "1.50"' in key and '"B": "00ff"' in key and '"TS": "2026-01-05T10:00:00Z"' in key
+    second = {**item, "column_group": "h"}
+    assert sorted([second, item], key=time_order_key) == [item, second]

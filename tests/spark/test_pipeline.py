@@ -52,7 +52,29 @@ def test_a_large_run_after_a_small_one_gets_the_sessions_partitions_back(spark: 
     assert pipeline.configure(spark, input_bytes=pipeline.SMALL_INPUT_BYTES + 1) is False
     assert spark.conf.get("spark.sql.shuffle.partitions") == own != "1"
     assert spark.conf.get("spark.sql.adaptive.enabled") == "true"
+    assert spark.conf.get("spark.sql.files.minPartitionNum") == str(2 * int(own))  # splits to balance the cores
 
+
+
+def _held(spark: Any) -> set[int]:
+    """The RDDs whose blocks Spark holds (cached or checkpointed)."""
+    return {info.id() for info in spark.sparkContext._jsc.sc().getRDDStorageInfo()}
+
+
+def test_release_frees_what_a_checkpoint_kept(spark: Any) -> None:
+    frame = spark.range(1000).localCheckpoint(eager=True)
+    rdd = frame._jdf.queryExecution().analyzed().rdd().id()
+    frame.unpersist()
+    assert rdd in _held(spark)  # unpersist frees a cached frame only: why the run has `release`
+    pipeline.release(frame)
+    assert rdd not in _held(spark)
+
+
+def test_a_run_frees_every_frame_it_kept(spark: Any, examples: Path, tmp_path: Path) -> None:
+    before = _held(spark)
+    model = load_model(examples / "ordering_conflict" / "model.json")
+    spark_run(spark, model, examples / "ordering_conflict" / "data", tmp_path / "run")
+    assert _held(spark) - before == set()
 
 SITES = ["A", "B", "C"]
 CHAINS = [

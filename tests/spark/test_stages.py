@@ -49,6 +49,7 @@ from engine.spark.neteffect import net_effect
 from engine.spark.pipeline import configure
 from engine.spark.progress import JobProgress
 from engine.spark.resolve import Resolved, resolve, rows_of
+from engine.spark.session import SMALL_INPUT_BYTES
 from engine.spark.snapshots import _suspicious, read_snapshots, snapshot_text_files
 
 pytestmark = pytest.mark.slow
@@ -139,6 +140,20 @@ def test_read_lines_numbers_lines_as_the_reference_splits_them(spark: SparkSessi
     reference = [(i, n, data) for i, path in enumerate(files) for n, data in split_lines(Path(path).read_bytes())]
     assert [(i, n, data) for i, n, data, blank in lines if not blank] == reference
 
+
+def test_a_large_file_is_read_in_several_tasks(spark: SparkSession, tmp_path: Path) -> None:
+    """A large run reads a change file in splits of an eighth of its input on two cores, not of a half
+    (Spark's default): one file a task leaves a core idle while the last one decodes. Line numbers run on
+    across the splits, as the reference counts."""
+    configure(spark, input_bytes=SMALL_INPUT_BYTES + 1)
+    path = tmp_path / "a.jsonl"
+    n = 160_000  # 40 MB: Spark's default reads it in two splits
+    path.write_text("".join(f'{{"n": {i}, "pad": "{"x" * 240}"}}\n' for i in range(n)), encoding="utf-8")
+    lines = read_lines(spark, [str(path)])
+    assert lines.rdd.getNumPartitions() >= 2 * int(spark.conf.get("spark.sql.shuffle.partitions"))
+    got = lines.agg(F.count("*"), F.countDistinct("line"), F.min("line"), F.max("line"),
+                    F.count(F.when(F.get_json_object("text", "$.n").cast("long") + 1 != F.col("line"), 1))).first()
+    assert tuple(got) == (n, n, 1, n, 0)
 
 def test_read_lines_reads_files_whose_names_spark_would_pass_over(spark: SparkSession, tmp_path: Path) -> None:
     """Spark's file sources skip names beginning with `_` or `.` (Hadoop's hidden files) even when a path
@@ -544,6 +559,38 @@ def test_resolve_folds_a_key_natively_up_to_its_first_conflict_and_the_rest_from
     assert_frames(_statuses(resolved), spark.createDataFrame(expected, "status string, n long"))
     # the deliveries before each key's first conflict were applied natively: keys 1, 2 and 3 (one, one, two)
     assert resolved.native_applied.count() == 4
+
+
+def test_resolve_gives_one_final_row_for_a_key_handed_over_at_a_value_spark_cannot_compare(
+        spark: SparkSession) -> None:
+    """A delivered update is folded natively only where every value of the row is finite (the reference
+    compares NaN otherwise than Spark): a key handed over there for an unmapped column's NaN, though
+    every delivery applies, has its final row from the reference alone, not also from Spark."""
+    cols = [col("ID", nullable=False), col("NAME", "VARCHAR(40)"), col("F", "DOUBLE")]
+    m = model([server("t"), server("a")], [table(site, "T", cols, pk=["ID"]) for site in ("t", "a")],
+              [mapping("a_t", "a.T", "t.T", {"ID": "ID", "NAME": "NAME"})])
+    nan = float("nan")
+    when = at(10, 0)
+    events = [{"kind": "snapshot", "site": "t", "table": "t.T", "at": BEGINNING, "commit_ts": BEGINNING,
+               "origin": "t", "txn": "", "seq": 0, "op": "I", "old": None, "new": {"ID": 1, "NAME": "a", "F": nan}},
+              {"kind": "delivery", "site": "t", "table": "t.T", "at": when, "commit_ts": when - timedelta(seconds=5),
+               "origin": "a", "txn": "a1", "seq": 0, "op": "U", "mapping": "a_t", "old": {"ID": 1, "NAME": "a"},
+               "new": {"ID": 1, "NAME": "b"}}]
+    oracle = fold_events(events, build_context(m))
+    assert [r["values"]["NAME"] for r in oracle.rows] == ["b"] and [o["status"] for o in oracle.outcomes] == ["applied"]
+    image = "struct<ID: int, NAME: string, F: double>"
+    schema = EVENTS.replace(f"old {ROW}, new {ROW}", f"old {image}, new {image}")
+    rank = {"snapshot": 0, "delivery": 2}
+    frame = spark.createDataFrame(
+        [(e["kind"], rank[e["kind"]], e["at"], e["commit_ts"], e["origin"], e["txn"], e["seq"], e["op"],
+          e.get("mapping"), None, None, None, None, e["old"] and {"F": None, **e["old"]},
+          e["new"] and {"F": None, **e["new"]}) for e in events], schema)
+    resolved = resolve({"t.T": frame, "a.T": spark.createDataFrame([], schema)}, m)
+    t_table = m.table("t.T")
+    assert t_table is not None
+    got = rows_of(resolved, t_table).select("row.ID", "row.NAME", F.isnan("row.F").alias("nan")).collect()
+    assert [tuple(r) for r in got] == [(1, "b", True)]
+    assert_frames(_statuses(resolved), spark.createDataFrame([("applied", 1)], "status string, n long"))
 
 
 # --- converge -------------------------------------------------------------------------------------------
