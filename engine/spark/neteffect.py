@@ -1,7 +1,7 @@
 """Transactions -> local commits and deliveries (CONTRACT section 5, steps 2 to 4), over typed columns.
 
-One window over each transaction (site, txn) gives its commit time, each record's place in it and the
-place of its table's first record. Where every chain of the transaction is a single operation (one
+Windows over each transaction (site, txn), in two sorts of its records, give its commit time, each
+record's place in it, the place of its table's first record and the deliveries before the record's. Where every chain of the transaction is a single operation (one
 record a row: the usual case), Spark computes everything natively: each mapping's `where` on the before
 and after images, its distribution key (a key that changes sends a delete and an insert), the table of
 seed 004 (`net_effect.decide`), the mapped images in the target's types, the delivery time by the
@@ -118,8 +118,6 @@ def _transactions(records: DataFrame, model: Model, ctx: RunContext, ids: dict[s
         moves.append((this, f"op = 'U' AND NOT ({_identity_same(f'b_{tid}', f'a_{tid}', plan.identity)})"))
     frame = frame.select("*", sql.col(sql.case(lookup), "_lookup"), sql.col(f"coalesce({sql.case(moves)}, FALSE)",
                                                                              "_moves"))
-    frame = frame.select("*", F.min("_i").over(Window.partitionBy("site", "txn", "table")).alias("_first_touch"),
-                         F.count("*").over(Window.partitionBy("site", "txn", "table", "_lookup")).alias("_same_row"))
     changes, counts, oks = [], [], []
     for n, mapping in enumerate(sorted(ctx.mappings.values(), key=lambda m: m.id)):
         source = model.table(mapping.source)
@@ -132,14 +130,30 @@ def _transactions(records: DataFrame, model: Model, ctx: RunContext, ids: dict[s
         oks.append(f"(NOT {this} OR ({key_ok} AND forall(_ch_{n}, c -> c.ok)))")
     frame = frame.select("*", *changes)
     opaque = [f"table = {sql.string(t.key)}" for t in model.tables if table_opaque(t)]
-    complex_row = sql.any_of(["force_python", "_n > 1 AND (_same_row > 1 OR _moves)",
-                              f"NOT {sql.all_of(oks)}", *opaque])
+    complex_row = sql.any_of(["force_python", "_n > 1 AND _moves", f"NOT {sql.all_of(oks)}", *opaque])
     frame = frame.select("*", sql.col(" + ".join(counts) if counts else "0", "_deliveries"),
                          sql.col(f"coalesce({complex_row}, TRUE)", "_complex_row"))
-    frame = frame.select("*", F.max("_complex_row").over(txn).alias("_complex"),
-                         F.coalesce(F.sum("_deliveries").over(
-                             txn.orderBy("_first_touch", "_i").rowsBetween(Window.unboundedPreceding, -1)),
-                             F.lit(0)).alias("_base"))
+    # a transaction's deliveries are numbered table by table, in the order its tables are first touched, and
+    # in record order within a table: `_base` (the deliveries before a record's) is those of its table before
+    # it plus all of every table touched first. One window per table of the transaction, ordered by `_i`,
+    # then one over the transaction: both read the rows in the order of one sort (a window ordered by
+    # (first touch, `_i`) over the transaction had been a third sort of these wide rows, and spilled)
+    by_table = Window.partitionBy("site", "txn", "table").orderBy("_i")
+    whole = by_table.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+    frame = frame.select("*", F.min("_i").over(whole).alias("_first_touch"),
+                         F.sum("_deliveries").over(whole).alias("_table_deliveries"),
+                         F.coalesce(F.sum("_deliveries").over(by_table.rowsBetween(Window.unboundedPreceding, -1)),
+                                    F.lit(0)).alias("_before_in_table"))
+    # a transaction that changes one row twice (two records of a table with one identity) takes the
+    # reference's path: fewer distinct (table, identity) pairs than records
+    touched = F.size(F.collect_set(F.struct("table", "_lookup")).over(txn))
+    frame = frame.select("*", (F.max("_complex_row").over(txn) | ((F.col("_n") > 1) & (touched < F.col("_n"))))
+                         .alias("_complex"),
+                         F.collect_set(F.struct(F.col("_first_touch").alias("first"),
+                                                F.col("_table_deliveries").alias("n"))).over(txn).alias("_tables"))
+    frame = frame.withColumn("_base", sql.col(
+        "_before_in_table + aggregate(filter(_tables, t -> t.first < _first_touch), CAST(0 AS BIGINT), "
+        "(total, t) -> total + t.n)"))
     filtered = [f"CASE WHEN table = {sql.string(m.source)} AND size(_ch_{n}) = 0 THEN 1 ELSE 0 END"
                 for n, m in enumerate(sorted(ctx.mappings.values(), key=lambda m: m.id))]
     # the line's text only where the reference reads it, and none of the window's working columns: a kept
@@ -150,7 +164,8 @@ def _transactions(records: DataFrame, model: Model, ctx: RunContext, ids: dict[s
     return frame.select(*(c for c in frame.columns if c not in _WORKING))
 
 
-_WORKING = ("seq", "commit_ts", "force_python", "_n", "_lookup", "_first_touch", "_same_row", "_complex_row")
+_WORKING = ("seq", "commit_ts", "force_python", "_n", "_lookup", "_first_touch", "_table_deliveries",
+            "_before_in_table", "_complex_row", "_tables")
 """What the transaction window needs and nothing after it reads (the events take `_i` and `_commit`)."""
 
 

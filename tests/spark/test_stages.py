@@ -430,6 +430,38 @@ def test_net_effect_gives_local_commits_and_timed_deliveries(spark: SparkSession
     assert ((native[0] or 0) + (by_reference[0] or 0), (native[1] or 0) + (by_reference[1] or 0)) == (1, 4)
 
 
+def test_net_effect_numbers_a_transactions_deliveries_table_by_table(spark: SparkSession) -> None:
+    """A transaction over two tables, its records interleaved: its deliveries are numbered first for the
+    table it touched first, then for the other, each in record order, as the reference numbers them (and
+    none of its rows is changed twice, so Spark takes it whole)."""
+    cols = [col("ID", nullable=False), col("NAME", "VARCHAR(40)")]
+    m = model([server("s"), server("t")], [table(site, name, cols, pk=["ID"]) for site in ("s", "t") for name in "AB"],
+              [mapping(f"m{name}", f"s.{name}", f"t.{name}", {"ID": "ID", "NAME": "NAME"}) for name in "AB"])
+    commit = "2026-01-05T10:00:00Z"
+
+    def rec(name: str, seq: int, op: str, before: Any = None, after: Any = None) -> str:
+        doc = {"site": "s", "txn": "t1", "commit_ts": commit, "table": name, "op": op, "seq": seq}
+        return json.dumps(doc | ({"before": before} if before else {}) | ({"after": after} if after else {}))
+
+    lines: list[str | bytes] = [rec("B", 1, "I", after=row(1, "b1")), rec("A", 2, "I", after=row(1, "a1")),
+                                rec("B", 3, "U", before=row(2, "x"), after=row(2, "b2")),
+                                rec("A", 4, "D", before=row(3, "y")), rec("B", 5, "I", after=row(3, "b3")),
+                                json.dumps({"site": "s", "txn": "t2", "commit_ts": commit, "table": "A", "op": "I",
+                                            "seq": 1, "after": row(9, "z")})]
+    schedule = {"links": [{"from": "s", "to": "t", "delay_s": 5}]}
+    decoded = decode(lines_frame(spark, lines), m, ["changes/a.jsonl"], {})
+    events = net_effect(decoded.records, {}, m, decoded.tables, schedule)
+    assert events.transactions.where(F.col("_complex")).count() == 0
+    got = {key: sorted((r["txn"], r["seq"], r["op"], r["new"]["ID"] if r["new"] else r["old"]["ID"])
+                       for r in events.tables[key].where(F.col("kind") == "delivery").collect())
+           for key in ("t.A", "t.B")}
+    _, deliveries, _ = build_events(build_context(m), decoded_records(lines, m), {}, parse_schedule(schedule))
+    want = {key: sorted((e["txn"], e["seq"], e["op"], (e["new"] or e["old"])["ID"]) for e in deliveries
+                        if e["table"] == key) for key in ("t.A", "t.B")}
+    assert got == want
+    assert want == {"t.A": [("t1", 3, "I", 1), ("t1", 4, "D", 3), ("t2", 0, "I", 9)],
+                    "t.B": [("t1", 0, "I", 1), ("t1", 1, "U", 2), ("t1", 2, "I", 3)]}
+
 # --- resolve --------------------------------------------------------------------------------------------
 
 
