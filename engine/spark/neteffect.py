@@ -1,11 +1,12 @@
 """Transactions -> local commits and deliveries (CONTRACT section 5, steps 2 to 4), over typed columns.
 
 Windows over each transaction (site, txn), in two sorts of its records, give its commit time, each
-record's place in it, the place of its table's first record and the deliveries before the record's. Where every chain of the transaction is a single operation (one
-record a row: the usual case), Spark computes everything natively: each mapping's `where` on the before
-and after images, its distribution key (a key that changes sends a delete and an insert), the table of
-seed 004 (`net_effect.decide`), the mapped images in the target's types, the delivery time by the
-schedule, and each delivery's place in the transaction (`seq`, numbered as the reference numbers it).
+record's place in it, the place of its table's first record and the deliveries before the record's.
+Where every chain of the transaction is a single operation (one record a row: the usual case), Spark
+computes everything natively: each mapping's `where` on the before and after images, its distribution
+key (a key that changes sends a delete and an insert), the table of seed 004 (`net_effect.decide`), the
+mapped images in the target's types, the delivery time by the schedule, and each delivery's place in the
+transaction (`seq`, numbered as the reference numbers it).
 
 A transaction goes the reference's way instead (`reference.local_events`, `transaction_deliveries`, over
 Arrow, one Python call per transaction) when it must: a chain of several operations (a row changed twice,

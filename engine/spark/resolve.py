@@ -22,6 +22,7 @@ directory holds, and its outcomes.
 from __future__ import annotations
 
 import json
+import uuid
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from functools import partial
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
 from engine.model.io import dump_model
@@ -59,12 +60,20 @@ ended `status`)."""
 
 @dataclass(frozen=True)
 class Resolved:
-    """Per table key, its final rows (`seq`, `row`) from both paths; and the reference's output of every
-    group it folded (`OUTPUT`), with the native deliveries counted (`applied`)."""
+    """Per table key, its final rows (`seq`, `row`) from both paths; the reference's output of every group
+    it folded (`OUTPUT`); and how many deliveries Spark applied, as the native checks counted them while
+    they were kept (`applied_natively`: an observation, not another scan of every event)."""
 
     rows: dict[str, DataFrame]
     reference: DataFrame
-    native_applied: DataFrame
+    native_applied: DataFrame  # one row a delivery applied natively, read only where no observation says
+    observed: tuple[Observation, ...] = ()
+
+    def applied_natively(self) -> int:
+        metrics = [o.get for o in self.observed]
+        if all("applied" in m for m in metrics):
+            return sum(int(m["applied"] or 0) for m in metrics)
+        return self.native_applied.count()  # over Spark Connect a checkpoint's job reports no metrics
 
 
 def grouping(model: Model, ctx: RunContext) -> dict[str, str]:
@@ -109,12 +118,15 @@ def resolve(events: dict[str, DataFrame], model: Model,
     natives = [table for table in model.tables
                if modes[table.key] == "key" and native_table(table, ctx.tables[table.key])]
 
-    def check(table: Table) -> str:
-        """The table's events checked by the native fold, kept: read three times below."""
-        return sql.view(keep(spark.sql(_checked(frames[table.key], table, ctx))))
+    def check(table: Table) -> tuple[str, Observation]:
+        """The table's events checked by the native fold, kept (read twice below), and the deliveries
+        applied natively, counted as the check is kept."""
+        observed = Observation(f"native_{uuid.uuid4().hex}")  # a name no other query of the session has
+        applied = F.count(F.when(~F.col("_past") & (F.col("kind") == "delivery"), 1)).alias("applied")
+        return sql.view(keep(spark.sql(_checked(frames[table.key], table, ctx)).observe(observed, applied))), observed
 
     checks = concurrently([partial(check, table) for table in natives])  # one table's job beside another's
-    checked_of = dict(zip((table.key for table in natives), checks, strict=True))
+    checked_of = {table.key: view for table, (view, _) in zip(natives, checks, strict=True)}
     for table in model.tables:
         frame = frames[table.key]
         mode = modes[table.key]
@@ -123,9 +135,8 @@ def resolve(events: dict[str, DataFrame], model: Model,
             checked = checked_of[table.key]
             native_rows[table.key] = spark.sql(f"SELECT CAST(0 AS BIGINT) AS seq, _after AS row FROM {checked} "
                                                "WHERE NOT _past AND _last AND op <> 'D'")
-            applied.append(f"SELECT {sql.string(table.key)} AS tkey FROM {checked} "
-                           "WHERE NOT _past AND kind = 'delivery'")
             group = f"concat({sql.string(f'key:{table.key}:')}, to_json(_key))"
+            applied.append(f"SELECT 1 AS one FROM {checked} WHERE NOT _past AND kind = 'delivery'")
             to_reference.append(_as_text(checked, table, group, "_past"))
             to_reference.append(_as_text(_row_at_cut(checked, table), table, group))
         elif mode == "key":
@@ -138,8 +149,8 @@ def resolve(events: dict[str, DataFrame], model: Model,
     union = spark.sql(" UNION ALL ".join(f"({part})" for part in to_reference))
     reference = fold_groups(union, ["group"], [], _fold(dump_model(model)), _SCHEMA, OUTPUT)
     native_applied = spark.sql(" UNION ALL ".join(f"({part})" for part in applied) if applied
-                               else "SELECT CAST(NULL AS STRING) AS tkey WHERE FALSE")
-    return Resolved(native_rows, reference, native_applied)
+                               else "SELECT 1 AS one WHERE FALSE")
+    return Resolved(native_rows, reference, native_applied, tuple(observed for _, observed in checks))
 
 
 def rows_of(resolved: Resolved, table: Table) -> DataFrame:
