@@ -150,7 +150,11 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
         would otherwise hold the memory the later stages sort and aggregate in (at 1,000,000 B2 events,
         a line's typed record and its transaction's facts by the time resolve starts), and be spilled to
         disk to make room."""
-        for frame in [f for f in persisted if not any(f is n for n in needed)]:
+        forget(*(f for f in persisted if not any(f is n for n in needed)))
+
+    def forget(*frames: DataFrame) -> None:
+        """Free these kept frames now."""
+        for frame in frames:
             release(frame)
             persisted.remove(frame)
 
@@ -188,7 +192,7 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             before = len(persisted)
             snapshots = read_snapshots(spark, data_dir, model, lines, ordinals, snapshot_rows, keep)
             snapshot_rows_kept = persisted[before:]
-            keep_only(*(f for f in persisted if f is not lines))  # the snapshots' rows are kept typed
+            forget(lines)  # the snapshots' rows are kept typed
 
         with stage("net_effect"):
             events = net_effect(records, snapshots, model, decoded.tables, schedule_doc, sql_natively, keep)
@@ -199,7 +203,7 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
                                          F.count(F.when(F.col("kind") == "delivery", 1)).alias("deliveries")).first()
             run.counts.filtered = int((native["filtered"] or 0) + (by_reference["filtered"] or 0))  # type: ignore[index]
             run.counts.deliveries = int((native["deliveries"] or 0) + (by_reference["deliveries"] or 0))  # type: ignore[index]
-            keep_only(read, txns, reference, *snapshot_rows_kept)  # the lines and typed records are in these now
+            keep_only(read, txns, reference, *snapshot_rows_kept)  # the typed records are in these now
 
         with stage("resolve"):
             resolved = resolve(events.tables, model, keep)
