@@ -39,7 +39,7 @@ from engine.run.values import ConversionError, conform, row_to_json
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, token
 from engine.spark.decode import record_of
-from engine.spark.grouped import Fold, fold_groups
+from engine.spark.grouped import Fold, fold_groups, spread
 from engine.spark.inworker import context_of, model_of, schedule_of
 from engine.spark.methods import Binding, Typed, cast_value, compile_method, spark_kind_of, where
 from engine.spark.methods import conform as conform_sql
@@ -106,8 +106,9 @@ def _transactions(records: DataFrame, model: Model, ctx: RunContext, ids: dict[s
     transaction takes the reference's path."""
     txn = Window.partitionBy("site", "txn")
     ordered = txn.orderBy("seq", "file_ord", "line")
-    frame = records.select("*", F.max("commit_ts").over(txn).alias("_commit"), F.count("*").over(txn).alias("_n"),
-                           (F.row_number().over(ordered) - 1).alias("_i"))
+    frame = spread(records, "site", "txn").select(  # a shuffle by transaction AQE keeps in its partitions
+        "*", F.max("commit_ts").over(txn).alias("_commit"), F.count("*").over(txn).alias("_n"),
+        (F.row_number().over(ordered) - 1).alias("_i"))
     lookup, moves = [], []
     for table in model.tables:
         tid = ids[table.key]

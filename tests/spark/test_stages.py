@@ -43,7 +43,7 @@ from engine.run.schedule import parse_schedule
 from engine.spark import output
 from engine.spark.converge import reports
 from engine.spark.decode import decode
-from engine.spark.grouped import fold_groups
+from engine.spark.grouped import fold_groups, spread
 from engine.spark.lines import read_lines
 from engine.spark.neteffect import net_effect
 from engine.spark.pipeline import configure
@@ -779,6 +779,27 @@ def test_fold_groups_folds_whole_groups_in_order_across_arrow_batches(spark: Spa
             total += k * 10 + len(g)
             expected.append((g, k, total, n))  # `size`: the fold saw the whole group at once
     assert_frames(got, spark.createDataFrame(expected, "g string, k int, running long, size long"))
+
+
+def test_a_fold_and_the_transaction_windows_run_in_the_session_s_partitions_under_aqe(spark: SparkSession) -> None:
+    """A large run is adaptive, and AQE coalesces a shuffle by its bytes: a Python fold of a few megabytes
+    became three tasks on two cores, one of them twice the others and alone in a second round. The fold's
+    shuffle and the transactions' keep the session's partitions, each of them holding rows."""
+    configure(spark, input_bytes=SMALL_INPUT_BYTES + 1)
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    assert spark.conf.get("spark.sql.adaptive.enabled") == "true" and partitions >= 2
+    frame = spark.range(0, 4000).select((F.col("id") % 400).cast("string").alias("g"), F.col("id").alias("v"))
+    assert frame.repartition("g").select(F.spark_partition_id()).distinct().count() < partitions  # AQE's
+
+    def sizes() -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:  # defined here: shipped by value
+        return lambda group: [{"g": group[0]["g"], "n": len(group)}]
+
+    schema = pa.schema([("g", pa.string()), ("n", pa.int64())])
+    folded = fold_groups(frame, ["g"], [], sizes, schema, "g string, n long")
+    used = folded.select(F.spark_partition_id().alias("p")).groupBy("p").count().collect()
+    assert len(used) == partitions and sum(r["count"] for r in used) == 400
+    assert folded.where(F.col("n") != 10).count() == 0  # each group whole
+    assert spread(frame, "g").select(F.spark_partition_id()).distinct().count() == partitions
 
 
 # --- progress -------------------------------------------------------------------------------------------
