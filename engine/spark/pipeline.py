@@ -208,6 +208,7 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
         with stage("resolve"):
             resolved = resolve(events.tables, model, keep)
             resolved = replace(resolved, reference=keep(resolved.reference))
+            forget(txns, reference, *snapshot_rows_kept)  # the checks and the fold hold what is read of them
             folded = resolved.reference
             conflicts = folded.where(F.col("kind") == "conflict")
             rows: dict[str, DataFrame] = {}

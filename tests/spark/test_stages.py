@@ -573,8 +573,18 @@ def test_resolve_folds_a_key_natively_up_to_its_first_conflict_and_the_rest_from
     ]
     frames = {key: _events_frame(spark, [e for e in events if e["table"] == key]) for key in ("t.T",)}
     frames |= {key: spark.createDataFrame([], EVENTS) for key in ("a.T", "c.T")}
-    resolved = resolve(frames, m)
+    kept: list[DataFrame] = []
+
+    def keeping(frame: DataFrame) -> DataFrame:
+        kept.append(frame.localCheckpoint())
+        return kept[-1]
+
+    resolved = resolve(frames, m, keeping)
     oracle = fold_events(events, build_context(m))
+    # the check keeps only the events read again: each key's last, those the reference folds, and the one
+    # whose row it takes over (key 4's snapshot, before its first conflict); not the 5 events before these
+    assert sorted(r["txn"] for frame in kept for r in frame.select("txn").collect()) == \
+        sorted(["a1", "c1", "a2", "c2", "t2", "a4", "c3", "", "c4", "a5"])
 
     finals = [row(1, "b"), row(2, "d"), row(3, "e"), row(4, "g")]
     assert [r["values"] for r in oracle.rows] == finals
