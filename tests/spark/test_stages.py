@@ -40,7 +40,7 @@ from engine.run.records import ChangeRecord, InputError, Reject, decode_record, 
 from engine.run.reference import BEGINNING, build_events
 from engine.run.rundir import conflict_flat, conflicts_arrow, in_time_order, jsonl_line, table_arrow, time_order_key
 from engine.run.schedule import parse_schedule
-from engine.spark import output
+from engine.spark import neteffect, output
 from engine.spark.converge import reports
 from engine.spark.decode import decode
 from engine.spark.grouped import fold_groups, spread
@@ -429,6 +429,25 @@ def test_net_effect_gives_local_commits_and_timed_deliveries(spark: SparkSession
     assert (filtered, len(deliveries)) == (1, 4)
     assert ((native[0] or 0) + (by_reference[0] or 0), (native[1] or 0) + (by_reference[1] or 0)) == (1, 4)
 
+
+
+@pytest.mark.parametrize("several", [True, False], ids=["with-a-transaction-of-two", "each-of-one-record"])
+def test_net_effect_gives_a_transaction_of_one_record_the_window_s_facts_without_the_window(
+        spark: SparkSession, monkeypatch: pytest.MonkeyPatch, several: bool) -> None:
+    """Only the records of transactions of several are shuffled by transaction (a window); one record's
+    facts are its own. Picked by a broadcast of those transactions, or with too many of them to broadcast
+    every record in the window: the same transactions either way."""
+    m = pair()
+    lines = [line for line in NET_LINES if several or '"t4"' not in str(line)]
+    decoded = decode(lines_frame(spark, lines), m, ["changes/a.jsonl"], {})
+    split = net_effect(decoded.records, {}, m, decoded.tables, SCHEDULE).transactions
+    assert ("Window" in split._jdf.queryExecution().optimizedPlan().toString()) == several
+    monkeypatch.setattr(neteffect, "SEVERAL_BROADCAST", -1)
+    windowed = net_effect(decoded.records, {}, m, decoded.tables, SCHEDULE).transactions
+    assert "Window" in windowed._jdf.queryExecution().optimizedPlan().toString()
+    columns = sorted(windowed.columns)
+    assert sorted(split.columns) == columns and split.count() == len(lines)
+    assertDataFrameEqual(split.select(*columns), windowed.select(*columns))
 
 def test_net_effect_numbers_a_transactions_deliveries_table_by_table(spark: SparkSession) -> None:
     """A transaction over two tables, its records interleaved: its deliveries are numbered first for the
