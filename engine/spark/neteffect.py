@@ -111,7 +111,7 @@ def _transactions(records: DataFrame, model: Model, ctx: RunContext, ids: dict[s
     record a transaction: net effect 21.2 -> 15.6 s). The records of the transactions of several are picked by
     a broadcast of their (site, txn) pairs, when there are few enough to broadcast (`SEVERAL_BROADCAST`);
     otherwise every record takes the window."""
-    several = records.groupBy("site", "txn").count().where("count > 1").select("site", "txn")
+    several = records.groupBy("site", "txn").count().where("count > 1").select("site", "txn").cache()  # read thrice
     how_many = several.count()
     if how_many > SEVERAL_BROADCAST:
         return _finished(_together(_changed(_numbered(records), model, ctx, ids, sql_natively)))

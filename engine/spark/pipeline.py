@@ -208,7 +208,8 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
         with stage("resolve"):
             resolved = resolve(events.tables, model, keep)
             resolved = replace(resolved, reference=keep(resolved.reference))
-            forget(txns, reference, *snapshot_rows_kept)  # the checks and the fold hold what is read of them
+            applied_natively = resolved.applied_natively()  # over Spark Connect, a count of the checks' events
+            forget(txns, reference, *snapshot_rows_kept)  # the checks and the fold hold what is read of them now
             folded = resolved.reference
             conflicts = folded.where(F.col("kind") == "conflict")
             rows: dict[str, DataFrame] = {}
@@ -231,7 +232,7 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             tally = folded.where(F.col("kind").isin("outcome", "conflict")).groupBy("kind", "status") \
                 .agg(F.sum(F.coalesce("n", F.lit(1))).alias("n"))
             counted = {(r["kind"], r["status"]): int(r["n"] or 0) for r in tally.collect()}
-            run.counts.applied = resolved.applied_natively() + counted.get(("outcome", "applied"), 0)
+            run.counts.applied = applied_natively + counted.get(("outcome", "applied"), 0)
             run.counts.resolved = counted.get(("outcome", "resolved"), 0)
             run.counts.queued = counted.get(("outcome", "queued"), 0)
             run.counts.conflicts = counted.get(("conflict", None), 0)
