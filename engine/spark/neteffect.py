@@ -105,27 +105,16 @@ def _transactions(records: DataFrame, model: Model, ctx: RunContext, ids: dict[s
     """Records with their transaction's facts, each mapping's net changes (`_ch_<n>`), and `_complex`: the
     transaction takes the reference's path.
 
-    A transaction of one record needs no window: its facts are its own. Only the records of transactions
-    of several are shuffled and sorted by transaction, and these are found by a count of (site, txn) pairs,
-    a shuffle of two short columns where the window's is of whole records (B2 at 1,000,000 events, one
-    record a transaction: net effect 21.2 -> 15.6 s). The records of the transactions of several are picked by
-    a broadcast of their (site, txn) pairs, when there are few enough to broadcast (`SEVERAL_BROADCAST`);
-    otherwise every record takes the window."""
-    several = records.groupBy("site", "txn").count().where("count > 1").select("site", "txn").cache()  # read thrice
-    how_many = several.count()
-    if how_many > SEVERAL_BROADCAST:
-        return _finished(_together(_changed(_numbered(records), model, ctx, ids, sql_natively)))
-    if how_many == 0:
+    A transaction of one record needs no window: its facts are its own. Where no transaction has several
+    records (a count of (site, txn) pairs says, a shuffle of two short columns), no record is shuffled and
+    sorted by transaction (B2 at 1,000,000 events, one record a transaction: net effect 21.2 -> 15.6 s).
+    Otherwise every record takes the window (picking out the transactions of several by joins, and the
+    mappings' changes planned twice for the two kinds, had made the bundled sample's net effect 7.3 -> 14.5 s:
+    a small run's time is mostly its plans')."""
+    several = records.groupBy("site", "txn").count().where("count > 1")
+    if several.isEmpty():
         return _finished(_alone(_changed(_one_record(records), model, ctx, ids, sql_natively)))
-    alone = records.join(F.broadcast(several), ["site", "txn"], "left_anti")
-    together = records.join(F.broadcast(several), ["site", "txn"], "left_semi")
-    return _finished(_alone(_changed(_one_record(alone), model, ctx, ids, sql_natively))).unionByName(
-        _finished(_together(_changed(_numbered(together), model, ctx, ids, sql_natively))))
-
-
-SEVERAL_BROADCAST = 200_000
-"""The most transactions of several records whose (site, txn) pairs a run broadcasts to pick their records
-(a few megabytes); with more, every record is shuffled by transaction."""
+    return _finished(_together(_changed(_numbered(records), model, ctx, ids, sql_natively)))
 
 
 def _numbered(records: DataFrame) -> DataFrame:

@@ -66,14 +66,18 @@ class Resolved:
 
     rows: dict[str, DataFrame]
     reference: DataFrame
-    native_applied: DataFrame  # a row a delivery applied natively, checked again: read where no observation says
+    applied_sql: str  # a row a delivery applied natively, the checks run again: read where no observation says
     observed: tuple[Observation, ...] = ()
 
     def applied_natively(self) -> int:
         metrics = [o.get for o in self.observed]
         if all("applied" in m for m in metrics):
             return sum(int(m["applied"] or 0) for m in metrics)
-        return self.native_applied.count()  # over Spark Connect a checkpoint's job reports no metrics
+        return self.native_applied().count()  # over Spark Connect a checkpoint's job reports no metrics
+
+    def native_applied(self) -> DataFrame:
+        """A row a delivery Spark applied (planned only when asked: every check's query again)."""
+        return self.reference.sparkSession.sql(self.applied_sql)
 
 
 def grouping(model: Model, ctx: RunContext) -> dict[str, str]:
@@ -152,9 +156,8 @@ def resolve(events: dict[str, DataFrame], model: Model,
             to_reference.append(_as_text(frame, table, group))
     union = spark.sql(" UNION ALL ".join(f"({part})" for part in to_reference))
     reference = fold_groups(union, ["group"], [], _fold(dump_model(model)), _SCHEMA, OUTPUT)
-    native_applied = spark.sql(" UNION ALL ".join(f"({part})" for part in applied) if applied
-                               else "SELECT 1 AS one WHERE FALSE")
-    return Resolved(native_rows, reference, native_applied, tuple(observed for _, observed in checks))
+    applied_sql = " UNION ALL ".join(f"({part})" for part in applied) if applied else "SELECT 1 AS one WHERE FALSE"
+    return Resolved(native_rows, reference, applied_sql, tuple(observed for _, observed in checks))
 
 
 def rows_of(resolved: Resolved, table: Table) -> DataFrame:

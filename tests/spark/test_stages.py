@@ -433,21 +433,21 @@ def test_net_effect_gives_local_commits_and_timed_deliveries(spark: SparkSession
 
 @pytest.mark.parametrize("several", [True, False], ids=["with-a-transaction-of-two", "each-of-one-record"])
 def test_net_effect_gives_a_transaction_of_one_record_the_window_s_facts_without_the_window(
-        spark: SparkSession, monkeypatch: pytest.MonkeyPatch, several: bool) -> None:
-    """Only the records of transactions of several are shuffled by transaction (a window); one record's
-    facts are its own. Picked by a broadcast of those transactions, or with too many of them to broadcast
-    every record in the window: the same transactions either way."""
+        spark: SparkSession, several: bool) -> None:
+    """Where no transaction has several records, no record is shuffled by transaction (no window): each
+    one's facts are its own, as the window gives them."""
     m = pair()
     lines = [line for line in NET_LINES if several or '"t4"' not in str(line)]
     decoded = decode(lines_frame(spark, lines), m, ["changes/a.jsonl"], {})
-    split = net_effect(decoded.records, {}, m, decoded.tables, SCHEDULE).transactions
-    assert ("Window" in split._jdf.queryExecution().optimizedPlan().toString()) == several
-    monkeypatch.setattr(neteffect, "SEVERAL_BROADCAST", -1)
-    windowed = net_effect(decoded.records, {}, m, decoded.tables, SCHEDULE).transactions
-    assert "Window" in windowed._jdf.queryExecution().optimizedPlan().toString()
+    txns = net_effect(decoded.records, {}, m, decoded.tables, SCHEDULE).transactions
+    assert ("Window" in txns._jdf.queryExecution().optimizedPlan().toString()) == several
+    numbered = neteffect._numbered(decoded.records)
+    windowed = neteffect._finished(neteffect._together(
+        neteffect._changed(numbered, m, build_context(m), decoded.tables, sql_natively=True)))
     columns = sorted(windowed.columns)
-    assert sorted(split.columns) == columns and split.count() == len(lines)
-    assertDataFrameEqual(split.select(*columns), windowed.select(*columns))
+    assert sorted(txns.columns) == columns and txns.count() == len(lines)
+    assertDataFrameEqual(txns.select(*columns), windowed.select(*columns))
+
 
 def test_net_effect_numbers_a_transactions_deliveries_table_by_table(spark: SparkSession) -> None:
     """A transaction over two tables, its records interleaved: its deliveries are numbered first for the
@@ -619,7 +619,7 @@ def test_resolve_folds_a_key_natively_up_to_its_first_conflict_and_the_rest_from
     expected = sorted((s, [o["status"] for o in oracle.outcomes].count(s)) for s in {"applied", "resolved"})
     assert_frames(_statuses(resolved), spark.createDataFrame(expected, "status string, n long"))
     # the deliveries before each key's first conflict were applied natively: keys 1, 2 and 3 (one, one, two)
-    assert resolved.applied_natively() == 4 == resolved.native_applied.count()
+    assert resolved.applied_natively() == 4 == resolved.native_applied().count()
     # counted as each table's check was kept (t.T's four; a.T and c.T have no event), not by another scan
     assert sorted(o.get["applied"] for o in resolved.observed) == [0, 0, 4]
 
