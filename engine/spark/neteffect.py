@@ -111,10 +111,9 @@ def _transactions(records: DataFrame, model: Model, ctx: RunContext, ids: dict[s
     Otherwise every record takes the window (picking out the transactions of several by joins, and the
     mappings' changes planned twice for the two kinds, had made the bundled sample's net effect 7.3 -> 14.5 s:
     a small run's time is mostly its plans')."""
-    several = records.groupBy("site", "txn").count().where("count > 1")
-    if several.isEmpty():
-        return _finished(_alone(_changed(_one_record(records), model, ctx, ids, sql_natively)))
-    return _finished(_together(_changed(_numbered(records), model, ctx, ids, sql_natively)))
+    each_alone = records.groupBy("site", "txn").count().where("count > 1").isEmpty()
+    changed = _changed(_one_record(records) if each_alone else _numbered(records), model, ctx, ids, sql_natively)
+    return _finished(_alone(changed) if each_alone else _together(changed))
 
 
 def _numbered(records: DataFrame) -> DataFrame:
