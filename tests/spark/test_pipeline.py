@@ -76,6 +76,28 @@ def test_a_run_frees_every_frame_it_kept(spark: Any, examples: Path, tmp_path: P
     spark_run(spark, model, examples / "ordering_conflict" / "data", tmp_path / "run")
     assert _held(spark) - before == set()
 
+def test_a_large_run_keeps_its_frames_serialized_and_a_small_one_as_objects(
+        spark: Any, examples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large run's kept frames are byte buffers the collector does not trace row by row; a small run's
+    few rows are kept as they are (nothing to serialize and read back)."""
+    model = load_model(examples / "ordering_conflict" / "model.json")
+    data = examples / "ordering_conflict" / "data"
+
+    def kept_at_resolve(small: bool) -> set[bool]:
+        monkeypatch.setattr(pipeline, "SMALL_INPUT_BYTES", 1 << 40 if small else -1)
+        before, levels = _held(spark), set()
+
+        def progress(stage: str, done: int, total: int, **tasks: int) -> None:
+            if stage == "resolve" and done == 2 and not tasks:
+                levels.update(info.storageLevel().deserialized()
+                              for info in spark.sparkContext._jsc.sc().getRDDStorageInfo() if info.id() not in before)
+        spark_run(spark, model, data, tmp_path / f"small-{small}", progress)
+        return levels
+
+    assert kept_at_resolve(small=False) == {False}
+    assert kept_at_resolve(small=True) == {True}
+
+
 SITES = ["A", "B", "C"]
 CHAINS = [
     [{"method": "latest_timestamp", "column": "TS"}, {"method": "site_priority"}],
