@@ -54,7 +54,8 @@ def reports(rows: dict[str, DataFrame], model: Model, sql_natively: bool = True,
     mapped = {m.id: _mapped_source(rows[m.source], m, model, sql_natively) for m in mappings}
     out = []
     if mappings:
-        keys = keep(_union([_compared(mapping, mapped, rows, model, ctx) for mapping in mappings]))
+        keys = keep(_union([_compared(group, explaining, mapped, rows, model)
+                            for group, explaining in _groups(mappings)]))
         counts = {r["mapping"]: (int(r["compared"]), int(r["diverged"])) for r in keys.groupBy("mapping").agg(
             F.count(F.when(F.col("counted"), 1)).alias("compared"),
             F.count(F.when(F.col("diverged"), 1)).alias("diverged")).collect()}
@@ -73,53 +74,77 @@ def reports(rows: dict[str, DataFrame], model: Model, sql_natively: bool = True,
     return out
 
 
-def _compared(mapping: MappingPlan, mapped: dict[str, DataFrame], rows: dict[str, DataFrame], model: Model,
-              ctx: RunContext) -> DataFrame:
-    """One mapping's keys (`mapping`, `counted`, `diverged`, and `key_json` for a diverged one): its mapped
-    source rows, the target's rows and the keys other mappings into the target explain, grouped by the
-    typed distribution key. Each side's rows compare as a multiset by their count and two independent
-    64-bit hashes of their values (xxhash64 and murmur3, summed in halves so no sum overflows): unequal
-    multisets agree on all three about once in 2^96 keys, the checksum comparison replication
-    verification tools make."""
-    target = _table(model, mapping.target)
-    dkey = list(mapping.dkey or ())
-    have = _compared_columns(mapping)
+def _groups(mappings: list[MappingPlan]) -> list[tuple[list[MappingPlan], list[MappingPlan]]]:
+    """The mappings compared in one aggregation: those into one target with one distribution key, in one
+    order (each with the others' mapped rows explaining target keys, as `_compared` says), and the
+    mappings into it by the same key columns in another order (they only explain)."""
+    by_key: dict[tuple[str, tuple[str, ...]], list[MappingPlan]] = {}
+    for mapping in mappings:
+        by_key.setdefault((mapping.target, tuple(mapping.dkey or ())), []).append(mapping)
+    return [(group, [m for m in mappings if m.target == target and m.dkey is not None and tuple(m.dkey) != dkey
+                     and set(m.dkey) == set(dkey)]) for (target, dkey), group in by_key.items()]
 
+
+def _compared(group: list[MappingPlan], explaining: list[MappingPlan], mapped: dict[str, DataFrame],
+              rows: dict[str, DataFrame], model: Model) -> DataFrame:
+    """The keys of the mappings of one target and distribution key (`_groups`): per mapping and key,
+    `mapping`, `counted`, `diverged`, and `key_json` for a diverged one. One aggregation by the typed key
+    over the target's rows and each mapping's mapped source rows: a target key another mapping of the
+    group (or one of `explaining`) gives is not counted against a mapping. Each side's rows compare as a
+    multiset by their count and two independent 64-bit hashes of their values (xxhash64 and murmur3,
+    summed in halves so no sum overflows): unequal multisets agree on all three about once in 2^96 keys,
+    the checksum comparison replication verification tools make.
+
+    One aggregation a group, not one a mapping: every mapping of a target has the same keys (the union of
+    the target's and of the group's mapped rows), and the target's rows are read and hashed once for all
+    (B2's mappings in pairs: half the rows shuffled)."""
+    target = _table(model, group[0].target)
+    dkey = list(group[0].dkey or ())
     key_ddl = _struct_ddl(target, dkey)
-    vals_ddl = _struct_ddl(target, have) if have else "struct<_: int>"
+    haves = list(dict.fromkeys(tuple(_compared_columns(m)) for m in group))  # the target's values, hashed once each
 
-    def side(frame: DataFrame, name: str, key: str, vals: str | None, could: str, unfit: str) -> DataFrame:
-        typed = f"CAST({vals} AS {vals_ddl})"  # both sides hash the same types
+    def side(frame: DataFrame, name: str, key: str, have: tuple[str, ...] | None, vals: str, extra: list[Any]) \
+            -> DataFrame:
+        typed = f"CAST({vals} AS {_struct_ddl(target, list(have)) if have else 'struct<_: int>'})"
         hashes = [f"xxhash64({typed}) & 4294967295", f"shiftrightunsigned(xxhash64({typed}), 32)",
-                  f"CAST(hash({typed}) AS BIGINT) & 4294967295"] if vals is not None else ["0", "0", "0"]
+                  f"CAST(hash({typed}) AS BIGINT) & 4294967295"] if have is not None else ["0", "0", "0"]
         return frame.select(sql.col(f"CAST({key} AS {key_ddl})", "key"), F.lit(name).alias("side"),
-                            *(sql.col(h, f"h{i}") for i, h in enumerate(hashes)),
-                            sql.col(could, "could"), sql.col(unfit, "unfit"))
+                            *(sql.col(h, f"h{i}") for i, h in enumerate(hashes)), *extra)
 
-    parts = [side(mapped[mapping.id], "source", _key_struct("vals", dkey, target, have), "vals",
-                  "CAST(NULL AS BOOLEAN)", "unfit"),
-             side(rows[mapping.target], "target", _key_struct("row", dkey, target), _vals("row", have),
-                  _could(mapping, target), "FALSE")]
-    for other in ctx.into(mapping.target):
-        if other.id != mapping.id and other.dkey is not None and set(other.dkey) == set(dkey):
-            parts.append(side(mapped[other.id], "explained",
-                              _key_struct("vals", dkey, target, _compared_columns(other)), None,
-                              "CAST(NULL AS BOOLEAN)", "FALSE"))
-    sums = []
-    for name in ("source", "target"):
+    coulds = [sql.col(_could(m, target), f"could{i}") for i, m in enumerate(group)]
+    nothing = [F.lit(None).cast("boolean").alias(f"could{i}") for i in range(len(group))]
+    parts = [side(rows[target.key], f"t{j}", _key_struct("row", dkey, target), have, _vals("row", list(have)),
+                  [F.lit(False).alias("unfit"), *coulds]) for j, have in enumerate(haves)]
+    for i, mapping in enumerate(group):
+        have = tuple(_compared_columns(mapping))
+        parts.append(side(mapped[mapping.id], f"s{i}", _key_struct("vals", dkey, target, list(have)), have, "vals",
+                          [F.col("unfit"), *nothing]))
+    parts += [side(mapped[other.id], "x", _key_struct("vals", dkey, target, _compared_columns(other)), None, "vals",
+                   [F.lit(False).alias("unfit"), *nothing]) for other in explaining]
+
+    def sums(name: str) -> list[Any]:
         this = F.col("side") == name
-        sums.append(F.count(F.when(this, 1)).alias(f"n_{name[0]}"))
-        sums += [F.sum(F.when(this, F.col(f"h{i}"))).alias(f"h{i}_{name[0]}") for i in range(3)]
-    counted = "(n_s > 0 OR (explained IS NULL AND coalesce(could, 0) = 1))"
-    same = sql.all_of(["n_s = n_t", *(f"h{i}_s <=> h{i}_t" for i in range(3))])
-    return (_union(parts).groupBy("key").agg(
-        *sums, F.max(F.when(F.col("side") == "target", F.col("could").cast("int"))).alias("could"),
-        F.max(F.when(F.col("side") == "explained", 1)).alias("explained"),
-        F.max(F.col("unfit").cast("int")).alias("unfit"))
-        .select(F.lit(mapping.id).alias("mapping"), sql.col(counted, "counted"),
-                sql.col(f"{counted} AND (coalesce(unfit, 0) = 1 OR NOT {same})", "diverged"), "key")
-        .select("mapping", "counted", "diverged",
-                sql.col(f"CASE WHEN diverged THEN to_json(key, {_options()}) END", "key_json")))
+        return [F.count(F.when(this, 1)).alias(f"n_{name}"),
+                *(F.sum(F.when(this, F.col(f"h{i}"))).alias(f"h{i}_{name}") for i in range(3))]
+
+    sides = [f"t{j}" for j in range(len(haves))] + [f"s{i}" for i in range(len(group))]
+    aggregated = _union(parts).groupBy("key").agg(
+        *(c for name in sides for c in sums(name)), F.count(F.when(F.col("side") == "x", 1)).alias("n_x"),
+        *(F.max(F.when(F.col("side") == "t0", F.col(f"could{i}").cast("int"))).alias(f"could{i}")
+          for i in range(len(group))),
+        *(F.max(F.when(F.col("side") == f"s{i}", F.col("unfit").cast("int"))).alias(f"unfit{i}")
+          for i in range(len(group))))
+    verdicts = []
+    for i, mapping in enumerate(group):
+        t = f"t{haves.index(tuple(_compared_columns(mapping)))}"
+        others = " + ".join(["n_x", *(f"n_s{k}" for k in range(len(group)) if k != i)])
+        counted = f"(n_s{i} > 0 OR ({others} = 0 AND coalesce(could{i}, 0) = 1))"
+        same = sql.all_of([f"n_s{i} = n_{t}", *(f"h{h}_s{i} <=> h{h}_{t}" for h in range(3))])
+        verdicts.append(f"named_struct('mapping', {sql.string(mapping.id)}, 'counted', {counted}, 'diverged', "
+                        f"{counted} AND (coalesce(unfit{i}, 0) = 1 OR NOT {same}))")
+    return (aggregated.select("key", sql.col(f"inline(array({', '.join(verdicts)}))"))
+            .select("mapping", "counted", "diverged",
+                    sql.col(f"CASE WHEN diverged THEN to_json(key, {_options()}) END", "key_json")))
 
 
 def _options() -> str:

@@ -684,6 +684,40 @@ def test_converge_compares_each_key_of_source_and_target(spark: SparkSession) ->
     assert [e["dkey"] for e in got[0]["examples"]] == [{"ID": 2}, {"ID": 3}, {"ID": 4}]
 
 
+def test_converge_compares_the_mappings_of_one_target_together_each_as_the_reference_does(
+        spark: SparkSession) -> None:
+    """Three mappings into one table by one key: two in the same key order (one aggregation, the target's
+    rows hashed once per set of compared columns) and one in the other order (it explains keys only)."""
+    cols = [col("ID", nullable=False), col("K", nullable=False), col("NAME", "VARCHAR(40)")]
+    into = [*cols, col("SRC", "VARCHAR(4)")]
+    m = model([server(s) for s in "abct"],
+              [*(table(s, "T", cols, pk=["ID", "K"]) for s in "abc"), table("t", "T", into, pk=["ID", "K"])],
+              [mapping("ma", "a.T", "t.T", {"ID": "ID", "K": "K", "NAME": "NAME",
+                                            "SRC": {"method": "constant", "value": "a"}}, distribution_key=["ID", "K"]),
+               mapping("mb", "b.T", "t.T", {"ID": "ID", "K": "K", "NAME": "NAME"}, distribution_key=["ID", "K"],
+                       where="NAME <> 'hide'"),
+               mapping("mc", "c.T", "t.T", {"ID": "ID", "K": "K", "NAME": "NAME"}, distribution_key=["K", "ID"])])
+
+    def r(id_: int, k: int, name: str, src: str | None = None) -> dict[str, Any]:
+        return {"ID": id_, "K": k, "NAME": name, **({"SRC": src} if src is not None else {})}
+
+    given = {"a.T": [r(1, 1, "x"), r(2, 1, "y"), r(3, 1, "z")],
+             "b.T": [r(1, 1, "x"), r(4, 1, "w"), r(5, 1, "hide"), r(6, 1, "v")],
+             "c.T": [r(7, 1, "c"), r(8, 1, "d")],
+             "t.T": [r(1, 1, "x", "a"), r(2, 1, "y", "b"), r(4, 1, "W", None), r(7, 1, "c", None),
+                     r(9, 1, "q", "a"), r(10, 1, "q", None)]}
+    struct = {key: "struct<ID: int, K: int, NAME: string" + (", SRC: string>" if key == "t.T" else ">")
+              for key in given}
+    rows = {key: spark.createDataFrame([(i, v) for i, v in enumerate(values)], f"seq long, row {struct[key]}")
+            for key, values in given.items()}
+    got = reports(rows, m)
+    want = converge(build_context(m), given)
+    assert got == want
+    # ma: 1 equal, 2 (SRC), 3 (no row) and 9 (its constant, no other source) diverge; 10 is not its (SRC);
+    # mb compares no SRC: 1 equal, 4, 6, 9 and 10 diverge (5 is not sent); mc: 7 equal, 8, 9 and 10 diverge
+    assert [(g["mapping"], g["compared"], g["diverged"]) for g in got] == [("ma", 4, 3), ("mb", 5, 4), ("mc", 4, 3)]
+
+
 # --- output ---------------------------------------------------------------------------------------------
 
 
