@@ -29,8 +29,14 @@ def fold_groups(frame: DataFrame, keys: list[str], order: list[str], make_fold: 
     """`frame`'s rows folded per group of equal `keys`, each group's rows in `order` (after the keys);
     `make_fold` is called once per Python task (its closure ships to the workers); `ddl` is `schema` as
     Spark's DDL."""
-    ordered = spread(frame, *keys).sortWithinPartitions(*keys, *order)
-    return ordered.mapInArrow(_by_groups(keys, make_fold, schema), ddl)
+    return fold_within(spread(frame, *keys), keys, order, make_fold, schema, ddl)
+
+
+def fold_within(frame: DataFrame, keys: list[str], order: list[str], make_fold: Callable[[], Fold],
+                schema: pa.Schema, ddl: str) -> DataFrame:
+    """`fold_groups` of a frame whose every group is whole within one of its partitions already (a frame
+    an exchange by those groups made, kept as it is): only sorted within its partitions, not shuffled."""
+    return frame.sortWithinPartitions(*keys, *order).mapInArrow(_by_groups(keys, make_fold, schema), ddl)
 
 
 def spread(frame: DataFrame, *keys: str) -> DataFrame:

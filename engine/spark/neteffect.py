@@ -304,21 +304,33 @@ def _event(kind: str, rank: int, at: str, commit_ts: str, origin: str, txn: str,
            mapping: str, version: str, old: str, new: str, error: str = "CAST(NULL AS STRING)",
            old_json: str = "CAST(NULL AS STRING)", new_json: str = "CAST(NULL AS STRING)") -> str:
     """The select list of an event row (`EVENT_COLUMNS`, in order)."""
-    values = {"kind": sql.string(kind), "rank": str(rank), "at": at, "commit_ts": commit_ts, "origin": origin,
-              "txn": txn, "seq": f"CAST({seq} AS BIGINT)", "op": op, "mapping": mapping,
-              "version": f"CAST({version} AS INT)", "error": error, "old_json": old_json, "new_json": new_json,
-              "old": old, "new": new}
+    values = event_values(kind, rank, at, commit_ts, origin, txn, seq, op, mapping, version, old, new, error,
+                          old_json, new_json)
     return ", ".join(sql.named(values[c], c) for c in EVENT_COLUMNS)
 
 
-def snapshot_events(rows: str, table: Table, origin: str | None = None, row: str = "row", seq: str = "seq",
-                    also: tuple[str, ...] = ()) -> str:
-    """The query of `rows` (a view or a subquery) as snapshot rows of `table`, each `row` last written by
-    `origin` (by default the table's own server), with the columns `also` after the event's."""
+def event_values(kind: str, rank: int, at: str, commit_ts: str, origin: str, txn: str, seq: str, op: str,
+                 mapping: str, version: str, old: str, new: str, error: str = "CAST(NULL AS STRING)",
+                 old_json: str = "CAST(NULL AS STRING)", new_json: str = "CAST(NULL AS STRING)") -> dict[str, str]:
+    """Each column of an event row (`EVENT_COLUMNS`) as SQL, typed."""
+    return {"kind": sql.string(kind), "rank": str(rank), "at": at, "commit_ts": commit_ts, "origin": origin,
+            "txn": txn, "seq": f"CAST({seq} AS BIGINT)", "op": op, "mapping": mapping,
+            "version": f"CAST({version} AS INT)", "error": error, "old_json": old_json, "new_json": new_json,
+            "old": old, "new": new}
+
+
+def snapshot_values(table: Table, origin: str | None = None, row: str = "row", seq: str = "seq") -> dict[str, str]:
+    """A snapshot row of `table` as an event (`event_values`): `row` last written by `origin` (by default the
+    table's own server)."""
     beginning = sql.lit(BEGINNING)
-    columns = _event("snapshot", 0, beginning, beginning, origin or sql.string(table.server), "''", seq, "'I'",
-                     "CAST(NULL AS STRING)", "NULL", _null_row(table), row)
-    return f"SELECT {', '.join([columns, *also])} FROM {rows}"
+    return event_values("snapshot", 0, beginning, beginning, origin or sql.string(table.server), "''", seq, "'I'",
+                        "CAST(NULL AS STRING)", "NULL", _null_row(table), row)
+
+
+def snapshot_events(rows: str, table: Table, row: str = "row") -> str:
+    """The query of `rows` (a view or a subquery) as snapshot rows of `table`."""
+    values = snapshot_values(table, row=row)
+    return f"SELECT {', '.join(sql.named(values[c], c) for c in EVENT_COLUMNS)} FROM {rows}"
 
 
 def _local_events(native: str, table: Table, tid: str) -> str:

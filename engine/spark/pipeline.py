@@ -21,7 +21,7 @@ import json
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -216,8 +216,7 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             keep_only(read, txns, reference, *snapshot_rows_kept)  # the typed records are in these now
 
         with stage("resolve"):
-            resolved = resolve(events.tables, model, keep)
-            resolved = replace(resolved, reference=keep(resolved.reference))
+            resolved = resolve(events.tables, model, keep)  # the reference's folds kept as they run
             applied_natively = resolved.applied_natively()  # over Spark Connect, a count of the checks' events
             forget(txns, reference, *snapshot_rows_kept)  # the checks and the fold hold what is read of them now
             folded = resolved.reference

@@ -602,8 +602,12 @@ def test_resolve_folds_a_key_natively_up_to_its_first_conflict_and_the_rest_from
     oracle = fold_events(events, build_context(m))
     # the check keeps only the events read again: each key's last, those the reference folds, and the one
     # whose row it takes over (key 4's snapshot, before its first conflict); not the 5 events before these
-    assert sorted(r["txn"] for frame in kept for r in frame.select("txn").collect()) == \
+    checks = [frame for frame in kept if "_past" in frame.columns]  # one a table
+    assert sorted(r["txn"] for frame in checks for r in frame.select("txn").collect()) == \
         sorted(["a1", "c1", "a2", "c2", "t2", "a4", "c3", "", "c4", "a5"])
+    # and the reference's fold of what each check hands over is kept as it runs (the run reads it four ways)
+    folds = [frame for frame in kept if "_past" not in frame.columns]
+    assert len(folds) == len(checks) == 3 and all(f.columns == resolved.reference.columns for f in folds)
 
     finals = [row(1, "b"), row(2, "d"), row(3, "e"), row(4, "g")]
     assert [r["values"] for r in oracle.rows] == finals
