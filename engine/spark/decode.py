@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
 from engine.model.io import dump_model
@@ -96,28 +97,53 @@ class Decoded:
     records: DataFrame
     read_by_reference: DataFrame
     tables: dict[str, str]  # table key -> id (`t3`)
+    clean: int | None = None  # how many lines Spark typed itself, where the typing job counted them
 
 
 def decode(lines: DataFrame, model: Model, names: Sequence[str], debezium: dict[int, str],
-           keep: Callable[[DataFrame], DataFrame] = lambda frame: frame) -> Decoded:
+           keep: Callable[[DataFrame], DataFrame] = lambda frame: frame, observe: bool = False) -> Decoded:
     """`lines` (file_ord, line, text) -> typed records. `names` are the files as rejects name them (by
     file_ord); `debezium` maps the file_ord of each Debezium file to its server. `keep` materializes what
-    is read twice: every line parsed and typed, and the reference's reading of the doubtful ones."""
+    is read twice: every line parsed and typed, and the reference's reading of the doubtful ones.
+
+    `observe`: `keep` runs the frame it is given (the run's does). The typing job then also counts the
+    clean lines and the doubtful ones, and where none is doubtful, the typed lines are not read again to
+    find none (B2 at 1,000,000 events: a scan of a million kept rows, 2.1 s). Over Spark Connect, where a
+    checkpoint's job reports no metrics, they are read again."""
     ids = table_ids(model)
     is_debezium = F.col("file_ord").isin(list(debezium)) if debezium else F.lit(False)
     parsed = _with_raw_images(lines.where(~is_debezium), model, ids, trusted=False)
     parsed = parsed.withColumn("clean", sql.col(clean(model, ids)))
     # one pass over every line: whether it is clean, and its typed record (kept for both readers below)
-    parsed = keep(parsed.select("size", "clean", *record_columns(model, ids, trusted=False)))
-    doubtful = (parsed.where(~F.col("clean")).select("file_ord", "line", "text", "size")
-                .unionByName(lines.where(is_debezium).select("file_ord", "line", "text", "size")))
-    read = keep(doubtful.select("file_ord", "line", F.col("text").cast("binary").alias("data"), "size")
-                .mapInArrow(_read_by_reference(dump_model(model), list(names), debezium), RECORD_KINDS))
+    parsed = parsed.select("size", "clean", *record_columns(model, ids, trusted=False))
+    counting = Observation(f"decode_{uuid.uuid4().hex}")  # a name no other query of the session has
+    if observe:
+        parsed = parsed.observe(counting, F.count(F.when(F.col("clean"), 1)).alias("clean"),
+                                F.count(F.when(~F.col("clean"), 1)).alias("doubtful"))
+    parsed = keep(parsed)
+    counted = _observed(counting) if observe else {}
+    if counted.get("doubtful") == 0 and not debezium:
+        read = lines.sparkSession.createDataFrame([], RECORD_KINDS)
+    else:
+        doubtful = (parsed.where(~F.col("clean")).select("file_ord", "line", "text", "size")
+                    .unionByName(lines.where(is_debezium).select("file_ord", "line", "text", "size")))
+        read = keep(doubtful.select("file_ord", "line", F.col("text").cast("binary").alias("data"), "size")
+                    .mapInArrow(_read_by_reference(dump_model(model), list(names), debezium), RECORD_KINDS))
     normalized = _with_raw_images(read.where(F.col("kind") == "record").select(
         "file_ord", "line", "text", F.lit(0).alias("size")), model, ids, trusted=True)
     records = (parsed.where(F.col("clean")).drop("size", "clean")
                .unionByName(normalized.select(*record_columns(model, ids, trusted=True))))
-    return Decoded(records, read, ids)
+    return Decoded(records, read, ids, counted.get("clean"))
+
+
+def _observed(observation: Observation) -> dict[str, Any]:
+    """The metrics `observation` got; none where its job reported none (a checkpoint over Spark Connect)."""
+    from pyspark.errors import PySparkAssertionError
+
+    try:
+        return observation.get
+    except PySparkAssertionError:
+        return {}
 
 
 def _with_raw_images(lines: DataFrame, model: Model, ids: dict[str, str], trusted: bool) -> DataFrame:

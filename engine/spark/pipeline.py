@@ -188,11 +188,12 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             change_lines = read_lines(spark, [str(Path(p).resolve()) for p in names]).where(~F.col("blank"))
             lines = keep(read_lines(spark, [str(p.resolve()) for p in snapshot_texts]))
             deb_ords = {len(changes) + i: server for i, server in enumerate(debezium.values())}
-            decoded = decode(change_lines, model, names, deb_ords, keep)
+            decoded = decode(change_lines, model, names, deb_ords, keep, observe=True)
             read = decoded.read_by_reference
             records = decoded.records
             kinds = {r["kind"]: int(r["count"]) for r in read.groupBy("kind").count().collect()}
-            accepted = records.count()
+            # the records are the lines Spark typed and those the reference read as records
+            accepted = records.count() if decoded.clean is None else decoded.clean + kinds.get("record", 0)
             run.counts.rejects = kinds.get("reject", 0)
             run.counts.records = accepted + run.counts.rejects
             if debezium:

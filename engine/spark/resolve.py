@@ -110,9 +110,11 @@ def grouping(model: Model, ctx: RunContext) -> dict[str, str]:
 def resolve(events: dict[str, DataFrame], model: Model,
             keep: Callable[[DataFrame], DataFrame] = lambda frame: frame) -> Resolved:
     """Each table's events -> its final rows, and the reference's fold of what Spark cannot fold natively.
-    `keep` materializes each table's checked events, read three times (a cached frame would not be found
-    again under a union of several: Spark's plan deduplication hides it), and each fold of the reference,
-    which the run reads for its rows, conflicts, queue and counts."""
+    `keep` materializes each table's checked events, read twice (a cached frame would not be found again
+    under a union of several: Spark's plan deduplication hides it), and each fold of the reference, which
+    the run reads for its rows, conflicts, queue and counts. It must keep a frame's partitions as they are
+    (`localCheckpoint` does, and so does `coalesce(1)`): the reference folds each group of a check in the
+    partition the check's window put it in."""
     ctx = build_context(model)
     modes = grouping(model, ctx)
     spark = next(iter(events.values())).sparkSession

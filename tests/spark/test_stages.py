@@ -184,6 +184,25 @@ DECODE_LINES: list[str | bytes] = [
 ]
 
 
+def test_decode_counts_the_clean_lines_as_it_types_them_and_reads_none_again_when_none_is_doubtful(
+        spark: SparkSession) -> None:
+    m = pair()
+    kept: list[DataFrame] = []
+
+    def keep(frame: DataFrame) -> DataFrame:  # materializes, as the run's does
+        kept.append(frame.localCheckpoint())
+        return kept[-1]
+
+    mixed = decode(lines_frame(spark, DECODE_LINES), m, ["a.jsonl"], {}, keep, observe=True)
+    kinds = dict(mixed.read_by_reference.groupBy("kind").count().collect())
+    assert (mixed.clean, kinds) == (3, {"record": 1, "reject": 5})  # line 3's ID is a string: the reference's
+    assert mixed.clean + kinds["record"] == mixed.records.count() and len(kept) == 2
+    kept.clear()
+    clean = decode(lines_frame(spark, [DECODE_LINES[i] for i in (0, 1, 4)]), m, ["a.jsonl"], {}, keep, observe=True)
+    assert clean.clean == 3 == clean.records.count()
+    assert len(kept) == 1 and clean.read_by_reference.isEmpty()  # the typed lines are not read again for none
+
+
 def test_decode_types_records_and_rejects_the_rest_with_the_reference_s_reasons(spark: SparkSession) -> None:
     m = pair()
     names = ["changes/a.jsonl"]
