@@ -54,7 +54,7 @@ def reports(rows: dict[str, DataFrame], model: Model, sql_natively: bool = True,
     mapped = {m.id: _mapped_source(rows[m.source], m, model, sql_natively) for m in mappings}
     out = []
     if mappings:
-        keys = keep(_union([_compared(group, explaining, mapped, rows, model)
+        keys = keep(sql.union([_compared(group, explaining, mapped, rows, model)
                             for group, explaining in _groups(mappings)]))
         counts = {r["mapping"]: (int(r["compared"]), int(r["diverged"])) for r in keys.groupBy("mapping").agg(
             F.count(F.when(F.col("counted"), 1)).alias("compared"),
@@ -128,7 +128,7 @@ def _compared(group: list[MappingPlan], explaining: list[MappingPlan], mapped: d
                 *(F.sum(F.when(this, F.col(f"h{i}"))).alias(f"h{i}_{name}") for i in range(3))]
 
     sides = [f"t{j}" for j in range(len(haves))] + [f"s{i}" for i in range(len(group))]
-    aggregated = _union(parts).groupBy("key").agg(
+    aggregated = sql.union(parts).groupBy("key").agg(
         *(c for name in sides for c in sums(name)), F.count(F.when(F.col("side") == "x", 1)).alias("n_x"),
         *(F.max(F.when(F.col("side") == "t0", F.col(f"could{i}").cast("int"))).alias(f"could{i}")
           for i in range(len(group))),
@@ -161,13 +161,6 @@ def _type(table: Table, name: str) -> SqlType:
     column = table.column(name)
     assert column is not None
     return column.sql_type
-
-
-def _union(parts: list[DataFrame]) -> DataFrame:
-    out = parts[0]
-    for part in parts[1:]:
-        out = out.unionByName(part)
-    return out
 
 
 def _compared_columns(mapping: MappingPlan) -> list[str]:
@@ -308,7 +301,7 @@ def _examples(keys: DataFrame, mappings: list[MappingPlan], mapped: dict[str, Da
                       .orderBy(*(F.col("key")[c].asc_nulls_first() for c in dkey)).limit(MAX_EXAMPLES)
                       .select("mapping", "key_json"))
     wanted: dict[str, list[str]] = {}
-    for r in _union(firsts).collect():
+    for r in sql.union(firsts).collect():
         wanted.setdefault(r["mapping"], []).append(r["key_json"])
     found = []
     for mapping in mappings:
@@ -323,7 +316,7 @@ def _examples(keys: DataFrame, mappings: list[MappingPlan], mapped: dict[str, Da
             F.lit(mapping.id).alias("mapping"), F.lit("source").alias("side"),
             sql.col(write_row_sql("row", source), "text")))
     sides: dict[str, dict[str, list[dict[str, Any]]]] = {m.id: {"source": [], "target": []} for m in mappings}
-    for r in _union(found).collect():
+    for r in sql.union(found).collect():
         mapping = ctx.mappings[r["mapping"]]
         table = _table(model, mapping.source if r["side"] == "source" else mapping.target)
         sides[r["mapping"]][r["side"]].append(row_values(r["text"], table) or {})

@@ -53,6 +53,7 @@ from engine.run.values import INTEGER_BITS, REAL_MAX, parse_timestamp
 from engine.spark import sqltext as sql
 from engine.spark.canonical import READ_AS, row_tokens, token, typed_sql, value_of
 from engine.spark.inworker import model_of
+from engine.spark.jobs import observed
 from engine.spark.types import rep, same_rep, table_ids, table_type_sql
 
 SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -116,12 +117,14 @@ def decode(lines: DataFrame, model: Model, names: Sequence[str], debezium: dict[
     parsed = parsed.withColumn("clean", sql.col(clean(model, ids)))
     # one pass over every line: whether it is clean, and its typed record (kept for both readers below)
     parsed = parsed.select("size", "clean", *record_columns(model, ids, trusted=False))
-    counting = Observation(f"decode_{uuid.uuid4().hex}")  # a name no other query of the session has
+    counted: dict[str, Any] = {}
     if observe:
-        parsed = parsed.observe(counting, F.count(F.when(F.col("clean"), 1)).alias("clean"),
-                                F.count(F.when(~F.col("clean"), 1)).alias("doubtful"))
-    parsed = keep(parsed)
-    counted = _observed(counting) if observe else {}
+        counting = Observation(f"decode_{uuid.uuid4().hex}")  # a name no other query of the session has
+        parsed = keep(parsed.observe(counting, F.count(F.when(F.col("clean"), 1)).alias("clean"),
+                                     F.count(F.when(~F.col("clean"), 1)).alias("doubtful")))
+        counted = observed(counting)
+    else:
+        parsed = keep(parsed)
     if counted.get("doubtful") == 0 and not debezium:
         read = lines.sparkSession.createDataFrame([], RECORD_KINDS)
     else:
@@ -134,16 +137,6 @@ def decode(lines: DataFrame, model: Model, names: Sequence[str], debezium: dict[
     records = (parsed.where(F.col("clean")).drop("size", "clean")
                .unionByName(normalized.select(*record_columns(model, ids, trusted=True))))
     return Decoded(records, read, ids, counted.get("clean"))
-
-
-def _observed(observation: Observation) -> dict[str, Any]:
-    """The metrics `observation` got; none where its job reported none (a checkpoint over Spark Connect)."""
-    from pyspark.errors import PySparkAssertionError
-
-    try:
-        return observation.get
-    except PySparkAssertionError:
-        return {}
 
 
 def _with_raw_images(lines: DataFrame, model: Model, ids: dict[str, str], trusted: bool) -> DataFrame:

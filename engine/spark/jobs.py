@@ -4,12 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
+
+from pyspark.sql import Observation
 
 T = TypeVar("T")
 
 THREADS = 4
 """Jobs in flight at once: enough to keep two cores busy between one job's stages and the next's."""
+
+
+def observed(observation: Observation) -> dict[str, Any]:
+    """The metrics `observation` got from the job that ran its frame; none where that job reported none
+    (a checkpoint over Spark Connect)."""
+    from pyspark.errors import PySparkAssertionError
+
+    try:
+        return observation.get
+    except PySparkAssertionError:
+        return {}
 
 
 def concurrently(work: Sequence[Callable[[], T]]) -> list[T]:

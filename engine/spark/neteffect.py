@@ -304,8 +304,11 @@ def _event(kind: str, rank: int, at: str, commit_ts: str, origin: str, txn: str,
            mapping: str, version: str, old: str, new: str, error: str = "CAST(NULL AS STRING)",
            old_json: str = "CAST(NULL AS STRING)", new_json: str = "CAST(NULL AS STRING)") -> str:
     """The select list of an event row (`EVENT_COLUMNS`, in order)."""
-    values = event_values(kind, rank, at, commit_ts, origin, txn, seq, op, mapping, version, old, new, error,
-                          old_json, new_json)
+    return _select_list(event_values(kind, rank, at, commit_ts, origin, txn, seq, op, mapping, version, old, new,
+                                     error, old_json, new_json))
+
+
+def _select_list(values: dict[str, str]) -> str:
     return ", ".join(sql.named(values[c], c) for c in EVENT_COLUMNS)
 
 
@@ -327,10 +330,9 @@ def snapshot_values(table: Table, origin: str | None = None, row: str = "row", s
                         "CAST(NULL AS STRING)", "NULL", _null_row(table), row)
 
 
-def snapshot_events(rows: str, table: Table, row: str = "row") -> str:
-    """The query of `rows` (a view or a subquery) as snapshot rows of `table`."""
-    values = snapshot_values(table, row=row)
-    return f"SELECT {', '.join(sql.named(values[c], c) for c in EVENT_COLUMNS)} FROM {rows}"
+def snapshot_events(rows: str, table: Table) -> str:
+    """The query of `rows` (a view or a subquery of `seq`, `row`) as snapshot rows of `table`."""
+    return f"SELECT {_select_list(snapshot_values(table))} FROM {rows}"
 
 
 def _local_events(native: str, table: Table, tid: str) -> str:

@@ -44,7 +44,7 @@ from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_reader, row_writer, token, write_row_sql
 from engine.spark.grouped import Fold, fold_groups, fold_within
 from engine.spark.inworker import context_of, model_of
-from engine.spark.jobs import concurrently
+from engine.spark.jobs import concurrently, observed
 from engine.spark.neteffect import EVENT_COLUMNS, snapshot_values, version_columns
 from engine.spark.types import rep, table_opaque, table_type_sql
 
@@ -71,7 +71,7 @@ class Resolved:
     observed: tuple[Observation, ...] = ()
 
     def applied_natively(self) -> int:
-        metrics = [o.get for o in self.observed]
+        metrics = [observed(o) for o in self.observed]
         if all("applied" in m for m in metrics):
             return sum(int(m["applied"] or 0) for m in metrics)
         return self.native_applied().count()  # over Spark Connect a checkpoint's job reports no metrics
@@ -167,9 +167,7 @@ def resolve(events: dict[str, DataFrame], model: Model,
     if to_reference:
         union = spark.sql(" UNION ALL ".join(f"({part})" for part in to_reference))
         folded.append(keep(fold_groups(union, ["group"], [], folding, _SCHEMA, OUTPUT)))
-    reference = folded[0]
-    for more in folded[1:]:
-        reference = reference.unionByName(more)
+    reference = sql.union(folded)
     applied_sql = " UNION ALL ".join(f"({part})" for part in applied) if applied else "SELECT 1 AS one WHERE FALSE"
     return Resolved(native_rows, reference, applied_sql, tuple(observed for _, observed, _ in checks))
 

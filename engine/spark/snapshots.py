@@ -83,19 +83,12 @@ def read_snapshots(spark: SparkSession, data_dir: Path, model: Model, lines: Dat
             frame = _canonical_rows(rows.select((F.lit(len(files) << 40) + F.col("order")).alias("seq"), "text"),
                                     table).withColumn("clean", F.lit(True))
             sources.setdefault(table.key, []).append(_Source(table, frame, None))
-    frames = {key: keep(_union([s.frame for s in group])) for key, group in sources.items()}
+    frames = {key: keep(sql.union([s.frame for s in group])) for key, group in sources.items()}
     suspicious = _suspicious(frames, model)
     if suspicious:
         replaced = _read_by_reference(spark, model, suspicious, files, debezium)
         frames.update(replaced)
     return {key: frame.select("seq", "row") for key, frame in frames.items()}
-
-
-def _union(frames: list[DataFrame]) -> DataFrame:
-    out = frames[0]
-    for frame in frames[1:]:
-        out = out.unionByName(frame)
-    return out
 
 
 # --- reading one file natively ---------------------------------------------------------------------------
@@ -303,7 +296,7 @@ def _suspicious(frames: dict[str, DataFrame], model: Model) -> list[str]:
                                   sql.col(f"explode(array({', '.join(keyed)}))", "k")))
     if not parts:
         return []
-    counted = _union(parts).groupBy("table", "k.set", "k.key").agg(F.count("*").alias("n"),
+    counted = sql.union(parts).groupBy("table", "k.set", "k.key").agg(F.count("*").alias("n"),
                                                                    F.max("flag").alias("flag"))
     problems = counted.groupBy("table").agg(F.max(sql.col("flag OR (key IS NOT NULL AND n > 1)")).alias("problem"))
     return sorted(r["table"] for r in problems.where("problem").collect())

@@ -110,6 +110,14 @@ def select(frame: DataFrame, columns: Sequence[str], where: str | None = None) -
     return frame.sparkSession.sql(text)
 
 
+def union(frames: Sequence[DataFrame]) -> DataFrame:
+    """`frames` (at least one) as one frame, their columns matched by name."""
+    out = frames[0]
+    for frame in frames[1:]:
+        out = out.unionByName(frame)
+    return out
+
+
 def named(text: str, alias: str) -> str:
     """`text AS alias`, the alias quoted."""
     return f"{text} AS {ident(alias)}"
