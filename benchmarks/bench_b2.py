@@ -1,7 +1,8 @@
 """B2: the run pipeline on a 3-master topology against the native Spark job an engineer would write.
 
-For each size N: generate the seeded topology (`benchmarks.topology`: N change events, 10% of keys changed
-at several sites within the propagation delay); start one Spark session; time the native baseline
+For each size N, in a process of its own: generate the seeded topology (`benchmarks.topology`: N change
+events, 10% of keys changed at several sites within the propagation delay); start one Spark session, its
+JVM compiling as `mapwright run`'s would for this input (`session.jit_options`); time the native baseline
 (`benchmarks.baseline`: spark.read.json with an explicit schema, fan-out with delivery times, max_by over a
 struct, Parquet), then the pipeline on the same data (`run_spark` and the run directory written, as
 `mapwright run` does minus the process start); stop Spark; then the pure-Python reference in this process
@@ -20,6 +21,8 @@ import json
 import os
 import platform
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -78,14 +81,14 @@ def figure(events: int, seconds: float, baseline_s: float, peaks: dict[str, floa
             round(seconds / baseline_s, 2), "peak_memory": peaks}
 
 
-def bench(events: int, seed: int, master: str, reference_max: int, work: Path, warm: bool = False) -> dict[str, Any]:
-    """Measure one size; returns the JSON document of its results. `warm`: an earlier size ran in this
-    process, so pyspark's JVM is already up and its JIT warm (the baseline, timed first, gains most)."""
+def bench(events: int, seed: int, master: str, reference_max: int, work: Path) -> dict[str, Any]:
+    """Measure one size, in a JVM started for it as `mapwright run` starts one for this input
+    (`session.jit_options`); returns the JSON document of its results."""
     from benchmarks.baseline import run_baseline
-    from engine.spark.session import spark_session
+    from engine.spark.session import input_bytes, jit_options, spark_session
 
     result: dict[str, Any] = {"benchmark": "B2", "events": events, "seed": seed, "master": master,
-                              "jvm_warm": warm, "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                              "jvm_warm": False, "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
                               "machine": machine()}
     topo, result["generate_s"] = timed(lambda: topology.generate(work / "topology", events, seed))
     model_path, data = work / "topology" / "model.json", work / "topology" / "data"
@@ -93,9 +96,12 @@ def bench(events: int, seed: int, master: str, reference_max: int, work: Path, w
     result.update(keys=topo.keys, keys_changed_at_several_sites_within_delay=len(topo.burst_keys))
     del topo
     gc.collect()
+    size = input_bytes(data)
+    result.update(input_bytes=size, jit=jit_options(size))
     with Sampler() as sampler:
         with sampler.phase("session_start"):
-            spark, result["session_start_s"] = timed(lambda: spark_session(master, app_name="mapwright-bench-b2"))
+            spark, result["session_start_s"] = timed(
+                lambda: spark_session(master, app_name="mapwright-bench-b2", one_run_bytes=size))
         result["machine"].update(spark=spark.version, java=spark.sparkContext._jvm.System.getProperty("java.version"))
         with sampler.phase("baseline") as peaks:
             _, baseline_s = timed(lambda: run_baseline(spark, model, schedule, data / "changes", work / "baseline"))
@@ -167,16 +173,33 @@ def main(argv: list[str] | None = None) -> None:
     except (MasterError, JavaMissing) as exc:
         parser.exit(2, f"{parser.prog}: {exc}\n")
     args.results.mkdir(parents=True, exist_ok=True)
-    for n, size in enumerate(args.sizes):
-        work = Path(tempfile.mkdtemp(prefix=f"mapwright-b2-{size}-"))
-        try:
-            result = bench(size, args.seed, args.master, args.reference_max, work, warm=n > 0)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-        path = args.results / f"b2-{size}.json"
-        path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        print(report(result))
-        print(f"  results: {path}", flush=True)
+    if len(args.sizes) > 1:  # each size in a process, and a JVM, of its own: started for that size
+        rest = _without_sizes(sys.argv[1:] if argv is None else argv)
+        for size in args.sizes:
+            subprocess.run([sys.executable, "-m", "benchmarks.bench_b2", *rest, "--sizes", str(size)], check=True)
+        return
+    size = args.sizes[0]
+    work = Path(tempfile.mkdtemp(prefix=f"mapwright-b2-{size}-"))
+    try:
+        result = bench(size, args.seed, args.master, args.reference_max, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    path = args.results / f"b2-{size}.json"
+    path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(report(result))
+    print(f"  results: {path}", flush=True)
+
+
+def _without_sizes(argv: list[str]) -> list[str]:
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--sizes":
+            skip = True
+        elif not arg.startswith("--sizes="):
+            out.append(arg)
+    return out
 
 
 if __name__ == "__main__":

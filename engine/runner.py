@@ -39,7 +39,7 @@ from engine.rules import count, validate
 from engine.run.publish import RunDirError, check_out_dir, claim
 from engine.run.reference import RunCancelled
 from engine.run.rundir import RUN_INPUT_ERRORS, RunInfo, model_sha256, write_failed_run, write_spark_run
-from engine.spark.session import SMALL_INPUT_BYTES, MasterError, check_reachable, input_bytes, parse_master
+from engine.spark.session import MasterError, check_reachable, input_bytes, parse_master
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 WORKER = "mapwright-run"
@@ -77,15 +77,15 @@ class Sessions(Protocol):
 
 class OneShot:
     """`mapwright run`'s own session: started for the run, in a thread a cancel does not wait for; stopped
-    after. `small`: the run's input is small (`session.SMALL_INPUT_BYTES`), which its JVM is started for."""
+    after. `input_bytes`: the size of the run's input, which its JVM is started for (`session.jit_options`)."""
 
     cancel_grace_s = 30.0
 
-    def __init__(self, small: bool = False) -> None:
-        self.small = small
+    def __init__(self, input_bytes: int | None = None) -> None:
+        self.input_bytes = input_bytes
 
     def acquire(self, master_url: str, cancel: threading.Event) -> Any:
-        return _in_worker(lambda: _start_spark(master_url, self.small), cancel, None, grace_s=0.0)
+        return _in_worker(lambda: _start_spark(master_url, self.input_bytes), cancel, None, grace_s=0.0)
 
     def release(self, spark: Any) -> None:
         _stop_quietly(spark)
@@ -150,7 +150,7 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str = "local[*]
         _check_usable(data_dir, master_url)
         _check_apart(data_dir, out)
         if own_process:  # a session for this run alone: started for its size
-            sessions = OneShot(small=input_bytes(data_dir) <= SMALL_INPUT_BYTES)
+            sessions = OneShot(input_bytes(data_dir))
         with claim(out) as target:
             code = _run_claimed(model_path, model, data_dir, target, master_url, cancel, sessions)
     except RunDirError as exc:
@@ -254,12 +254,12 @@ def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, mast
     return EXIT_OK
 
 
-def _start_spark(master_url: str, small: bool = False) -> Any:
+def _start_spark(master_url: str, input_bytes: int | None = None) -> Any:
     """Import pyspark and start a session: seconds of work a cancel must not wait for."""
     import engine.spark.pipeline  # noqa: F401  (pyspark's import is a good part of the start)
     from engine.spark.session import spark_session
 
-    return spark_session(master_url, one_small_run=small)
+    return spark_session(master_url, one_run_bytes=input_bytes)
 
 
 def _kill_children() -> None:

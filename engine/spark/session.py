@@ -27,7 +27,14 @@ def driver_memory() -> str:
 
 SMALL_INPUT_BYTES = 4 << 20
 """A run's input (changes, snapshots, schedule) up to this size is a small one: planned for few rows
-(`pipeline.configure`), and a process started for it alone compiles with the JIT's first tier only."""
+(`pipeline.configure`), and a process started for it alone leaves huge methods to the interpreter."""
+
+C1_INPUT_BYTES = 128 << 20
+"""A process started for one run of an input up to this size compiles with the JIT's first tier only
+(`jit_options`)."""
+
+CODEGEN_CACHE_ENTRIES = 1000
+"""Classes of generated code a JVM keeps for a query that needs the same code again (Spark's default: 100)."""
 
 _LOCAL = re.compile(r"^local(\[(\*|\d+)\])?$")
 _REMOTE = re.compile(r"^(spark|sc)://([^:/]+):(\d+)/?$")
@@ -74,10 +81,26 @@ and on 2 cores G1's concurrent work competes with the tasks: B2 at 100,000 event
 its interpreter, and Spark's whole-stage code for the decoding of a model's records is such a method: its
 stage at 1,000,000 events took 27.8 s interpreted, 19.7 s compiled (Spark's own documentation of
 `spark.sql.codegen.hugeMethodLimit` names the limit)."""
+C1_JIT_OPTIONS = f"{JIT_OPTIONS} -XX:TieredStopAtLevel=1"
 SMALL_RUN_JIT_OPTIONS = f"{GC_OPTIONS} -XX:TieredStopAtLevel=1"
-"""A JVM for one small run (see `spark_session`): C1 only, and huge methods left to the interpreter (a small
-run's expressions are interpreted, and compiling Spark's own huge methods made the cold sample about 0.5 s
-slower)."""
+"""A JVM for one small run: C1 only, and huge methods left to the interpreter (a small run's expressions
+are interpreted, and compiling Spark's own huge methods made the cold sample about 0.5 s slower)."""
+
+
+def jit_options(one_run_bytes: int | None) -> str:
+    """The JIT of a JVM started for one run of `one_run_bytes` of input (None: a session that serves
+    several runs, or one of unknown size).
+
+    C2's code pays only over a long run. Until then its compiler threads take the cores from the tasks: a
+    cold run of B2's 100,000 events spent 47 s of CPU compiling (Spark's code, Janino's, and each query's
+    generated code) beside 31 s running tasks, on 2 cores. With C1 only, the compilers take 4-5 s, and the
+    tasks' code is slower: the cold run 55.1 / 49.1 s -> 40.0 / 36.4 s at 100,000 events (37 MB of
+    input), 73.6 -> 64.7 s at 300,000 (109 MB), and 120.4 -> 163.5 s at 1,000,000 (366 MB), where C2's
+    code repays it. A process serving several runs keeps both tiers: a warm run is 50% slower with C1
+    only."""
+    if one_run_bytes is None or one_run_bytes > C1_INPUT_BYTES:
+        return JIT_OPTIONS
+    return SMALL_RUN_JIT_OPTIONS if one_run_bytes <= SMALL_INPUT_BYTES else C1_JIT_OPTIONS
 
 
 def input_bytes(data_dir: Path) -> int:
@@ -86,13 +109,12 @@ def input_bytes(data_dir: Path) -> int:
 
 
 def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions: int | None = None,
-                  one_small_run: bool = False) -> Any:
+                  one_run_bytes: int | None = None) -> Any:
     """A SparkSession on `url`. Java is checked first for local and standalone masters.
 
-    `one_small_run`: the session serves one small run and stops (`mapwright run` on a sample). Its JVM then
-    compiles with C1 only: the run ends before C2's code would repay its compile time (the bundled
-    sample's cold `mapwright run` about 2 s faster, 26.3 -> 24.2 s), where a session serving several
-    runs, or a large one, gains from C2 (a warm sample run 50% slower with C1 only)."""
+    `one_run_bytes`: the session serves one run of this much input and stops (`mapwright run`); its JVMs
+    compile for it (`jit_options`: the bundled sample's cold `mapwright run` about 2 s faster with C1 only,
+    26.3 -> 24.2 s)."""
     master = parse_master(url)
     check_reachable(master)
     warnings.filterwarnings("ignore", message=".*pandas >= 3.0.0.*")
@@ -107,7 +129,7 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-        jit = SMALL_RUN_JIT_OPTIONS if one_small_run else JIT_OPTIONS
+        jit = jit_options(one_run_bytes)
         builder = (SparkSession.builder.master(url)
                    .config("spark.driver.host", "127.0.0.1")
                    .config("spark.driver.bindAddress", "127.0.0.1")
@@ -122,7 +144,11 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
                    # the driver is the executor too on local[N]: room for a record of up to 16 MiB (and the
                    # head of a larger one, a reject) in each task, whatever the size of the run
                    .config("spark.driver.memory", driver_memory())
-                   .config("spark.executor.extraJavaOptions", jit))
+                   .config("spark.executor.extraJavaOptions", jit)
+                   # a run compiles about 170 classes of generated code, and Spark keeps 100: a warm
+                   # session's next run compiled them all again (B2 at 100,000 events, in one JVM: 163
+                   # compiles -> 0 in each run after the first, which is 10-15% faster)
+                   .config("spark.sql.codegen.cache.maxEntries", str(CODEGEN_CACHE_ENTRIES)))
         builder = builder.config("spark.sql.shuffle.partitions", str(partitions or _default_partitions(url)))
     session = (builder.appName(app_name)
                .config("spark.sql.session.timeZone", "UTC")

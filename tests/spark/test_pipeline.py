@@ -43,6 +43,21 @@ def test_examples_equal_the_reference(spark: Any, examples: Path, name: str, com
     assert spark.conf.get("spark.sql.shuffle.partitions") == (session_partitions if compiled else "1")
 
 
+def test_a_warm_session_runs_a_model_again_without_compiling_its_code_again(
+        spark: Any, examples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session keeps the generated code of a run (about 160 classes for this example, where Spark keeps
+    100 by default), so the designer's next preview of the model compiles next to nothing."""
+    monkeypatch.setattr(pipeline, "SMALL_INPUT_BYTES", -1)  # compiled, as a large input is
+    model = load_model(examples / "ordering_conflict" / "model.json")
+    compiled = spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    counts = []
+    for n in range(2):
+        before = compiled.getCount()
+        pipeline.run_spark(spark, model, examples / "ordering_conflict" / "data", tmp_path / str(n))
+        counts.append(compiled.getCount() - before)
+    assert counts[1] <= 20, counts  # where Spark's 100 were kept, about 150 again
+
+
 def test_a_large_run_after_a_small_one_gets_the_sessions_partitions_back(spark: Any) -> None:
     """A warm session serves small and large runs in turn: a small run's one partition does not stay."""
     own = spark.sparkContext.getConf().get("spark.sql.shuffle.partitions")  # as the session started

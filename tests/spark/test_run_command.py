@@ -169,18 +169,19 @@ def _descendants(pid: int) -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the JVM's command line from /proc (Linux)")
-@pytest.mark.parametrize("large", [False, True], ids=["small", "large"])
-def test_the_runs_jvm_compiles_with_c1_only_for_a_small_input_and_maps_the_class_archive(
-        examples: Path, tmp_path: Path, large: bool) -> None:
-    """A `mapwright run` process starts its JVM for the run it serves: C1 only for a small input, which ends
-    before C2's code would pay, both tiers for a large one. Either way it maps Spark's class archive (which
-    `make test` records, and this records if it has not)."""
+@pytest.mark.parametrize("padding", [0, 5 << 20, 129 << 20], ids=["small", "medium", "large"])
+def test_the_runs_jvm_compiles_for_the_size_of_its_input_and_maps_the_class_archive(
+        examples: Path, tmp_path: Path, padding: int) -> None:
+    """A `mapwright run` process starts its JVM for the run it serves: C1 only up to 128 MiB of input, which
+    ends before C2's code would pay, huge methods compiled past 4 MiB; both tiers for a larger input. Either
+    way it maps Spark's class archive (which `make test` records, and this records if it has not)."""
     archive = classarchive.build()
     assert archive is not None and archive.is_file()
     data = tmp_path / "data"
     shutil.copytree(examples / "ordering_conflict" / "data", data)
-    if large:  # input bytes count every file the run is given
-        (data / "padding.txt").write_bytes(b"x" * (5 << 20))
+    if padding:  # input bytes count every file the run is given (a sparse file: its size, no blocks)
+        with (data / "padding.txt").open("wb") as fh:
+            fh.truncate(padding)
     proc = subprocess.Popen([MAPWRIGHT, "run", str(examples / "ordering_conflict" / "model.json"), "--data",
                              str(data), "--out", str(tmp_path / "run"), "--master", "local[1]"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -191,9 +192,9 @@ def test_the_runs_jvm_compiles_with_c1_only_for_a_small_input_and_maps_the_class
                 break
         java = [cmd for pid in _descendants(proc.pid) for cmd in [_cmdline(pid)] if "SparkSubmit" in cmd]
         assert len(java) == 1, java
-        assert ("-XX:TieredStopAtLevel=1" in java[0]) is not large
+        assert ("-XX:TieredStopAtLevel=1" in java[0]) is (padding < 128 << 20)
         assert "-XX:+UseParallelGC" in java[0]
-        assert ("-XX:-DontCompileHugeMethods" in java[0]) is large  # a large run compiles huge methods
+        assert ("-XX:-DontCompileHugeMethods" in java[0]) is (padding > 0)  # a larger run compiles huge methods
         jvm = next(pid for pid in _descendants(proc.pid) if "SparkSubmit" in _cmdline(pid))
         mapped = sum(int(end, 16) - int(start, 16) for line in Path(f"/proc/{jvm}/maps").read_text().splitlines()
                      if line.endswith(str(archive)) for start, end in [line.split()[0].split("-")])
