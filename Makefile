@@ -76,7 +76,7 @@ $(VENV)/.installed: pyproject.toml | check-python
 	@# the project's own bytecode, once (an editable install compiles none, and where PYTHONDONTWRITEBYTECODE
 	@# is set no import writes it): every process of a run, the driver and Spark's Python daemon, imports
 	@# the engine about 0.5 s sooner
-	$(BIN)/python -m compileall -q -j 0 engine designer resources
+	$(BIN)/python -m compileall -q -j 0 engine designer
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
