@@ -174,9 +174,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.exit(2, f"{parser.prog}: {exc}\n")
     args.results.mkdir(parents=True, exist_ok=True)
     if len(args.sizes) > 1:  # each size in a process, and a JVM, of its own: started for that size
-        rest = _without_sizes(sys.argv[1:] if argv is None else argv)
         for size in args.sizes:
-            subprocess.run([sys.executable, "-m", "benchmarks.bench_b2", *rest, "--sizes", str(size)], check=True)
+            subprocess.run([sys.executable, "-m", "benchmarks.bench_b2", "--sizes", str(size), "--master", args.master,
+                            "--seed", str(args.seed), "--reference-max", str(args.reference_max),
+                            "--results", str(args.results)], check=True)
         return
     size = args.sizes[0]
     work = Path(tempfile.mkdtemp(prefix=f"mapwright-b2-{size}-"))
@@ -188,18 +189,6 @@ def main(argv: list[str] | None = None) -> None:
     path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(report(result))
     print(f"  results: {path}", flush=True)
-
-
-def _without_sizes(argv: list[str]) -> list[str]:
-    out, skip = [], False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg == "--sizes":
-            skip = True
-        elif not arg.startswith("--sizes="):
-            out.append(arg)
-    return out
 
 
 if __name__ == "__main__":
