@@ -144,7 +144,8 @@ def _with_raw_images(lines: DataFrame, model: Model, ids: dict[str, str], truste
     `_asked`), and each image of its table read as a struct of tokens (`_rb_<id>`, `_ra_<id>`; a normalized
     record's per version, `_rb_<id>_<k>`): one projection each, so that later expressions refer to columns
     instead of repeating the reads."""
-    parsed = lines.withColumn("v", sql.col(f"CASE WHEN size <= {MAX_RECORD_BYTES} THEN try_parse_json(text) END"))
+    parsed = lines.withColumn("_w", sql.col(f"CASE WHEN size <= {MAX_RECORD_BYTES} THEN {parsed_line('text')} END"))
+    parsed = parsed.withColumn("v", sql.col(first_value("_w")))
     parsed = parsed.select("*", sql.col(_get("$.site", "string"), "_site"),
                            sql.col(_get("$.table", "string"), "_name"), sql.col(_get("$.op", "string"), "_op"),
                            sql.col(_get("$.schema_version", "bigint"), "_asked"))
@@ -203,8 +204,8 @@ def clean(model: Model, ids: dict[str, str]) -> str:
     """True when Spark reads the line (its VARIANT `v`) exactly as the reference would accept it."""
     line_ok = sql.all_of(["is_valid_utf8(text)", f"size <= {MAX_RECORD_BYTES}",
                           f"NOT ({_MAYBE_RED} AND text RLIKE {sql.string(RED_FLAGS)})",
-                          "v IS NOT NULL", one_json_value("text"), _txn_ok(), _commit_ok()])
-    shape = "regexp_replace(schema_of_variant(v), '>', ', >')"
+                          "v IS NOT NULL", one_json_value("_w", "text"), _txn_ok(), _commit_ok()])
+    shape = "replace(schema_of_variant(v), '>', ', >')"
     by_table = []
     for table in model.tables:
         if not natively_read(table):
@@ -229,13 +230,26 @@ def clean(model: Model, ids: dict[str, str]) -> str:
     return f"coalesce({line_ok} AND {sql.case(by_table)}, FALSE)"
 
 
-def one_json_value(text: str) -> str:
+def parsed_line(text: str) -> str:
+    """The line `text` parsed inside an array (`[line]`): its first element is the line's first JSON value
+    (`first_value`), and whether a second one follows is read off the same parse (`one_json_value`)."""
+    return f"try_parse_json(concat('[', {text}, ']'))"
+
+
+def first_value(parsed: str) -> str:
+    """The line's first JSON value, from its `parsed_line`."""
+    return f"try_variant_get({parsed}, '$[0]', 'variant')"
+
+
+def one_json_value(parsed: str, text: str) -> str:
     """Whether the line `text` is one JSON value and nothing after it (blanks aside), as the reference's
-    `json.loads` wants. Spark's JSON functions read the first value of a text and ignore what follows
-    (`{"a": 1} junk` parses), so the line is read twice more, inside an array and inside an object: with a
-    trailing rest, `[line]` fails or holds more than one element unless the rest starts with `]`, and
-    `{"x": line}` fails where it does. The second read runs only on a line holding a `]`."""
-    in_array = f"json_array_length(concat('[', {text}, ']')) = 1"
+    `json.loads` wants, from its `parsed_line`. Spark's JSON functions read the first value of a text and
+    ignore what follows (`{"a": 1} junk` parses), so the line is read inside an array: with a trailing rest,
+    `[line]` fails or holds more than one element, unless the rest starts with `]` (`{"a": 1}] x` reads as
+    `[{"a": 1}]`). A line holding a `]` is read once more, inside an object (`{"x": line}`), which fails
+    where a rest follows. One parse a line, where counting the array's elements had been a second (B2 at
+    1,000,000 events: 4 s of the typing job)."""
+    in_array = f"({parsed} IS NOT NULL AND try_variant_get({parsed}, '$[1]', 'variant') IS NULL)"
     in_object = f"json_object_keys(concat('{{\"x\":', {text}, '}}')) IS NOT NULL"
     return f"({in_array} AND (instr({text}, ']') = 0 OR {in_object}))"
 

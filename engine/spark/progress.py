@@ -44,7 +44,10 @@ class JobProgress:
         last = (-1, -1)
         while not self._stop.wait(POLL_S):
             try:
-                for stage_id in {*self._stage_ids(), *self.seen}:
+                # the stages running now, and those seen before that had tasks left (a finished one's
+                # counts do not change: asking again is a call into the JVM each poll, for each stage)
+                unfinished = {s for s, (done, total) in self.seen.items() if done < total}
+                for stage_id in {*self._stage_ids(), *unfinished}:
                     if stage_id in self._known:
                         continue
                     info = self.tracker.getStageInfo(stage_id)

@@ -35,7 +35,15 @@ from engine.run.debezium import SnapshotRow, add_snapshot_rows
 from engine.run.records import InputError, read_snapshot_file, snapshot_files
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_values, row_writer
-from engine.spark.decode import HEX, clean_typed_sql, one_json_value, token_fits, token_kinds
+from engine.spark.decode import (
+    HEX,
+    clean_typed_sql,
+    first_value,
+    one_json_value,
+    parsed_line,
+    token_fits,
+    token_kinds,
+)
 from engine.spark.inworker import model_of
 from engine.spark.types import rep, table_type_sql
 
@@ -114,10 +122,10 @@ def _jsonl_rows(lines: DataFrame, table: Table) -> DataFrame:
     pattern = f"^OBJECT<(?:, |{items})>" + r"\z"
     raw_ddl = ", ".join(f"{sql.ident(n)}: {_RAW_TOKEN[rep(c.sql_type).kind]}" for n, c in zip(names, table.columns,
                                                                                              strict=True))
-    parsed = lines.withColumn("v", F.expr("try_parse_json(text)")) \
+    parsed = lines.withColumn("_w", F.expr(parsed_line("text"))).withColumn("v", F.expr(first_value("_w"))) \
         .withColumn("_raw", F.expr(f"try_variant_get(v, '$', {sql.string(f'struct<{raw_ddl}>')})"))
-    checks = [f"regexp_replace(schema_of_variant(v), '>', ', >') RLIKE {sql.string(pattern)}",
-              "is_valid_utf8(text)", one_json_value("text")]
+    checks = [f"replace(schema_of_variant(v), '>', ', >') RLIKE {sql.string(pattern)}",
+              "is_valid_utf8(text)", one_json_value("_w", "text")]
     for c in table.columns:
         value = f"_raw.{sql.ident(c.name)}"
         fits = token_fits(value, c.sql_type)
