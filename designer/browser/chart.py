@@ -12,6 +12,14 @@ from PySide6.QtWidgets import QWidget
 from designer.browser.models import RecordTableModel, cell_text
 
 OUTCOME_ORDER = ("remote", "local", "merged", "unresolved")
+LEGEND_ITEM_EXTRA = 40
+"""A legend entry's marker and spacing around its label, in pixels."""
+CATEGORY_EXTRA = 24
+"""Space between two types' labels under their bars."""
+AXIS_WIDTH = 48
+"""The value axis and its labels."""
+CHART_MARGINS = 80
+"""The chart's frame and the plot's margins inside it."""
 
 
 def whole_step(tallest: int, ticks: int = 5) -> int:
@@ -61,6 +69,7 @@ class ConflictChart(QChartView):
         chart.addSeries(series)
         x_axis, y_axis = QBarCategoryAxis(), QValueAxis()
         x_axis.append(self.types)
+        x_axis.setTruncateLabels(False)  # a type is a word or two: written whole (`sizeHint` makes room)
         tallest = max([sum(self.counts.get((t, o), 0) for o in self.outcomes) for t in self.types] or [1])
         step = whole_step(tallest)
         y_axis.setLabelFormat("%d")
@@ -77,9 +86,14 @@ class ConflictChart(QChartView):
         if old is not None:
             old.deleteLater()
         self._apply_palette()
+        self.updateGeometry()  # the labels to fit are these counts' types and outcomes
 
     def sizeHint(self) -> QSize:
-        return QSize(320, 240)
+        """Wide enough for the legend's outcomes side by side and the types under their bars, unelided."""
+        metrics = self.fontMetrics()
+        legend = sum(metrics.horizontalAdvance(o) + LEGEND_ITEM_EXTRA for o in self.outcomes)
+        bars = len(self.types) * max((metrics.horizontalAdvance(t) + CATEGORY_EXTRA for t in self.types), default=0)
+        return QSize(max(320, legend + CHART_MARGINS, bars + AXIS_WIDTH + CHART_MARGINS), 240)
 
     def series(self) -> QStackedBarSeries:
         [series] = self.chart().series()

@@ -21,6 +21,7 @@ from pytestqt.qtbot import QtBot
 import designer.browser.window as window_module
 from designer.browser import ConflictBrowser
 from designer.browser.__main__ import main as browser_main
+from designer.browser.chart import ConflictChart
 from designer.browser.detail import ABSENT, DIFFERS_ROLE, RowComparisonModel
 from designer.browser.models import RecordTableModel
 from engine.run.rundir import RunInfo, conflicts_arrow, write_failed_run
@@ -160,6 +161,24 @@ def test_the_chart_stacks_types_by_outcome_and_filters_on_click(opened: Conflict
     assert series.barSets()[0].at(0) == 2
     series.clicked.emit(0, series.barSets()[0])
     assert (opened.type_combo.currentData(), opened.outcome_combo.currentData()) == ("update", "remote")
+
+
+def test_the_chart_is_wide_enough_to_write_every_type_and_outcome_whole(qtbot: QtBot) -> None:
+    """The legend's outcomes and the types under the bars were elided ("unr...", "uniq...") in a chart as
+    wide as a quarter of the browser: its size hint now makes room for them, and a type is never cut."""
+    model = RecordTableModel([])
+    chart = ConflictChart(model)
+    qtbot.addWidget(chart)
+    narrow = chart.sizeHint().width()
+    model.set_records([{"type": t, "outcome": o} for t in ("delete", "uniqueness", "update")
+                       for o in ("remote", "local", "merged", "unresolved")])
+    assert chart.outcomes == ["remote", "local", "merged", "unresolved"]
+    metrics = chart.fontMetrics()
+    legend = sum(metrics.horizontalAdvance(o) for o in chart.outcomes)
+    widest = max(metrics.horizontalAdvance(t) for t in chart.types)
+    assert chart.sizeHint().width() > max(narrow, legend + 4 * 12, 3 * widest)
+    [x_axis] = chart.chart().axes(Qt.Orientation.Horizontal)
+    assert not x_axis.truncateLabels()
 
 
 def test_the_summary_shows_status_counts_and_stage_seconds(opened: ConflictBrowser) -> None:
