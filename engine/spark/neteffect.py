@@ -19,14 +19,15 @@ are typed natively, so both paths give the same typed events.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
 from engine.model.io import dump_model
@@ -41,6 +42,7 @@ from engine.spark.canonical import read_row_sql, token
 from engine.spark.decode import record_of
 from engine.spark.grouped import Fold, fold_groups, spread
 from engine.spark.inworker import context_of, model_of, schedule_of
+from engine.spark.jobs import observed
 from engine.spark.methods import Binding, Typed, cast_value, compile_method, spark_kind_of, where
 from engine.spark.methods import conform as conform_sql
 from engine.spark.types import rep, table_opaque, table_type_sql
@@ -68,17 +70,33 @@ class Events:
     tables: dict[str, DataFrame]
     transactions: DataFrame
     reference: DataFrame
+    native_counts: dict[str, Any] = field(default_factory=dict)
+    """`filtered` and `deliveries` of the transactions Spark mapped, where keeping them counted them
+    (`net_effect`'s `observe`); empty otherwise."""
 
 
 def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model, ids: dict[str, str],
                schedule_doc: dict[str, Any], sql_natively: bool = True,
-               keep: Callable[[DataFrame], DataFrame] = lambda frame: frame) -> Events:
+               keep: Callable[[DataFrame], DataFrame] = lambda frame: frame, observe: bool = False) -> Events:
     """Typed records -> events per target table. `sql_natively` False sends every transaction whose table
     a mapping with a `where` or an `expression` reads to the reference (a run whose SQL failed on a row
-    in Spark runs again so: the reference queues that row's change, with the reason)."""
+    in Spark runs again so: the reference queues that row's change, with the reason).
+
+    `observe`: `keep` runs the frame it is given (the run's does). The job that keeps the transactions then
+    also adds up what Spark's own mapping filtered and delivered (`Events.native_counts`): the run's counts
+    without another scan of the kept records (B2 at 1,000,000 events: 1.5 s)."""
     ctx = build_context(model)
     schedule = parse_schedule(schedule_doc)
-    txns = keep(_transactions(records, model, ctx, ids, sql_natively))
+    transactions = _transactions(records, model, ctx, ids, sql_natively)
+    counts: dict[str, Any] = {}
+    if observe:
+        counting = Observation(f"net_effect_{uuid.uuid4().hex}")  # a name no other query of the session has
+        mapped = ~F.col("_complex")
+        txns = keep(transactions.observe(counting, F.sum(F.when(mapped, F.col("_filtered"))).alias("filtered"),
+                                         F.sum(F.when(mapped, F.col("_deliveries"))).alias("deliveries")))
+        counts = observed(counting)
+    else:
+        txns = keep(transactions)
     reference_records = txns.where(F.col("_complex")).select("site", "txn", "file_ord", "line", "text", "normalized")
     reference = keep(fold_groups(reference_records, ["site", "txn"], ["file_ord", "line"],
                                  _reference_path(dump_model(model), json.dumps(schedule_doc)), _OUT,
@@ -94,7 +112,7 @@ def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model
         if table.key in snapshot_views:
             parts.insert(0, snapshot_events(snapshot_views[table.key], table))
         tables[table.key] = spark.sql(" UNION ALL ".join(f"({part})" for part in parts))
-    return Events(tables, txns, reference)
+    return Events(tables, txns, reference, counts)
 
 
 # --- the transaction window -----------------------------------------------------------------------------

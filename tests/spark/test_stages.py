@@ -468,6 +468,20 @@ def test_net_effect_gives_a_transaction_of_one_record_the_window_s_facts_without
     assertDataFrameEqual(txns.select(*columns), windowed.select(*columns))
 
 
+def test_net_effect_counts_what_spark_mapped_as_it_keeps_the_transactions(spark: SparkSession) -> None:
+    """With `observe`, the job that keeps the transactions adds up what Spark's own mapping filtered and
+    delivered: the same sums as a scan of the kept transactions, without that scan."""
+    m = pair()
+    decoded = decode(lines_frame(spark, NET_LINES), m, ["changes/a.jsonl"], {})
+    events = net_effect(decoded.records, {}, m, decoded.tables, SCHEDULE,
+                        keep=lambda frame: frame.localCheckpoint(eager=True), observe=True)
+    scanned = events.transactions.where(~F.col("_complex")).agg(
+        F.sum("_filtered").alias("filtered"), F.sum("_deliveries").alias("deliveries")).collect()[0].asDict()
+    assert scanned["deliveries"] > 0
+    assert events.native_counts == scanned
+    assert net_effect(decoded.records, {}, m, decoded.tables, SCHEDULE).native_counts == {}
+
+
 def test_net_effect_numbers_a_transactions_deliveries_table_by_table(spark: SparkSession) -> None:
     """A transaction over two tables, its records interleaved: its deliveries are numbered first for the
     table it touched first, then for the other, each in record order, as the reference numbers them (and
