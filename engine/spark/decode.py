@@ -205,7 +205,7 @@ def clean(model: Model, ids: dict[str, str]) -> str:
     line_ok = sql.all_of(["is_valid_utf8(text)", f"size <= {MAX_RECORD_BYTES}",
                           f"NOT ({_MAYBE_RED} AND text RLIKE {sql.string(RED_FLAGS)})",
                           "v IS NOT NULL", one_json_value("_w", "text"), _txn_ok(), _commit_ok()])
-    shape = "replace(schema_of_variant(v), '>', ', >')"
+    shape = shape_of("v")
     by_table = []
     for table in model.tables:
         if not natively_read(table):
@@ -228,6 +228,13 @@ def clean(model: Model, ids: dict[str, str]) -> str:
     if not by_table:
         return "FALSE"
     return f"coalesce({line_ok} AND {sql.case(by_table)}, FALSE)"
+
+
+def shape_of(value: str) -> str:
+    """The shape of a VARIANT as the record and snapshot patterns match it: `schema_of_variant` with each `>`
+    written `, >`, so that every field ends with `, ` (a plain `replace`: a pattern was about 3 s of the
+    typing of 1,000,000 records)."""
+    return f"replace(schema_of_variant({value}), '>', ', >')"
 
 
 def parsed_line(text: str) -> str:

@@ -74,6 +74,16 @@ class Events:
     """`filtered` and `deliveries` of the transactions Spark mapped, where keeping them counted them
     (`net_effect`'s `observe`); empty otherwise."""
 
+    def mapped(self) -> dict[str, int]:
+        """`filtered` and `deliveries` of the transactions Spark mapped: as keeping them counted them, or
+        where nothing was counted (not observed; over Spark Connect a checkpoint's job reports no
+        metrics), a scan of them."""
+        counts = self.native_counts
+        if not all(name in counts for name in ("filtered", "deliveries")):
+            counts = self.transactions.where(~F.col("_complex")).agg(
+                F.sum("_filtered").alias("filtered"), F.sum("_deliveries").alias("deliveries")).collect()[0].asDict()
+        return {name: int(counts[name] or 0) for name in ("filtered", "deliveries")}
+
 
 def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model, ids: dict[str, str],
                schedule_doc: dict[str, Any], sql_natively: bool = True,
@@ -88,15 +98,13 @@ def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model
     ctx = build_context(model)
     schedule = parse_schedule(schedule_doc)
     transactions = _transactions(records, model, ctx, ids, sql_natively)
-    counts: dict[str, Any] = {}
+    counting = Observation(f"net_effect_{uuid.uuid4().hex}")  # a name no other query of the session has
     if observe:
-        counting = Observation(f"net_effect_{uuid.uuid4().hex}")  # a name no other query of the session has
         mapped = ~F.col("_complex")
-        txns = keep(transactions.observe(counting, F.sum(F.when(mapped, F.col("_filtered"))).alias("filtered"),
-                                         F.sum(F.when(mapped, F.col("_deliveries"))).alias("deliveries")))
-        counts = observed(counting)
-    else:
-        txns = keep(transactions)
+        transactions = transactions.observe(counting, F.sum(F.when(mapped, F.col("_filtered"))).alias("filtered"),
+                                            F.sum(F.when(mapped, F.col("_deliveries"))).alias("deliveries"))
+    txns = keep(transactions)
+    counts = observed(counting) if observe else {}
     reference_records = txns.where(F.col("_complex")).select("site", "txn", "file_ord", "line", "text", "normalized")
     reference = keep(fold_groups(reference_records, ["site", "txn"], ["file_ord", "line"],
                                  _reference_path(dump_model(model), json.dumps(schedule_doc)), _OUT,

@@ -209,14 +209,11 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             events = net_effect(records, snapshots, model, decoded.tables, schedule_doc, sql_natively, keep,
                                 observe=True)
             txns, reference = events.transactions, events.reference
-            native = events.native_counts  # over Spark Connect, where a checkpoint reports no metrics: counted
-            if not all(name in native for name in ("filtered", "deliveries")):
-                native = txns.where(~F.col("_complex")).agg(F.sum("_filtered").alias("filtered"),
-                                                           F.sum("_deliveries").alias("deliveries")).collect()[0].asDict()
+            native = events.mapped()
             by_reference = reference.agg(F.sum("filtered").alias("filtered"),
                                          F.count(F.when(F.col("kind") == "delivery", 1)).alias("deliveries")).first()
-            run.counts.filtered = int((native["filtered"] or 0) + (by_reference["filtered"] or 0))  # type: ignore[index]
-            run.counts.deliveries = int((native["deliveries"] or 0) + (by_reference["deliveries"] or 0))  # type: ignore[index]
+            run.counts.filtered = native["filtered"] + int(by_reference["filtered"] or 0)  # type: ignore[index]
+            run.counts.deliveries = native["deliveries"] + int(by_reference["deliveries"] or 0)  # type: ignore[index]
             keep_only(read, txns, reference, *snapshot_rows_kept)  # the typed records are in these now
 
         with stage("resolve"):

@@ -41,6 +41,7 @@ from engine.spark.decode import (
     first_value,
     one_json_value,
     parsed_line,
+    shape_of,
     token_fits,
     token_kinds,
 )
@@ -124,7 +125,7 @@ def _jsonl_rows(lines: DataFrame, table: Table) -> DataFrame:
                                                                                              strict=True))
     parsed = lines.withColumn("_w", F.expr(parsed_line("text"))).withColumn("v", F.expr(first_value("_w"))) \
         .withColumn("_raw", F.expr(f"try_variant_get(v, '$', {sql.string(f'struct<{raw_ddl}>')})"))
-    checks = [f"replace(schema_of_variant(v), '>', ', >') RLIKE {sql.string(pattern)}",
+    checks = [f"{shape_of('v')} RLIKE {sql.string(pattern)}",
               "is_valid_utf8(text)", one_json_value("_w", "text")]
     for c in table.columns:
         value = f"_raw.{sql.ident(c.name)}"
