@@ -72,7 +72,7 @@ HEX = r"^(0[xX])?([0-9a-fA-F]{2})*\z"
 RED_FLAGS = r"\\u[dD][89a-fA-F]|[:\[,]\s*-0+(\.0+)?([eE][+-]?[0-9]+)?\s*[,}\]]"
 """What Spark's JSON reading holds otherwise than Python's: escaped surrogates (Python keeps a lone one,
 which the reference refuses) and a negative zero (Spark drops its sign). Such a line goes to the reference."""
-_MAYBE_RED = f"(instr(text, {sql.string(chr(92) + 'u')}) > 0 OR text RLIKE '-0[^0-9]')"
+_MAYBE_RED = f"(contains(text, {sql.string(chr(92) + 'u')}) OR text RLIKE '-0[^0-9]')"
 """What every red flag holds (cheap to look for; the pattern runs only on such lines). A JSON zero's `-0`
 is followed by no digit (`-00` is no JSON), where a date's or an offset's `-0` always is."""
 DECIMAL_15 = r"DECIMAL\(([1-9]|1[0-5]),[0-9]+\)"
@@ -258,7 +258,7 @@ def one_json_value(parsed: str, text: str) -> str:
     1,000,000 events: 4 s of the typing job)."""
     in_array = f"({parsed} IS NOT NULL AND try_variant_get({parsed}, '$[1]', 'variant') IS NULL)"
     in_object = f"json_object_keys(concat('{{\"x\":', {text}, '}}')) IS NOT NULL"
-    return f"({in_array} AND (instr({text}, ']') = 0 OR {in_object}))"
+    return f"({in_array} AND (NOT contains({text}, ']') OR {in_object}))"
 
 
 def record_pattern(table: Table, types: dict[str, SqlType | None], op: str) -> str | None:

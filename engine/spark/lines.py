@@ -62,7 +62,9 @@ def read_lines(spark: SparkSession, files: Sequence[str]) -> DataFrame:
     text = F.when(size > MAX_RECORD_BYTES,  # a record over the limit is a reject: its head and size say enough
                   F.substring(whole.cast("binary"), 1, SHOWN_RAW).cast("string")).otherwise(whole)
     empty = (F.col("value") == F.lit("")) | (F.col("value") == F.lit("\r"))
-    blank = F.btrim(F.col("value"), F.lit(BLANK)) == F.lit("")
+    # a line of blanks only starts with one: only such a line is trimmed (trimming copies the line)
+    blank = F.when(F.substring("value", 1, 1).isin(*BLANK), F.btrim(F.col("value"), F.lit(BLANK)) == F.lit("")) \
+        .otherwise(F.lit(False))
     return (raw.where(~empty).join(F.broadcast(starts), ["uri", "block"])
             .select(F.col("file_ord"), (F.col("place") - F.col("first") + F.col("before") + 1).alias("line"),
                     text.alias("text"), size.alias("size"), blank.alias("blank")))

@@ -123,6 +123,7 @@ def test_read_lines_numbers_lines_as_the_reference_splits_them(spark: SparkSessi
     folder.mkdir()
     first = (b'\xef\xbb\xbf{"a": 1}\r\n'  # a byte-order mark and a CRLF
              b"\n  \t \nsecond\n"  # an empty line and a blank one
+             b" \tx\n\x0b\x0c\n"  # blanks before a record; blanks of other kinds only
              b"\xc3\xa9t\xc3\xa9\r\n\xff\xfe not UTF-8\n")  # two-byte characters; bytes that are no UTF-8
     other = b"x\n\ny"  # no final newline
     (folder / "b.jsonl").write_bytes(first)
@@ -131,8 +132,8 @@ def test_read_lines_numbers_lines_as_the_reference_splits_them(spark: SparkSessi
     got = read_lines(spark, files).select("file_ord", "line", F.hex(F.col("text").cast("binary")).alias("hex"),
                                           "size", "blank")
     lines = [(0, 1, b'{"a": 1}', False), (0, 3, b"  \t ", True), (0, 4, b"second", False),
-             (0, 5, "été".encode(), False), (0, 6, b"\xff\xfe not UTF-8", False), (1, 1, b"x", False),
-             (1, 3, b"y", False)]
+             (0, 5, b" \tx", False), (0, 6, b"\x0b\x0c", True), (0, 7, "été".encode(), False),
+             (0, 8, b"\xff\xfe not UTF-8", False), (1, 1, b"x", False), (1, 3, b"y", False)]
     expected = spark.createDataFrame([(i, n, data.hex().upper(), len(data), blank) for i, n, data, blank in lines],
                                      "file_ord int, line long, hex string, size int, blank boolean")
     assert_frames(got, expected)
