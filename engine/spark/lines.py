@@ -73,14 +73,19 @@ def read_lines(spark: SparkSession, files: Sequence[str]) -> DataFrame:
 HIDDEN = ("_", ".")
 """How the names of the files Spark's file sources pass over begin (Hadoop's hidden files: `_SUCCESS`,
 `.crc`), even when a path names the file itself."""
+UNNAMEABLE = ":"
+"""What Hadoop cannot hold in a file's name: the name of its checksum file (`.name.crc`), a relative path,
+would read as a URI with a scheme (`2026-01-05T10:00.jsonl`)."""
 _LINKS: dict[str, str] = {}  # a file's path -> the link Spark reads it by
 
 
 def visible(path: str) -> str:
     """`path`, or where its name is one Spark would pass over (`_a.jsonl`, `.b.jsonl`, a snapshot of table
-    `_AUDIT`), a symbolic link to it under a name Spark reads, in a folder of this process's own (removed
-    when it exits). The reference reads such files like any other: Spark must too."""
-    if not Path(path).name.startswith(HIDDEN):
+    `_AUDIT`) or cannot read (`UNNAMEABLE`), a symbolic link to it under a name Spark reads, in a folder of
+    this process's own (removed when it exits). The reference reads such files like any other: Spark must
+    too."""
+    name = Path(path).name
+    if not name.startswith(HIDDEN) and UNNAMEABLE not in name:
         return path
     link = _LINKS.get(path)
     if link is None:

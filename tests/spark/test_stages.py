@@ -158,13 +158,14 @@ def test_a_large_file_is_read_in_several_tasks(spark: SparkSession, tmp_path: Pa
 
 def test_read_lines_reads_files_whose_names_spark_would_pass_over(spark: SparkSession, tmp_path: Path) -> None:
     """Spark's file sources skip names beginning with `_` or `.` (Hadoop's hidden files) even when a path
-    names the file; `changes/*.jsonl` holds them all the same, and the reference reads them."""
-    names = ["_a.jsonl", ".b.jsonl", "c.jsonl"]
+    names the file, and fail on a name holding `:` (a file named by its time); `changes/*.jsonl` holds
+    them all the same, and the reference reads them."""
+    names = ["_a.jsonl", ".b.jsonl", "c.jsonl", "2026-01-05T10:00.jsonl"]
     for i, name in enumerate(names):
         (tmp_path / name).write_text(f"first {i}\nsecond {i}\n")
     files = [str(tmp_path / name) for name in names]
     got = read_lines(spark, files).select("file_ord", "line", "text")
-    assert sorted(map(tuple, got.collect())) == [(i, n, f"{word} {i}") for i in range(3)
+    assert sorted(map(tuple, got.collect())) == [(i, n, f"{word} {i}") for i in range(len(names))
                                                   for n, word in ((1, "first"), (2, "second"))]
     assert read_lines(spark, files[:1]).count() == 2  # the link made for it serves again
 
@@ -337,6 +338,37 @@ def test_read_snapshots_fails_on_a_bad_snapshot_as_the_reference_does(spark: Spa
     with pytest.raises(InputError) as got:
         read_snapshots(spark, tmp_path, m, lines, ordinals)
     assert str(got.value) == str(reference.value)
+
+
+def test_read_snapshots_takes_a_parquet_file_spark_cannot_read_to_the_reference(spark: SparkSession,
+                                                                                tmp_path: Path) -> None:
+    """Spark refuses a Parquet schema with nanosecond timestamps (what pandas writes by default) and one with
+    two columns named alike but for case; the reference reads the first, and refuses the second naming the
+    file, as it does: the run then does the same, not fail in Spark's analysis."""
+    cols = [col("ID", nullable=False), col("TS", "TIMESTAMP")]
+    m = model([server("s", "postgresql"), server("t", "postgresql")],
+              [table("s", "T", cols, pk=["ID"]), table("t", "T", cols, pk=["ID"])],
+              [mapping("m", "s.T", "t.T", {"ID": "ID", "TS": "TS"})])
+    folder = tmp_path / "snapshots" / "s"
+    folder.mkdir(parents=True)
+    path = folder / "T.parquet"
+    times = [datetime(2026, 1, 5, 10, 0, 0, 1), datetime(2026, 1, 5, 11)]
+    pq.write_table(pa.table({"ID": pa.array([1, 2], pa.int32()), "TS": pa.array(times, pa.timestamp("ns"))}), path)
+    table_ = m.table("s.T")
+    assert table_ is not None
+    expected = [{"ID": i, "TS": t.replace(tzinfo=UTC)} for i, t in enumerate(times, start=1)]
+    assert read_snapshot_file(path, table_) == expected
+    lines, ordinals = _snapshot_inputs(spark, tmp_path, m)
+    got = read_snapshots(spark, tmp_path, m, lines, ordinals)
+    assert_frames(got["s.T"].orderBy("seq").select("row"),
+                  spark.createDataFrame([(r,) for r in expected], "row struct<ID: int, TS: timestamp>"), ordered=True)
+
+    pq.write_table(pa.table({"ID": [1], "TS": pa.array(times[:1], pa.timestamp("us")), "ts": ["x"]}), path)
+    with pytest.raises(InputError) as reference:
+        read_snapshot_file(path, table_)
+    with pytest.raises(InputError) as spark_says:
+        read_snapshots(spark, tmp_path, m, lines, ordinals)
+    assert str(spark_says.value) == str(reference.value) and str(path) in str(reference.value)
 
 
 def test_read_snapshots_reads_a_csv_whose_quoted_cell_holds_a_comma(spark: SparkSession, tmp_path: Path) -> None:
