@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -125,9 +126,14 @@ def table_file(root: Path, server: str, table: str) -> Path:
     return root / "tables" / file_name(server) / f"{file_name(table)}.parquet"
 
 
+_ESCAPE_LIKE = re.compile(r"%(?=[0-9A-Fa-f]{2})")
+
+
 def file_name(name: str) -> str:
-    """A server or table name as one safe file name (see `table_file`)."""
-    safe = name.replace("/", "%2F").replace("\\", "%5C").replace("\x00", "%00")
+    """A server or table name as one safe file name (see `table_file`), one name to one file: a `%` that
+    reads as an escape (`A%2FB`) is escaped itself, so that `A/B` and `A%2FB` do not share a file; a `%`
+    that cannot (`RATE%`) stays as it is."""
+    safe = _ESCAPE_LIKE.sub("%25", name).replace("/", "%2F").replace("\\", "%5C").replace("\x00", "%00")
     if safe in (".", ".."):
         safe = safe.replace(".", "%2E")
     if len(safe.encode()) > FILE_NAME_BYTES:

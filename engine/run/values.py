@@ -121,9 +121,9 @@ def decode_value(raw: Any, t: SqlType | None) -> Any:
         return _boolean(raw, t)
     if is_binary(t):
         if isinstance(raw, (bytes, bytearray)):
-            return bytes(raw)
+            return check_bytes(bytes(raw), t)
         if isinstance(raw, str):
-            return _hex(raw)
+            return check_bytes(_hex(raw), t)
         raise ValueDecodeError(f"expected hex text for {t}, got {_kind(raw)}")
     return raw  # UDT and complex values are opaque
 
@@ -133,6 +133,13 @@ def check_length(text: str, t: SqlType) -> str:
     if t.family is TypeFamily.CHARACTER and t.length is not None and len(text) > t.length:
         raise ValueDecodeError(f"{len(text)} characters do not fit {t} ({_short(text)!r})")
     return text
+
+
+def check_bytes(data: bytes, t: SqlType) -> bytes:
+    """`data` when it fits the length of a BINARY/VARBINARY/RAW column (in bytes)."""
+    if t.family is TypeFamily.BINARY and t.length is not None and len(data) > t.length:
+        raise ValueDecodeError(f"{len(data)} bytes do not fit {t} ({_short(data.hex())!r})")
+    return data
 
 
 def _approx(raw: int | float | Decimal | str, t: SqlType) -> float:
@@ -268,7 +275,11 @@ def to_text(value: Any) -> str | None:
 
 
 def to_json_value(value: Any) -> Any:
-    """A value as plain JSON: timestamps ISO 8601 with `Z`, decimals as exact text, bytes as hex."""
+    """A value as plain JSON: timestamps ISO 8601 with `Z`, decimals as exact text, bytes as hex, a double
+    that is no finite number as the text a DOUBLE column reads it from (`NaN`, `Infinity`, `-Infinity`:
+    JSON has no such number, and a bare `NaN` is a line no JSON reader takes)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if value != value else "Infinity" if value > 0 else "-Infinity"
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, Decimal):
@@ -329,7 +340,7 @@ def conform(value: Any, t: SqlType | None) -> Any:
             raise ConversionError(str(exc)) from None
     if is_binary(t) and isinstance(value, str):
         try:
-            return _hex(value)
+            return check_bytes(_hex(value), t)
         except ValueDecodeError as exc:
             raise ConversionError(str(exc)) from None
     if t.family is TypeFamily.EXACT_NUMERIC and isinstance(value, datetime):
@@ -371,6 +382,8 @@ def same_value(a: Any, b: Any, t: SqlType | None = None) -> bool:
     if kind is type(b) and kind in _PLAIN:  # text, an integer: equal as themselves (a large object's hash too)
         return bool(a == b)
     left, right = comparable(a, t), comparable(b, t)
+    if isinstance(left, float) and isinstance(right, float) and not (math.isfinite(left) and math.isfinite(right)):
+        return left == right or (left != left and right != right)  # NaN equals NaN, as in Spark and PostgreSQL
     if isinstance(left, float) or isinstance(right, float):
         order = compare(left, right)
         return order == 0

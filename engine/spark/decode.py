@@ -332,8 +332,16 @@ def token_fits(value: str, t: SqlType) -> str | None:
     if kind == "bool":
         return f"lower({value}) IN ('true', 'false', '0', '1')"
     if kind == "binary":
-        return f"{value} RLIKE {sql.string(HEX)}"
+        data = f"unhex(regexp_replace({value}, '^0[xX]', ''))"
+        return sql.all_of([f"{value} RLIKE {sql.string(HEX)}", binary_fits(data, t)])
     return "FALSE"
+
+
+def binary_fits(data: str, t: SqlType) -> str:
+    """Whether bytes `data` fit the length of a BINARY/VARBINARY/RAW column (`values.check_bytes`)."""
+    if t.family is TypeFamily.BINARY and t.length is not None:
+        return f"octet_length({data}) <= {t.length}"
+    return "TRUE"
 
 
 def _txn_ok() -> str:

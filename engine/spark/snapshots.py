@@ -36,7 +36,7 @@ from engine.run.records import InputError, read_snapshot_file, snapshot_files
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_values, row_writer
 from engine.spark.decode import (
-    HEX,
+    binary_fits,
     clean_typed_sql,
     first_value,
     one_json_value,
@@ -206,7 +206,7 @@ def _cell_fits(cell: str, t: SqlType) -> str:
     if kind == "bool":
         return f"{cell} RLIKE {sql.string(_BOOL)}"
     if kind == "binary":
-        return f"{cell} RLIKE {sql.string(HEX)}"
+        return token_fits(cell, t) or "TRUE"
     return "FALSE"
 
 
@@ -265,7 +265,7 @@ def _parquet_rows(spark: SparkSession, path: Path, table: Table, seq: Any) -> Da
             continue
         raw = _RAW_TOKEN[r.kind] if r.kind in ("int", "decimal", "double") else r.ddl
         fit = token_fits(f"try_cast({value} AS {raw})", c.sql_type) if r.kind in ("int", "decimal", "double", "text") \
-            else None
+            else binary_fits(value, c.sql_type) if r.kind == "binary" else None
         if fit is not None:
             checks.append(f"({value} IS NULL OR coalesce({fit}, FALSE))")
         typed = (f"try_cast(try_cast({value} AS DECIMAL(38,{c.sql_type.scale or 0})) AS {r.ddl})"

@@ -17,7 +17,7 @@ from runkit import pair
 from engine.model import Model
 
 COLUMNS = {"SI": "SMALLINT", "I": "INTEGER", "D": "DECIMAL(5,2)", "V": "VARCHAR(10)", "C": "CHAR(2)",
-           "TS": "TIMESTAMP", "J": "UDT:doc", "DOC": "CLOB"}
+           "TS": "TIMESTAMP", "J": "UDT:doc", "DOC": "CLOB", "B": "VARBINARY(2)"}
 BIG_DOC = 50 * 1024 * 1024  # one valid record of 50 MB: over the 16 MiB limit
 LARGE_DOC = 1024 * 1024  # one valid record of 1 MB: processed
 
@@ -60,7 +60,8 @@ def write_corpus(root: Path) -> Corpus:
     nested = b'{"site": "s", "txn": "deep", "seq": 1, "commit_ts": "2026-01-05T10:00:00Z", "table": "T", ' \
              b'"op": "I", "after": {"ID": 90, "J": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
     hostile: list[tuple[bytes, str | None]] = [
-        (line(record("g1", {"ID": 1, "I": 2**31 - 1, "V": "ten chars!", "TS": "0001-01-01T00:00:00Z"})), None),
+        (line(record("g1", {"ID": 1, "I": 2**31 - 1, "V": "ten chars!", "TS": "0001-01-01T00:00:00Z",
+                            "B": "0xFFFF"})), None),
         (line(record("int", {"ID": 10, "I": 2**31})), "column 'I': 2147483648 is out of range for INTEGER"),
         (nested, "JSON nested deeper than 64 levels"),
         (line(record("ts", {"ID": 11}, commit_ts="0001-01-01T00:00:00+14:00")),
@@ -73,6 +74,7 @@ def write_corpus(root: Path) -> Corpus:
         (line(record("small", {"ID": 16, "SI": 40_000})), "column 'SI': 40000 is out of range for SMALLINT"),
         (line(record("dec", {"ID": 17, "D": "1234.5"})), "column 'D': 1234.5 does not fit DECIMAL(5,2)"),
         (line(record("char", {"ID": 18, "C": "abc"})), "column 'C': 3 characters do not fit CHAR(2)"),
+        (line(record("bytes", {"ID": 24, "B": "010203"})), "column 'B': 3 bytes do not fit VARBINARY(2)"),
         (line(record("when", {"ID": 19, "TS": "9999-12-31T23:30:00-01:00"})), "outside the years 1-9999 in UTC"),
         (line(record("far", {"ID": 20}, commit_ts="9500-01-01T00:00:00Z")), "outside the years 1900-8999"),
         (line(record("json", {"ID": 21, "J": nest(65)})), "JSON nested deeper than 64 levels"),

@@ -128,11 +128,16 @@ def test_a_run_that_breaks_while_writing_leaves_nothing_that_looks_finished(tmp_
 @pytest.mark.parametrize(("name", "written"), [
     ("T", "T"), ("unit price", "unit price"), ("a.b", "a.b"), ("RATE%", "RATE%"), ("Größe", "Größe"),
     ("../../../escaped", "..%2F..%2F..%2Fescaped"), ("a/b", "a%2Fb"), ("a\\b", "a%5Cb"), ("..", "%2E%2E"),
-    (".", "%2E"), (".hidden", ".hidden")])
+    (".", "%2E"), (".hidden", ".hidden"), ("A%2FB", "A%252FB"), ("%41%", "%2541%")])
 def test_a_name_is_one_file_name_inside_its_folder(name: str, written: str) -> None:
     assert file_name(name) == written
     path = table_file(Path("/r"), name, name)
     assert path.parent.parent == Path("/r/tables") and path.name == f"{written}.parquet"
+
+
+def test_two_names_never_share_a_file() -> None:
+    names = ["A/B", "A%2FB", "A%252FB", "A%2fB", "A\\B", "A%5CB", "RATE%", "RATE%25", "..", "%2E%2E", ".", "%2E"]
+    assert len({file_name(n) for n in names}) == len(names)
 
 
 def test_a_long_name_is_cut_with_a_digest_of_the_whole() -> None:

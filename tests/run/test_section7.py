@@ -121,7 +121,7 @@ def test_an_integer_column_accepts_an_integer_a_whole_number_or_an_integer_strin
 
 TYPED = {"SI": "SMALLINT", "I": "INTEGER", "BI": "BIGINT", "D": "DECIMAL(5,2)", "N": "NUMBER(3)", "U": "NUMBER",
          "C": "CHAR(3)", "V": "VARCHAR(10)", "NC": "NCHAR(2)", "NV": "NVARCHAR(4)", "V2": "VARCHAR2(5)",
-         "R": "REAL", "TS": "TIMESTAMP"}
+         "R": "REAL", "TS": "TIMESTAMP", "VB": "VARBINARY(2)", "RW": "RAW(3)"}
 
 
 @pytest.mark.parametrize(("column", "value", "reason"), [
@@ -148,6 +148,8 @@ TYPED = {"SI": "SMALLINT", "I": "INTEGER", "BI": "BIGINT", "D": "DECIMAL(5,2)", 
     ("NV", "abcde", "do not fit NVARCHAR(4)"),
     ("V2", "abcdef", "do not fit VARCHAR2(5)"),
     ("R", 1e39, "out of range for REAL"),
+    ("VB", "0102030405", "5 bytes do not fit VARBINARY(2)"),
+    ("RW", "0x01020304", "4 bytes do not fit RAW(3)"),
     ("TS", "0001-01-01T00:00:00+14:00", "outside the years 1-9999 in UTC"),
     ("TS", "9999-12-31T23:00:00-02:00", "outside the years 1-9999 in UTC"),
 ])
@@ -166,7 +168,7 @@ def test_a_value_that_does_not_fit_its_column_is_a_reject_with_its_reason(column
 def test_values_at_the_edges_of_their_types_are_accepted() -> None:
     edges = {"ID": 1, "SI": -32768, "I": 2**31 - 1, "BI": -(2**63), "D": "999.99", "N": -999, "C": "abc",
              "U": "1e-999", "V": "x" * 10, "NC": "éé", "NV": "abcd", "V2": "abcde", "R": 3.4e38,
-             "TS": "0001-01-01T00:00:00Z"}
+             "TS": "0001-01-01T00:00:00Z", "VB": "0102", "RW": "0xA1B2C3"}
     result = accounted(run(pair(TYPED), [rec("s", "t1", "I", after=edges)]))
     assert result.rejects == [] and result.counts.applied == 1
     [row] = rows(result, "t.T")
@@ -212,6 +214,24 @@ def test_equal_numbers_are_equal_whatever_their_scale_in_detection_and_convergen
     assert (result.conflicts, result.counts.applied) == ([], 1)  # old N 0 against current N 0.00: no difference
     assert result.diverged() == {"m": 0}  # s holds N 0, t N 0.00
     assert rows(result, "t.T")[0]["N"] == 0
+
+
+@pytest.mark.parametrize("special", ["Infinity", "-Infinity", "NaN"])
+def test_a_double_that_is_no_finite_number_equals_itself_in_detection_and_convergence(special: str) -> None:
+    """Spark and the databases take NaN = NaN and Infinity = Infinity: an update whose old value is the one the
+    row holds applies, and two sites holding it have converged. Output files spell it as text (JSON has no
+    such number)."""
+    from engine.run.rundir import jsonl_line
+    from engine.run.values import to_json_value
+
+    model = pair({"F": "DOUBLE", "B": "INTEGER"})
+    before, after = {"ID": 1, "F": special, "B": 1}, {"ID": 1, "F": special, "B": 2}
+    result = accounted(run(model, [rec("s", "t1", "U", before, after)],
+                           {"s.T": [{"ID": 1, "F": special, "B": 1}], "t.T": [{"ID": 1, "F": special, "B": 1}]}))
+    assert (result.conflicts, result.error_queue, result.counts.applied) == ([], [], 1)
+    assert result.diverged() == {"m": 0}
+    assert to_json_value(rows(result, "t.T")[0]["F"]) == special
+    assert jsonl_line({"F": to_json_value(float(special))}) == f'{{"F": "{special}"}}'
 
 
 # --- seq is optional -------------------------------------------------------------------------------
