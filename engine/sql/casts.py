@@ -26,7 +26,7 @@ from engine.sql.floats import Float32, as_double, integral_float32, spark_float_
 INTEGER_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
 TRUE_TEXT = ("t", "true", "y", "yes", "1")
 FALSE_TEXT = ("f", "false", "n", "no", "0")
-_WHOLE = re.compile(r"[+-]?\d+")
+_WHOLE = re.compile(r"[+-]?\d+", re.ASCII)  # Spark reads ASCII digits only (not `١٢`)
 _SPACE = "".join(chr(c) for c in range(33))  # Spark trims every character up to the space off cast text
 _WIDE = Context(prec=100)
 """Wide enough to quantize any DECIMAL(38, s) value (the default context holds 28 digits)."""
@@ -128,7 +128,7 @@ def _boolean(value: Any) -> bool:
 def _double(value: Any) -> float:
     if isinstance(value, str):
         text = value.strip(_SPACE)
-        if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dDfF]?", text):
+        if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dDfF]?", text, re.ASCII):
             return float(text.rstrip("dDfF"))
         special = {"nan": math.nan, "infinity": math.inf, "+infinity": math.inf, "-infinity": -math.inf,
                    "inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
@@ -150,7 +150,7 @@ def _float(value: Any) -> Float32:
     if isinstance(value, str):
         _double(value)  # the same text is accepted, the same is refused
         text = value.strip(_SPACE).rstrip("dDfF")
-        if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text):
+        if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text, re.ASCII):
             return to_float32(Decimal(text))
         return to_float32(_double(value))
     if isinstance(value, Decimal):
@@ -163,8 +163,11 @@ def _float(value: Any) -> Float32:
 
 
 def _decimal_text(text: str) -> Decimal:
+    trimmed = text.strip(_SPACE)
+    if "_" in trimmed or trimmed != trimmed.strip():  # Python's Decimal takes `1_0` and other blanks, Spark not
+        raise invalid(text, "DECIMAL")
     try:
-        number = Decimal(text.strip(_SPACE))
+        number = Decimal(trimmed)
     except InvalidOperation:
         raise invalid(text, "DECIMAL") from None
     if not number.is_finite():

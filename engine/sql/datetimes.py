@@ -30,9 +30,9 @@ _DATE = r"(?P<sign>[+-])?(?P<year>\d{4,7})(?:-(?P<month>\d{1,2})(?:-(?P<day>\d{1
 _TIME = r"(?P<hour>\d{1,2})(?::(?P<minute>\d{1,2})(?::(?P<second>\d{1,2})(?:\.(?P<fraction>\d*))?)?)?"
 _ZONE = (r"\s*(?P<zone>Z|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?|(?:UTC|GMT|UT)(?:[+-]\d{1,2}(?::?\d{2})?)?"
          r"|[A-Za-z][\w/+-]*)")
-_TIMESTAMP_TEXT = re.compile(rf"{_DATE}(?:[ T]{_TIME}(?:{_ZONE})?)?")
-_DATE_TEXT = re.compile(rf"{_DATE}(?:[ T].*)?", re.S)
-_OFFSET = re.compile(r"(?P<sign>[+-])(?P<hours>\d{1,2})(?::?(?P<minutes>\d{2})(?::?(?P<seconds>\d{2}))?)?")
+_TIMESTAMP_TEXT = re.compile(rf"{_DATE}(?:[ T]{_TIME}(?:{_ZONE})?)?", re.ASCII)  # Spark: ASCII digits
+_DATE_TEXT = re.compile(rf"{_DATE}(?:[ T].*)?", re.S | re.ASCII)
+_OFFSET = re.compile(r"(?P<sign>[+-])(?P<hours>\d{1,2})(?::?(?P<minutes>\d{2})(?::?(?P<seconds>\d{2}))?)?", re.ASCII)
 MICROS = 1_000_000
 SHORT_ZONES = {
     "ACT": "Australia/Darwin", "AET": "Australia/Sydney", "AGT": "America/Argentina/Buenos_Aires",

@@ -150,9 +150,9 @@ def _literal(ev: Evaluator, node: exp.Literal) -> Any:
     if node.is_string:
         return node.this
     text = node.this
-    if re.fullmatch(r"[+-]?\d+", text):
+    if re.fullmatch(r"[+-]?\d+", text, re.ASCII):
         return int(text)
-    return Decimal(text) if re.fullmatch(r"[+-]?\d*\.?\d*", text) else float(text)
+    return Decimal(text) if re.fullmatch(r"[+-]?\d*\.?\d*", text, re.ASCII) else float(text)
 
 
 def _operands(ev: Evaluator, node: exp.Binary, divisor_first: bool = False) -> tuple[Any, Any] | None:
@@ -300,8 +300,10 @@ def _like(case_insensitive: bool) -> Callable[[Evaluator, exp.Binary], bool | No
         if pair is None:
             return None
         value, pattern = pair
-        flags = re.S | (re.I if case_insensitive else 0)
-        matches = re.fullmatch(like_regex(str(pattern)), _text(value), flags) is not None
+        text, pattern = _text(value), str(pattern)
+        if case_insensitive:  # Spark's ILIKE is LIKE of both sides lowered (`ſ` is no `s`, `ı` no `I`)
+            text, pattern = text.lower(), pattern.lower()
+        matches = re.fullmatch(like_regex(pattern), text, re.S) is not None
         return not matches if node.args.get("negate") else matches
     return run
 

@@ -13,9 +13,10 @@ from engine.sql.errors import SqlRuntimeError, UnsupportedSql
 @lru_cache(maxsize=256)
 def compiled_regex(pattern: str) -> re.Pattern[str]:
     """A compiled RLIKE or regexp_replace pattern; one that does not compile (from a column, say) fails the
-    run in one line."""
+    run in one line. Java's `\\w`, `\\d`, `\\s`, `\\b` and `(?i)` are ASCII's unless a pattern asks otherwise, and
+    Python's Unicode's: compiled ASCII, `été` is no `^\\w+$` on either side."""
     try:
-        return re.compile(pattern)
+        return re.compile(pattern, re.ASCII)
     except re.error as exc:
         shown = pattern if len(pattern) <= 60 else f"{pattern[:57]}..."
         raise UnsupportedSql(f"invalid regular expression {shown!r}: {exc}") from None

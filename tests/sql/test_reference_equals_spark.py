@@ -317,3 +317,21 @@ def test_doubles_and_floats_are_text_as_spark_writes_them(spark: Any) -> None:
         for i, value in enumerate(values):
             shown = spark_float_text(to_float32(value) if cast != "F" else value)
             assert shown == got[i], f"{value!r} as {cast}: Spark {got[i]}, reference {shown}"
+
+
+@pytest.mark.slow
+def test_text_of_other_scripts_reads_as_spark_reads_it(spark: Any) -> None:
+    """A hostile probe's finds: Python's `\\w`, `\\d` and `\\s` are Unicode's where Java's are ASCII's, Python's
+    `int` and `Decimal` take other scripts' digits, `1_0` and a no-break space, and `re.I` folds `ſ` to `s`
+    where Spark's ILIKE lowers both sides. Each expression on every row, as Spark gives it."""
+    rows = ["ok", "été", "x-y", "١٢٣٤", "straße", "\xa01", "1_0", " 12 ", "ſ", "s", "ς", "Σ", "ΑΣ", "ı", "I", "İ",
+            "a b", "a\u2003b", None]
+    df = spark.createDataFrame([(i, s) for i, s in enumerate(rows)], "RID int, S string")
+    exprs = ["S RLIKE '^\\\\w+$'", "S RLIKE '\\\\d'", "regexp_replace(S, '\\\\s', '_')", "S RLIKE '(?i)SS'",
+             "S RLIKE '\\\\bb'", "S ILIKE 's'", "S ILIKE 'σ'", "S ILIKE 'ας'", "S ILIKE 'i'", "S ILIKE 'I'",
+             "try_cast(S AS INT)", "try_cast(S AS BIGINT)", "try_cast(S AS DECIMAL(10,2))", "try_cast(S AS DOUBLE)"]
+    got = _spark_values(spark, df.orderBy("RID"), exprs)
+    for sql, values in zip(exprs, got, strict=True):
+        for text, value in zip(rows, values, strict=True):
+            expected = _reference_or_failed(sql, {"S": text})
+            assert _same(value, expected), f"{sql} of {text!r}: Spark {value!r}, reference {expected!r}"
