@@ -8,15 +8,21 @@ The protocol, for `--out RUNDIR` (say `/p/run`):
    `RUNDIR.attempt`, where a failed run over a succeeded one writes. Anything else is refused untouched.
 2. *Lock* (`claim`): `fcntl.flock` on the sibling `/p/.run.mapwright-lock`, which holds the owner's pid;
    the kernel releases it when the process dies, however it dies. A second run gets `RunDirBusy`.
-3. *Recover*: leftovers of a killed run on this RUNDIR are removed, and only those (the exact sibling
-   names below, and the `.run.XXXXXXXX.partial|old` folders of versions before this protocol). If RUNDIR
-   is missing while a saved old copy exists (a kill between the two renames of the fallback), the old
-   copy is put back first.
+   The lock file is also the run's record of what it makes beside RUNDIR: before it makes
+   `/p/.run.mapwright-new` or `-old` (or those of `run.attempt`) it adds the name to the file, one JSON
+   string a line (`_reserve`). A clean end removes the file; a killed run leaves it, with its record.
+3. *Recover*: leftovers of a killed run on this RUNDIR are removed, and only those: the folders its lock
+   file records, and the `.run.XXXXXXXX.partial|old` folders of versions before this protocol when they
+   hold exactly what that protocol left (`_legacy_leftover`). A folder that merely has such a name is a
+   user's: it is never removed nor moved; one that takes a name the run needs refuses the run
+   (`out_dir_problem`). If RUNDIR is missing while a saved old copy of ours exists (a kill between the
+   two renames of the fallback), the old copy is put back first.
 4. *Stage and swap* (`publish`): the run is written into `/p/.run.mapwright-new`, which is then exchanged
    with RUNDIR in one step (`exchange`: Linux renameat2, macOS renamex_np); the staged name now holds the old run,
    which is removed. Where exchange is not supported: RUNDIR is renamed to `/p/.run.mapwright-old`, the
    staged folder to RUNDIR, and step 3 of the next run restores the old copy if a kill fell between.
-5. *Unlock*: the lock file is removed while still locked, then closed.
+5. *Unlock*: the lock file is removed while still locked, then closed; it stays (unlocked) if a folder it
+   records could not be removed, so that the next run can still prove that folder its own.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,9 +43,21 @@ from pathlib import Path
 ATTEMPT_SUFFIX = ".attempt"
 MANIFEST = "manifest.json"
 _MAX_MANIFEST_BYTES = 4 * 1024 * 1024
+_MAX_RECORD_BYTES = 64 * 1024
 _LEGACY_LEFTOVER = r"\.{name}\.[a-z0-9_]{{8}}\.(partial|old)"  # mkdtemp names of the earlier protocol
+_LEGACY_MODE = 0o700  # what mkdtemp gives the folders it makes
 
-_held: set[Path] = set()  # RUNDIRs whose lock this process holds (a claim inside a claim is a no-op)
+
+class _Record:
+    """The lock file of a RUNDIR this process holds, and the sibling names it records: the folders a run
+    made (or was about to make) beside RUNDIR, which are the only ones a later run may take for leftovers.
+    (A plain class: tests load this file as a module of its own, outside `sys.modules`.)"""
+
+    def __init__(self, fd: int, lock: Path, names: set[str]) -> None:
+        self.fd, self.lock, self.names = fd, lock, names
+
+
+_held: dict[Path, _Record] = {}  # RUNDIRs whose lock this process holds (a claim inside a claim is a no-op)
 
 
 class RunDirError(OSError):
@@ -84,8 +103,11 @@ def _manifest(path: Path) -> dict[str, object] | None:
 
 
 def out_dir_problem(out: Path) -> str | None:
-    """Why a run may not write `out` or, should it fail, `out.attempt` beside it (one line); None if it may."""
-    return _problem(out) or _problem(attempt_dir(out))
+    """Why a run may not write `out` or, should it fail, `out.attempt` beside it (one line); None if it may.
+
+    A folder that holds one of the names the run works under beside them, and that no run on `out` recorded
+    in its lock file, is a user's: the run is refused rather than remove it or write into it."""
+    return _problem(out) or _problem(attempt_dir(out)) or _in_the_way(out, _recorded(lock_file(out), out))
 
 
 def _problem(out: Path) -> str | None:
@@ -125,6 +147,24 @@ def lock_file(out: Path) -> Path:
     return _sibling(out, "lock")
 
 
+def _working_names(out: Path) -> list[Path]:
+    """The folders a run on `out` makes beside it (staged run, saved old copy; for `out` and its attempt)."""
+    return [_sibling(target, kind) for target in (out, attempt_dir(out)) for kind in ("new", "old")]
+
+
+def _in_the_way(out: Path, recorded: set[str]) -> str | None:
+    """The first working name of a run on `out` that something holds which no run on `out` recorded."""
+    for path in _working_names(out):
+        if os.path.lexists(path) and path.name not in recorded:
+            return _in_the_way_of(path)
+    return None
+
+
+def _in_the_way_of(path: Path) -> str:
+    return (f"{path}: is in the way of the run (it works under this name) and is not a leftover of a Mapwright "
+            "run; move it away")
+
+
 @contextlib.contextmanager
 def claim(out: Path) -> Iterator[Path]:
     """Check `out`, lock it for this process and clean what a killed run left; yields the absolute path.
@@ -138,31 +178,37 @@ def claim(out: Path) -> Iterator[Path]:
         return
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        fd = _lock(out)
+        record = _lock(out)
     except RunDirError:
         raise
     except OSError as exc:
         raise RunDirError(f"{out}: cannot write here ({_why(exc)})") from None
-    _held.add(out)
+    _held[out] = record
     try:
         try:
             for target in (out, attempt_dir(out)):
                 recover(target)
+            _settle(record)
         except OSError as exc:
             raise RunDirError(f"{out}: cannot clean up what an earlier killed run left ({_why(exc)})") from None
+        problem = _in_the_way(out, record.names)  # checked before the lock too; now with the record in hand
+        if problem:
+            raise RunDirError(problem)
         yield out
     finally:
-        _held.discard(out)
-        with contextlib.suppress(OSError):
-            os.unlink(lock_file(out))
-        os.close(fd)
+        del _held[out]
+        if not _pending(record):  # else keep the record: the next run can still prove those folders ours
+            with contextlib.suppress(OSError):
+                os.unlink(lock_file(out))
+        os.close(record.fd)
 
 
 def _why(exc: OSError) -> str:
     return f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc.strerror or exc)
 
 
-def _lock(out: Path) -> int:
+def _lock(out: Path) -> _Record:
+    """Lock `out` and take over its lock file, keeping what a killed owner recorded until it is recovered."""
     path = lock_file(out)
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -178,47 +224,154 @@ def _lock(out: Path) -> int:
         except FileNotFoundError:
             same = False
         if same:  # else the previous owner removed the file between our open and our lock: try again
+            record = _Record(fd, path, _recorded_in(fd, out))
             with contextlib.suppress(OSError):  # the pid is for the message of a second run; a full disk
-                os.ftruncate(fd, 0)             # must not stop this one (it will say so when it writes)
-                os.write(fd, f"{os.getpid()}\n".encode())
-            return fd
+                _rewrite(record)                # must not stop this one (it will say so when it writes)
+            return record
         os.close(fd)
 
 
 def _owner(fd: int) -> str:
     """The pid in a lock file (its owner writes it just after locking: wait a moment for it)."""
     for _ in range(20):
-        text = os.pread(fd, 32, 0).decode("ascii", errors="replace").strip()
+        text = os.pread(fd, 32, 0).split(b"\n")[0].decode("ascii", errors="replace").strip()
         if text.isdigit():
             return text
         time.sleep(0.025)
     return "unknown"
 
 
+def _recorded(path: Path, out: Path) -> set[str]:
+    """The working names of `out` that the lock file at `path` records (read without the lock: a check)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return set()
+    try:
+        return _recorded_in(fd, out)
+    except OSError:
+        return set()
+    finally:
+        os.close(fd)
+
+
+def _recorded_in(fd: int, out: Path) -> set[str]:
+    """The working names of `out` recorded in a lock file, one JSON string a line; anything else in it (the
+    pid, a line a kill cut short) names nothing."""
+    wanted = {path.name for path in _working_names(out)}
+    names: set[str] = set()
+    for line in os.pread(fd, _MAX_RECORD_BYTES, 0).splitlines():
+        try:
+            name = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(name, str) and name in wanted:
+            names.add(name)
+    return names
+
+
+def _rewrite(record: _Record) -> None:
+    """Write this process's pid and the names still recorded. Written over the old text, then cut to length:
+    a kill between the two leaves the names whole (and a tail that names nothing), never an empty record."""
+    text = f"{os.getpid()}\n".encode() + b"".join(_line(name) for name in sorted(record.names))
+    os.pwrite(record.fd, text, 0)
+    os.ftruncate(record.fd, len(text))
+
+
+def _line(name: str) -> bytes:
+    return json.dumps(name).encode("ascii") + b"\n"  # any file name, on one line
+
+
+def _pending(record: _Record) -> bool:
+    """True while a folder the record names still exists."""
+    return any(os.path.lexists(record.lock.parent / name) for name in record.names)
+
+
+def _settle(record: _Record) -> None:
+    """Forget the recorded names once none of their folders exists: a record names only what is there."""
+    if record.names and not _pending(record):
+        record.names.clear()
+        with contextlib.suppress(OSError):
+            _rewrite(record)
+
+
+def _record_of(target: Path) -> _Record:
+    """The record of the lock this process holds over `target`: its own, or that of the RUNDIR whose
+    `.attempt` it is."""
+    target = Path(os.path.abspath(target))
+    if target in _held:
+        return _held[target]
+    if target.name.endswith(ATTEMPT_SUFFIX) and target.name != ATTEMPT_SUFFIX:
+        owner = target.with_name(target.name[:-len(ATTEMPT_SUFFIX)])
+        if owner in _held:
+            return _held[owner]
+    raise RuntimeError(f"{target}: written without holding its run directory's lock (publish.claim)")
+
+
+def _reserve(target: Path, kind: str) -> Path:
+    """The sibling `kind` of `target`, free, and recorded in the lock file before the caller makes it: a kill
+    at any instant after leaves a folder the next run can prove its own. A folder of that name that no run
+    recorded is not ours: `RunDirError`, and it is left as it is. Call with the lock held."""
+    record, path = _record_of(target), _sibling(target, kind)
+    if path.name not in record.names:
+        if os.path.lexists(path):
+            raise RunDirError(_in_the_way_of(path))
+        line = _line(path.name)
+        if os.pwrite(record.fd, line, os.fstat(record.fd).st_size) != len(line):  # a record cut short
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(record.lock))  # proves nothing
+        record.names.add(path.name)
+    _remove(path)
+    return path
+
+
 def recover(target: Path) -> None:
-    """Put back an old copy a kill left out of place, then remove every leftover of a killed run on
-    `target`. Call with the lock held."""
+    """Put back an old copy a kill left out of place, then remove the leftovers of a killed run on `target`.
+
+    Leftovers are only what a run provably made: the folders its lock file records (it records each one
+    before making it) and the earlier protocol's folders that hold exactly what it left. A folder a user
+    made, whatever its name, is neither removed nor moved into place. Call with the lock held."""
+    recorded = _record_of(target).names
     old, new = _sibling(target, "old"), _sibling(target, "new")
+    ours = [path for path in (old, new) if path.name in recorded]
     legacy = _legacy_leftovers(target)
     if not os.path.lexists(target):
-        if old.is_dir():
+        if old in ours and old.is_dir() and not old.is_symlink():
             os.rename(old, target)
         else:
             for folder in legacy:
-                if folder.name.endswith(".old") and (folder / target.name).is_dir():
+                if folder.name.endswith(".old"):  # `_legacy_leftover` checked it holds the old run
                     os.rename(folder / target.name, target)
                     break
-    for leftover in (old, new, *legacy):
+    for leftover in (*ours, *legacy):
         _remove(leftover)
 
 
 def _legacy_leftovers(target: Path) -> list[Path]:
+    """The leftovers of the earlier protocol on `target` (see `_legacy_leftover`), by name."""
     pattern = re.compile(_LEGACY_LEFTOVER.format(name=re.escape(target.name)))
     try:
         names = os.listdir(target.parent)
     except OSError:
         return []
-    return [target.parent / n for n in sorted(names) if pattern.fullmatch(n) and (target.parent / n).is_dir()]
+    return [target.parent / n for n in sorted(names)
+            if pattern.fullmatch(n) and _legacy_leftover(target.parent / n, target.name)]
+
+
+def _legacy_leftover(folder: Path, name: str) -> bool:
+    """True when `folder` holds exactly what the earlier protocol left: made by mkdtemp (this user, mode
+    0700), and a whole run (`.partial`) or nothing but the old run under RUNDIR's name (`.old`). That
+    protocol wrote no record, so this is the best evidence there is; a look-alike a user made (another
+    mode, another content, a run that is not whole) is not taken. A leftover that fails it stays, hidden."""
+    try:
+        info = os.lstat(folder)
+        if (not stat.S_ISDIR(info.st_mode) or stat.S_IMODE(info.st_mode) != _LEGACY_MODE
+                or info.st_uid != os.geteuid()):
+            return False
+        if folder.name.endswith(".partial"):
+            return is_run_directory(folder)
+        return os.listdir(folder) == [name] and is_run_directory(folder / name)
+    except OSError:
+        return False
 
 
 def _remove(path: Path) -> None:
@@ -231,8 +384,8 @@ def _remove(path: Path) -> None:
 def publish(target: Path, fill: Callable[[Path], None]) -> Path:
     """Fill a staged sibling of `target`, then swap it into place; the old content is removed. Call with
     the lock held. If `fill` raises, the staged folder is removed and `target` is left as it was."""
-    staged = _sibling(target, "new")
-    _remove(staged)
+    record = _record_of(target)
+    staged = _reserve(target, "new")
     staged.mkdir()
     try:
         fill(staged)
@@ -246,26 +399,32 @@ def publish(target: Path, fill: Callable[[Path], None]) -> Path:
     if not os.path.lexists(target):
         os.rename(staged, target)
         _sync_dir(target.parent)
+        _settle(record)
         return target
     try:
         exchange(staged, target)
         discarded = staged
     except ExchangeUnsupported:
-        discarded = _sibling(target, "old")
+        try:
+            discarded = _reserve(target, "old")
+        except BaseException:
+            shutil.rmtree(staged, ignore_errors=True)
+            raise
         os.rename(target, discarded)
         os.rename(staged, target)
     _sync_dir(target.parent)
     shutil.rmtree(discarded, ignore_errors=True)
+    _settle(record)
     return target
 
 
 def discard(target: Path) -> None:
     """Remove `target` in a way a kill cannot leave half removed under its own name. Lock held."""
     if os.path.lexists(target):
-        doomed = _sibling(target, "new")
-        _remove(doomed)
+        doomed = _reserve(target, "new")
         os.rename(target, doomed)
         shutil.rmtree(doomed, ignore_errors=True)
+        _settle(_record_of(target))
 
 
 _AT_FDCWD = -100

@@ -143,6 +143,33 @@ def test_a_run_that_fails_validation_over_a_good_run_keeps_it(examples: Path, go
     assert hidden(good_run.parent) == []
 
 
+@pytest.mark.parametrize("rundir", ["absent", "a good run"])
+def test_user_folders_named_like_leftovers_survive_a_run_that_fails_validation(examples: Path, tmp_path: Path,
+                                                                              rundir: str) -> None:
+    """The tester's cases o1 and o2: a run on `results` whose model failed validation deleted
+    `.results.20260105.old/notes.txt` and `.results.backup_1.partial/`, and with `results` absent it first
+    moved the backup's `results/` into place (then refused it as not a run directory)."""
+    out = tmp_path / "runs" / "run"
+    if rundir == "a good run":
+        folder = examples / "ordering_conflict"
+        assert run_reference_to_dir(folder / "model.json", folder / "data", out)[0] == "succeeded"
+    theirs = {".run.20260105.old/notes.txt": "a dated backup", ".run.20260105.old/run/report.txt": "mine",
+              ".run.backup_1.partial/x.txt": "mine"}
+    for rel, text in theirs.items():
+        (out.parent / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out.parent / rel).write_text(text)
+    before = snapshot(out.parent)
+    res = mw("run", str(examples / "dkey_rules.json"), "--data", str(examples / "row_images" / "data"),
+             "--out", str(out), "--master", "local[1]")
+    assert res.returncode == 1, res.stderr  # the validation failure, not a refused RUNDIR (exit 2)
+    after = snapshot(out.parent)
+    assert {k: v for k, v in after.items() if k.startswith(".")} == {k: v for k, v in before.items()
+                                                                     if k.startswith(".")}
+    assert hidden(out.parent) == [".run.20260105.old", ".run.backup_1.partial"]
+    written = out if rundir == "absent" else attempt_dir(out)
+    assert json.loads((written / "manifest.json").read_text())["status"] == "failed"
+
+
 def test_sigterm_during_start_up_cancels_within_two_seconds(examples: Path, good_run: Path) -> None:
     """It took 9 s: the main thread sat in pyspark's import and the JVM's launch before it saw the flag."""
     before = snapshot(good_run)
