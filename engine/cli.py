@@ -112,20 +112,26 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from engine.deploy.pgcluster import ClusterError
     from engine.deploy.verify import VerifyError, verify
-    from engine.run.records import InputError
-    from engine.run.schedule import ScheduleError
+    from engine.run.rundir import RUN_INPUT_ERRORS
+    from engine.runner import invalid_model_reason
 
     model = load_model(args.model)
     if not Path(args.data).is_dir():
         raise UsageError(f"{args.data}: no such folder (the --data to verify with)")
+    reason = invalid_model_reason(model, Path(args.model))
+    if reason is not None:  # the reference run and the deployment assume a valid model: a traceback otherwise
+        print(f"mapwright: verify failed: {one_line(reason)}", file=sys.stderr)
+        return EXIT_FINDINGS
+
     def stop(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt  # the servers are stopped on the way out, as for Ctrl-C
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         report = verify(model, Path(args.data))
-    except (VerifyError, ClusterError, InputError, ScheduleError) as exc:
-        raise UsageError(str(exc)) from None
+    except (VerifyError, ClusterError, *RUN_INPUT_ERRORS) as exc:
+        # the data, or a model the run cannot execute (RunModelError, UnsupportedSql): exit 2, as `run` gives
+        raise UsageError(one_line(str(exc))) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
     if args.format == "json":

@@ -194,13 +194,22 @@ def _check_apart(data_dir: Path, out: Path) -> None:
                             "keep the data elsewhere")
 
 
+def invalid_model_reason(model: Model, model_path: Path) -> str | None:
+    """Why a model is not worked on, or None: it has validation errors. The reason `mapwright run` gives
+    (and writes in its failed manifest), so `verify` refuses the same models, in the same words and with
+    the same exit code, before it reads any data or starts any server."""
+    errors, _ = count(validate(model))
+    if not errors:
+        return None
+    return f"the model has {errors} validation error(s); see `mapwright validate {model_path}`"
+
+
 def _run_claimed(model_path: Path, model: Model, data_dir: Path, out: Path, master_url: str,
                  cancel: threading.Event, sessions: Sessions) -> int:
     info = RunInfo(model_sha256(model_path), master=master_url, spark_version=None, started=datetime.now(UTC),
                    model_path=str(model_path))
-    errors, _ = count(validate(model))
-    if errors:
-        reason = f"the model has {errors} validation error(s); see `mapwright validate {model_path}`"
+    reason = invalid_model_reason(model, model_path)
+    if reason is not None:
         return _finish_failed(out, "failed", reason, info)
     spark = None
     try:

@@ -173,11 +173,23 @@ def make_engine(source: Source) -> Engine:
         return sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
     except sa.exc.NoSuchModuleError:
         raise ImportFailure(f"{source.shown}: SQLAlchemy has no dialect {url.drivername!r}") from None
+    except (sa.exc.ArgumentError, ValueError, TypeError) as exc:
+        raise unusable_url(source, exc) from None
     except ModuleNotFoundError as exc:
         driver = url.get_driver_name()
         package = DRIVER_PACKAGES.get(driver, exc.name or driver)
         raise ImportFailure(f"{source.shown}: the database driver {driver!r} is not installed "
                             f"(pip install {package})") from None
+
+
+def unusable_url(source: Source, exc: Exception) -> ImportFailure:
+    """A URL that parses but that the dialect refuses when the engine is made (`sqlite://me:pw@/shop.db`,
+    `sqlite://host/shop.db`: SQLite has no user nor host; `?timeout=abc`: not a number), as the one-line
+    failure any other bad URL is. The dialect's own message says what it wants; it is scrubbed of the
+    password (SQLAlchemy masks it as `***`, but a query value it echoes, `?password=x`, it does not)."""
+    hint = " (expected sqlite:///relative/path.db or sqlite:////absolute/path.db)" \
+        if source.url.get_backend_name() == "sqlite" else ""
+    return ImportFailure(f"not a usable database URL: {source.shown}: {source.scrub(str(exc))}{hint}")
 
 
 @contextmanager

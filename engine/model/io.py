@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import re
+import stat
 import tempfile
 import time
 from collections.abc import Sequence
@@ -64,27 +65,75 @@ def format_path(path: Sequence[str | int]) -> str:
 
 def load_model(path: str | os.PathLike[str]) -> Model:
     """Read and check a model file; raises `ModelLoadError`."""
-    p = Path(path)
     name = str(path)
     try:
-        size = p.stat().st_size
-        if p.is_dir():
-            raise ModelLoadError(name, "is a folder, not a model file")
-        if size > MAX_MODEL_BYTES:
-            raise ModelLoadError(
-                name, f"the file is {size / 1e6:.1f} MB; a model file is at most {MAX_MODEL_BYTES // 2**20} MB "
-                "(is this a data file?)")
-        raw = p.read_bytes()
+        raw = read_model_bytes(Path(path), name)
     except FileNotFoundError:
         raise ModelLoadError(name, "no such file") from None
     except PermissionError:
         raise ModelLoadError(name, "permission denied") from None
+    except OSError as exc:  # a path through a file (ENOTDIR), a symlink loop, an I/O error: unreadable all the same
+        raise ModelLoadError(name, f"cannot read ({exc.strerror or exc})") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise ModelLoadError(name, f"not UTF-8 text (byte {exc.start})", line=line) from None
     return parse_model(text, name)
+
+
+def read_model_bytes(path: Path, name: str) -> bytes:
+    """The bytes of a model file, refused (`ModelLoadError`) unless it is a regular file of at most
+    `MAX_MODEL_BYTES`.
+
+    A device or a FIFO has a size of 0 to `stat()`, so the size cap alone would let `/dev/zero` be read
+    until memory runs out, and a FIFO without a writer block forever: only a regular file is read, as a save
+    only ever replaces one (`write_atomic`). The path is checked before it is opened (opening a device can
+    act on it), then the descriptor, opened without blocking, is checked again (the path may have been
+    swapped meanwhile), and at most the cap and one byte are read whatever the size said (a file that grows).
+    """
+    _check_model_file(name, path.stat())
+    with open(path, "rb", opener=_open_nonblocking) as fh:
+        _check_model_file(name, os.fstat(fh.fileno()))
+        raw = fh.read(MAX_MODEL_BYTES + 1)
+    if len(raw) > MAX_MODEL_BYTES:
+        raise _too_big(name, f"more than {MAX_MODEL_BYTES // 2**20} MB")
+    return raw
+
+
+def _check_model_file(name: str, info: os.stat_result) -> None:
+    """Refuse what cannot be a model file: a folder, anything but a regular file, or one over the cap."""
+    if stat.S_ISDIR(info.st_mode):
+        raise ModelLoadError(name, "is a folder, not a model file")
+    if not stat.S_ISREG(info.st_mode):
+        raise ModelLoadError(name, f"is {_file_kind(info.st_mode)}, not a model file (a model is a regular file; "
+                             "a pipe, device or socket is never read)")
+    if info.st_size > MAX_MODEL_BYTES:
+        raise _too_big(name, f"{info.st_size / 1e6:.1f} MB")
+
+
+def _too_big(name: str, size: str) -> ModelLoadError:
+    return ModelLoadError(name, f"the file is {size}; a model file is at most {MAX_MODEL_BYTES // 2**20} MB "
+                          "(is this a data file?)")
+
+
+def _file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def _open_nonblocking(path: str, flags: int) -> int:
+    """`open()`'s opener: without blocking, so a FIFO swapped in after the check cannot hang the open (a
+    regular file reads as ever). Where there is no O_NONBLOCK (Windows), there are no FIFOs to open."""
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def parse_model(text: str, name: str = "<model>") -> Model:

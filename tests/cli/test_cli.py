@@ -88,6 +88,39 @@ def test_malformed_input_gives_exit_2_and_one_clear_line(tmp_path: Path, example
         assert out.stdout == ""
 
 
+def _with_memory_capped() -> None:
+    """In the child, before `exec`: at most 2 GB of address space, so a read without a limit ends in a
+    MemoryError, not in the OOM killer picking a process (a model linked to /dev/zero reached 21 GB)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+@pytest.mark.parametrize("command", ["validate", "export", "run", "verify"])
+def test_a_device_or_a_fifo_as_the_model_is_one_line_exit_2(command: str, tmp_path: Path) -> None:
+    """stat() says 0 bytes for both, so the size cap let /dev/zero be read without limit and a FIFO with no
+    writer block forever: a model must be a regular file."""
+    import os
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    link = tmp_path / "model.json"
+    link.symlink_to("/dev/zero")
+    (tmp_path / "data").mkdir()
+    extra = {"validate": [], "export": ["--to", "json", "--out", str(tmp_path / "o.json")],
+             "run": ["--data", str(tmp_path / "data"), "--out", str(tmp_path / "rundir")],
+             "verify": ["--data", str(tmp_path / "data")]}[command]
+    for model, kind in (("/dev/zero", "a character device"), (str(link), "a character device"),
+                        (str(fifo), "a named pipe (FIFO)")):
+        out = subprocess.run([MAPWRIGHT, command, model, *extra], capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL, preexec_fn=_with_memory_capped)
+        assert (out.returncode, out.stdout) == (2, ""), (model, out.stderr)
+        assert out.stderr == f"mapwright: {model}: is {kind}, not a model file (a model is a regular file; a pipe, " \
+            "device or socket is never read)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "fifo.json", "model.json"]  # nothing written
+
+
 def test_bad_usage_exits_2(tmp_path: Path) -> None:
     assert mw("validate").returncode == 2
     assert mw("frobnicate").returncode == 2

@@ -20,11 +20,11 @@ MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or 
 SHOP = f"sqlite:///{RESOURCES / 'samples' / 'shop.sqlite'}"
 
 
-def mw(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def mw(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     import os
 
     return subprocess.run([MAPWRIGHT, *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-                          env={**os.environ, **(env or {})})
+                          env={**os.environ, **(env or {})}, cwd=cwd)
 
 
 def one_line_error(out: subprocess.CompletedProcess[str], *words: str) -> str:
@@ -294,3 +294,15 @@ def test_a_password_is_never_printed_whatever_the_url_looks_like(url: str, tmp_p
     out = mw("import", url.format(port=_closed_port()), "--server", "s", "--out", str(tmp_path / "m.json"))
     assert out.returncode == 2 and "S3cretPW" not in out.stderr + out.stdout, out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("url", ["sqlite://me:S3cretPW@/shop.sqlite", "sqlite://localhost/shop.sqlite",
+                                 "sqlite:///shop.sqlite?timeout=abc", "sqlite:///shop.sqlite?timeout=abc&password=S3cretPW"])
+def test_a_url_the_dialect_refuses_is_one_line_exit_2_without_the_password(url: str, tmp_path: Path) -> None:
+    """SQLite has no user nor host, and its timeout is a number: create_engine's ArgumentError and ValueError
+    were tracebacks. The file exists, so it is the URL itself that is refused."""
+    shutil.copyfile(RESOURCES / "samples" / "shop.sqlite", tmp_path / "shop.sqlite")
+    out = mw("import", url, "--server", "s", "--out", "m.json", cwd=tmp_path)
+    line = one_line_error(out, "not a usable database URL: sqlite://", "sqlite:///relative/path.db")
+    assert "S3cretPW" not in out.stdout + out.stderr, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shop.sqlite"]

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy.dialects import mssql, mysql, oracle, postgresql
 
-from engine.dbimport import connected, parse_source, place, reflect_tables
+from engine.dbimport import ImportFailure, connected, parse_source, place, reflect_tables
 from engine.dbimport.connect import display_url
 from engine.dbimport.types import MappedType, contract_type
 
@@ -112,6 +112,19 @@ def test_a_password_inside_an_odbc_connection_string_is_never_shown_nor_remember
     source = parse_source(f"mssql+pyodbc:///?odbc_connect={quote_plus('DSN=x;Password=hunter2')}")
     assert "hunter2" not in source.shown
     assert source.scrub("login failed: Password=hunter2") == "login failed: Password=***"
+
+
+@pytest.mark.parametrize("url", ["sqlite://me:hunter2@/shop.db", "sqlite://localhost/shop.db",
+                                 "sqlite:///shop.db?timeout=abc"])
+def test_a_url_the_dialect_refuses_is_an_import_failure(url: str, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The designer's import dialog connects through the same engine: an ImportFailure it shows, not a crash."""
+    monkeypatch.chdir(tmp_path)
+    sqlite3.connect("shop.db").close()
+    with pytest.raises(ImportFailure, match="^not a usable database URL: sqlite://") as info, \
+            connected(parse_source(url)):
+        pass
+    assert "hunter2" not in str(info.value)
 
 
 boxes = st.lists(st.tuples(st.floats(-2000, 2000), st.floats(-2000, 2000), st.floats(10, 400), st.floats(10, 900)),

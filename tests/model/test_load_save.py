@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,6 +114,96 @@ def test_huge_file_is_refused_quickly(tmp_path: Path) -> None:
     assert big.stat().st_size > 50_000_000
     with pytest.raises(ModelLoadError, match="at most 32 MB"):
         load_model(big)
+
+
+def _load_in_a_thread(path: Path, seconds: float = 10.0) -> BaseException | None:
+    """`load_model(path)`'s exception (None when it loads), or a test failure when it is still reading after
+    `seconds` (a FIFO without a writer blocked forever: the thread is left behind, a daemon)."""
+    box: dict[str, BaseException | None] = {}
+
+    def load() -> None:
+        try:
+            load_model(path)
+            box["error"] = None
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=load, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        pytest.fail(f"loading {path} still blocks after {seconds:g} s")
+    return box["error"]
+
+
+def _stat_saying(size: int | None, mode: int | None, real: os.stat_result) -> os.stat_result:
+    fields = list(real)[:10]
+    fields[0] = real.st_mode if mode is None else mode
+    fields[6] = real.st_size if size is None else size
+    return os.stat_result(fields)
+
+
+def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """`read_bytes()` of a FIFO without a writer never returned; saving already refused pipes and devices."""
+    fifo = tmp_path / "model.json"
+    os.mkfifo(fifo)
+    error = _load_in_a_thread(fifo)
+    assert isinstance(error, ModelLoadError), error
+    assert str(error) == f"{fifo}: is a named pipe (FIFO), not a model file (a model is a regular file; a pipe, " \
+        "device or socket is never read)"
+
+
+def test_a_fifo_swapped_in_after_the_check_is_refused_not_waited_on(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The path is checked, then opened: what is opened is checked again, and opening it cannot block."""
+    fifo = tmp_path / "model.json"
+    os.mkfifo(fifo)
+    real_stat = Path.stat
+
+    def looks_regular(self: Path, **kwargs: Any) -> os.stat_result:
+        real = real_stat(self, **kwargs)
+        return _stat_saying(None, stat.S_IFREG | 0o644, real) if self == fifo else real
+
+    monkeypatch.setattr(Path, "stat", looks_regular)
+    error = _load_in_a_thread(fifo)
+    assert isinstance(error, ModelLoadError) and "is a named pipe (FIFO), not a model file" in str(error), error
+
+
+def test_the_size_cap_holds_whatever_the_size_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A device says 0 bytes (`/dev/zero` was read to 21 GB): at most the cap and one byte are read."""
+    big = tmp_path / "big.json"
+    with big.open("wb") as fh:
+        fh.truncate(40 * 2**20)  # 40 MB of zeros, sparse
+    real_stat, real_fstat, inode = Path.stat, os.fstat, big.stat().st_ino
+
+    def says_empty(real: os.stat_result) -> os.stat_result:
+        return _stat_saying(0, None, real) if real.st_ino == inode else real
+
+    monkeypatch.setattr(Path, "stat", lambda self, **kwargs: says_empty(real_stat(self, **kwargs)))
+    monkeypatch.setattr(os, "fstat", lambda fd: says_empty(real_fstat(fd)))
+    with pytest.raises(ModelLoadError) as info:
+        load_model(big)
+    assert str(info.value) == f"{big}: the file is more than 32 MB; a model file is at most 32 MB " \
+        "(is this a data file?)"
+
+
+@pytest.mark.skipif(not Path("/dev/null").exists(), reason="no /dev/null")
+def test_a_device_is_refused_even_through_a_symlink(tmp_path: Path) -> None:
+    """/dev/null, which ends at once, was "the file is empty"; /dev/zero, which never ends, is in the CLI's
+    tests (a process of its own, its memory capped, in case it is read again)."""
+    link = tmp_path / "model.json"
+    link.symlink_to("/dev/null")
+    for path in (Path("/dev/null"), link):
+        with pytest.raises(ModelLoadError) as info:
+            load_model(path)
+        assert str(info.value).startswith(f"{path}: is a character device, not a model file"), info.value
+
+
+def test_an_unreadable_path_is_a_load_error(tmp_path: Path) -> None:
+    """A path through a file (ENOTDIR) was an OSError traceback, not the one line other unreadable files give."""
+    (tmp_path / "file").write_text("{}")
+    with pytest.raises(ModelLoadError, match="cannot read"):
+        load_model(tmp_path / "file" / "model.json")
 
 
 def test_save_is_atomic_and_keeps_the_old_file_on_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
