@@ -166,6 +166,7 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
         reader.unknown = _unrecognised(caught)
         for stored, sa_name in zip(batch, names, strict=True):
             at = (sa_schema, sa_name)
+            reader.declared = _sqlite_declared(connection, sa_schema, sa_name) if dialect.name == "sqlite" else {}
             try:
                 result.tables.append(reader.table(stored, columns.get(at, []), dict(keys.get(at) or {}),
                                                   uniques.get(at, []), indexes.get(at, [])))
@@ -194,6 +195,40 @@ def _unrecognised(caught: Sequence[warnings.WarningMessage]) -> dict[str, set[st
     return found
 
 
+def _sqlite_declared(connection: Connection, schema: str | None, table: str) -> dict[str, str]:
+    """Each column's type as its CREATE TABLE declares it: SQLite keeps the text and types values by an
+    affinity read off it (`VARBINARY(16)` and `UUID` have NUMERIC's, `DOUBLE PRECISION` REAL's), and
+    SQLAlchemy reflects the affinity, not the declared type."""
+    prefix = f"{_quoted(schema)}." if schema else ""
+    rows = connection.exec_driver_sql(f"PRAGMA {prefix}table_xinfo({_quoted(table)})").fetchall()
+    return {str(row[1]): str(row[2] or "") for row in rows}
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+SQLITE_SPELLINGS = {"DOUBLE PRECISION": "DOUBLE", "CHARACTER VARYING": "VARCHAR", "CHARACTER": "CHAR",
+                    "VARYING CHARACTER": "VARCHAR", "NATIONAL CHARACTER VARYING": "NVARCHAR",
+                    "NATIONAL CHARACTER": "NCHAR", "NATIVE CHARACTER": "NCHAR", "INT": "INTEGER",
+                    "INT2": "SMALLINT", "INT8": "BIGINT", "BOOL": "BOOLEAN"}
+"""SQL's other names of contract types, as a CREATE TABLE may declare them."""
+
+
+def sqlite_declared_type(declared: str) -> MappedType | None:
+    """The contract type a SQLite column's declared type names (`VARBINARY(16)`, `DOUBLE PRECISION`), or None
+    when it names none: it is then read by its affinity, and said so."""
+    match = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*(\([^()]*\))?\s*", declared)
+    if not match:
+        return None
+    name = " ".join(match[1].upper().split())
+    text = SQLITE_SPELLINGS.get(name, name) + (match[2] or "").replace(" ", "")
+    try:
+        return MappedType(str(parse_type(text)))
+    except ValueError:
+        return None
+
+
 @dataclass
 class _TableReader:
     dialect: Dialect
@@ -201,6 +236,7 @@ class _TableReader:
     read: str  # sqlglot dialect of the catalog's SQL
     write: str  # sqlglot dialect of the server's SQL in the model
     unknown: dict[str, set[str]] = field(default_factory=dict)  # this batch's unrecognised types, by column
+    declared: dict[str, str] = field(default_factory=dict)  # SQLite: the table's declared types, by column
 
     def note(self, table: str, column: str | None, message: str) -> None:
         self.result.notes.append(ImportNote(f"{self.result.server}.{table}", column, message))
@@ -242,10 +278,19 @@ class _TableReader:
 
     def column(self, table: str, info: dict[str, Any]) -> ColumnDef:
         name = self.name(info["name"])
-        if isinstance(info["type"], sa.types.NullType):
+        declared = self.declared.get(info["name"], "").strip()
+        exact = sqlite_declared_type(declared) if declared else None
+        if exact is not None:
+            mapped = exact
+        elif isinstance(info["type"], sa.types.NullType) and "BLOB" in declared.upper():
+            mapped = MappedType("BLOB", f"{declared} is no contract type; imported as BLOB (SQLite's BLOB affinity)")
+        elif isinstance(info["type"], sa.types.NullType):
             mapped = MappedType("TEXT", f"{self._unknown(info['name'])}; imported as TEXT")
         else:
             mapped = contract_type(info["type"], self.dialect)
+            if declared and mapped.note is None:  # what SQLite's affinity made of a type the contract does
+                mapped = MappedType(mapped.type, f"{declared} is no contract type: imported as {mapped.type} "
+                                                 "(SQLite's type affinity)")  # not have: never silently
         if mapped.note:
             self.note(table, name, mapped.note)
         if info.get("computed") is not None:

@@ -143,3 +143,27 @@ def test_placed_boxes_overlap_nothing(occupied: list[tuple[float, float, float, 
     for i, a in enumerate(placed):
         assert not any(overlap(a, b) for b in occupied)
         assert not any(overlap(a, b) for b in placed[i + 1:])
+
+
+def test_a_sqlite_column_comes_in_as_its_declared_type_not_as_sqlite_s_affinity(tmp_path: Path) -> None:
+    """SQLite keeps the declared type and SQLAlchemy reflects its affinity: VARBINARY(16) and BIT came in as
+    NUMERIC (so DK007, a binary key, was missed), DOUBLE PRECISION as the 4-byte REAL, CHARACTER VARYING(40)
+    as TEXT. A declared type the contract has comes in as it is; one it does not is said, never silent."""
+    db = tmp_path / "b.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute('CREATE TABLE badge (code VARBINARY(16) PRIMARY KEY, active BIT, holder CHARACTER VARYING(40), '
+                     'value DOUBLE PRECISION, ratio DOUBLE, token UUID, photo MEDIUMBLOB, odd VARCHAR(-1), plain, '
+                     'n INT)')
+    with connected(parse_source(f"sqlite:///{db}")) as (_, connection):
+        imported = reflect_tables(connection, "s")
+    [table] = imported.tables
+    types = {c.name: c.type for c in table.columns}
+    assert types == {"code": "VARBINARY(16)", "active": "BIT", "holder": "VARCHAR(40)", "value": "DOUBLE",
+                     "ratio": "DOUBLE", "token": types["token"], "photo": "BLOB", "odd": types["odd"],
+                     "plain": "TEXT", "n": "INTEGER"}
+    notes = {n.column: n.message for n in imported.notes}
+    assert set(notes) == {"token", "photo", "odd", "plain"}
+    assert notes["token"].startswith("UUID is no contract type: ") and types["token"] in notes["token"]
+    assert notes["photo"].startswith("MEDIUMBLOB is no contract type") and "no declared type" not in notes["photo"]
+    assert notes["odd"].startswith("VARCHAR(-1) is no contract type")
+    assert notes["plain"] == "the column has no declared type; imported as TEXT"
