@@ -25,9 +25,10 @@ class DistributionKey:
 
 def distribution_key(model: Model, mapping: Mapping) -> DistributionKey | None:
     """The mapping's DKey: its own, else the target's primary key, else its first unique index,
-    else the target columns copied from every source primary-key column; None when there is none."""
-    if mapping.distribution_key:
-        return DistributionKey(tuple(mapping.distribution_key), "explicit")
+    else the target columns copied from every source primary-key column; None when there is none. Only
+    an absent key takes the default rule: an empty one (`[]`) names no column, so there is none."""
+    if mapping.distribution_key is not None:
+        return DistributionKey(tuple(mapping.distribution_key), "explicit") if mapping.distribution_key else None
     target = model.table(mapping.target)
     if target is None:
         return None

@@ -196,6 +196,19 @@ def test_journal_mapping_needs_no_key() -> None:
     assert_silent(m, "DK001")
 
 
+def test_an_empty_distribution_key_is_no_key_not_the_default_rule() -> None:
+    """Only an absent key takes the default rule (CONTRACT section 1: `absent = chosen by the default
+    rule`); `[]` names no column: DK001, though the target's primary key would have served."""
+    cols = [col("ID", nullable=False), col("NAME", "VARCHAR(40)")]
+    m = one_way(cols, src_pk=["ID"], tgt_pk=["ID"], map_extra={"distribution_key": []})
+    assert distribution_key(m, m.mappings[0]) is None
+    assert_fires(m, "DK001", mapping="m", table=TGT)
+    assert any("distribution_key is empty" in f.message for f in validate(m) if f.code == "DK001")
+    absent = one_way(cols, src_pk=["ID"], tgt_pk=["ID"])
+    assert distribution_key(absent, absent.mappings[0]).columns == ("ID",)  # type: ignore[union-attr]
+    assert_silent(absent, "DK001")
+
+
 def test_journal_flag_does_not_silence_other_rules() -> None:
     cols = [col("ID"), col("REQ", nullable=False)]
     m = one_way(cols, columns={"ID": "ID"}, map_extra={"journal": True})
