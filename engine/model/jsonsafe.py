@@ -137,20 +137,42 @@ def load_json(text: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     def parse_constant(s: str) -> Any:
         return refuse(s, f"{s} is not a number JSON allows")
 
+    duplicated = False
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal duplicated
+        out = dict(items)
+        if len(out) == len(items):
+            return out
+        duplicated = True
+        seen: set[str] = set()
+        twice = next(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        return _Duplicated(out, twice)
+
     try:
-        data = json.loads(text, parse_int=parse_int, parse_float=parse_float, parse_constant=parse_constant)
+        data = json.loads(text, parse_int=parse_int, parse_float=parse_float, parse_constant=parse_constant,
+                          object_pairs_hook=pairs)
     except RecursionError:  # not reached when the scan above is right; kept so a miss is still one line
         raise TooDeep((), max_depth) from None
-    if bad or _SURROGATE_ESCAPE.search(text) or _RAW_SURROGATE.search(text):
+    if bad or duplicated or _SURROGATE_ESCAPE.search(text) or _RAW_SURROGATE.search(text):
         problem = first_unusable(data)
         if problem is not None:
             raise JsonLimitError(problem[1], problem[0])
     return data
 
 
+class _Duplicated(dict[str, Any]):
+    """An object that names a key twice (`twice`): the data is ambiguous, and is refused where it is."""
+
+    def __init__(self, items: dict[str, Any], twice: str) -> None:
+        super().__init__(items)
+        self.twice = twice
+
+
 def first_unusable(data: Any) -> tuple[Path, str] | None:
-    """The first value, in document order, that no file can hold: a stand-in for a refused number, or
-    a string (value or key) with a lone surrogate. Iterative, so any depth is safe."""
+    """The first value, in document order, that no file can hold: a stand-in for a refused number, a
+    string (value or key) with a lone surrogate, or an object naming a key twice. Iterative, so any depth
+    is safe."""
     stack: list[tuple[Path, Any]] = [((), data)]
     while stack:
         path, node = stack.pop()
@@ -161,6 +183,9 @@ def first_unusable(data: Any) -> tuple[Path, str] | None:
             if why:
                 return path, why
         elif isinstance(node, dict):
+            if isinstance(node, _Duplicated):
+                return (*path, node.twice), (f"the key {node.twice!r} is given twice in one object (JSON's readers "
+                                             "keep one of them, silently; say it once)")
             for key in node:
                 why = unencodable(key)
                 if why:

@@ -422,3 +422,27 @@ def test_a_model_in_memory_refuses_non_finite_numbers() -> None:
 
     with pytest.raises(ValidationError, match="finite"):
         Server(id="s", dbms="oracle", priority=float("inf"))
+
+
+def test_a_key_given_twice_in_one_object_is_refused_where_it_is() -> None:
+    """JSON's readers keep one of two values of a key, silently: a model naming a mapping's source twice, or
+    a column map twice, is ambiguous, and refused naming the line and field (a hostile probe's find)."""
+    text = dump_model(load_model(SAMPLE_MODEL))
+    doc = json.loads(text)
+    mapping = doc["mappings"][0]
+    twice = text.replace(f'"source": "{mapping["source"]}"',
+                         f'"source": "{mapping["source"]}", "source": "elsewhere.T"', 1)
+    with pytest.raises(ModelLoadError) as info:
+        parse_model(twice, "m.json")
+    error = info.value
+    assert "the key 'source' is given twice" in str(error) and error.field == "mappings[0].source"
+    assert error.line == twice[:twice.index('"source": "elsewhere.T"')].count("\n") + 1
+
+
+def test_a_schedule_naming_a_key_twice_is_refused(tmp_path: Path) -> None:
+    from engine.run.schedule import ScheduleError, load_schedule
+
+    path = tmp_path / "schedule.json"
+    path.write_text('{"links": [{"from": "a", "to": "b", "delay_s": 1, "delay_s": 5}]}')
+    with pytest.raises(ScheduleError, match=r"schedule.json:1 links\[0\]\.delay_s: the key 'delay_s' is given twice"):
+        load_schedule(path)
