@@ -190,8 +190,38 @@ def _server_default(parsed: ParsedDefault, target: TargetDialect) -> sa.TextClau
     return sa.literal_column(f"({text})")
 
 
+PG_MAX_LENGTH = 10_485_760
+PG_MAX_PRECISION = 1000
+"""PostgreSQL's largest CHAR/VARCHAR length and NUMERIC precision: a larger one is refused by the server."""
+
+
+def check_fits(table: Table, target: TargetDialect) -> None:
+    """Raise `DdlError` for a name longer than the dialect holds (PostgreSQL cuts a name to 63 bytes, so two
+    long names could become one) or, for PostgreSQL, a size it refuses: DDL a server would not take as the
+    model says is not written."""
+    dialect = target.sqlalchemy
+    limit = dialect.max_identifier_length
+    postgres = dialect.name == "postgresql"
+    names = [table.name, *table.column_names(), *(ux.name for ux in table.unique_indexes)]
+    for name in names:
+        size = len(name.encode()) if postgres else len(name)
+        if limit and size > limit:
+            unit = "bytes" if postgres else "characters"
+            raise DdlError(f"{table.key}: the name {name!r} is longer than {target.label}'s {limit} {unit} "
+                           "(the server would cut it); shorten it")
+    if postgres:
+        for c in table.columns:
+            t = c.sql_type
+            if t.length is not None and t.length > PG_MAX_LENGTH and t.name in ("CHAR", "VARCHAR", "NCHAR",
+                                                                                 "NVARCHAR", "VARCHAR2"):
+                raise DdlError(f"{table.key}.{c.name}: {t} is longer than PostgreSQL's {PG_MAX_LENGTH}")
+            if t.precision is not None and t.precision > PG_MAX_PRECISION and t.is_numeric:
+                raise DdlError(f"{table.key}.{c.name}: {t} has more digits than PostgreSQL's {PG_MAX_PRECISION}")
+
+
 def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
     """`CREATE TABLE` for one table, preceded by a comment for each default left out."""
+    check_fits(table, target)
     notes: list[str] = []
     columns = []
     for c in table.columns:

@@ -400,7 +400,7 @@ def tables_sql(plan: PgPlan, server: str) -> list[str]:
             if table in plan.replica_full:
                 out.append(f"ALTER TABLE {ident(table.name)} REPLICA IDENTITY FULL")
         except (DdlError, DeployError) as exc:
-            raise DeployError(f"table {table.key}: {exc}") from None
+            raise DeployError(f"table {table.key}: {str(exc).removeprefix(f'{table.key}: ')}") from None
     return out
 
 

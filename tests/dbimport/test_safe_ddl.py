@@ -7,6 +7,7 @@ that tries to leave its comment. Also: each target server's DDL is in its own DB
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from engine.ddl import model_ddl
+from engine.ddl import DdlError, model_ddl
 from engine.model import Model
 
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
@@ -142,3 +143,33 @@ def test_export_server_option_is_for_ddl_and_an_unmapped_model_says_how_to_get_t
     unknown = subprocess.run([MAPWRIGHT, "export", str(model), "--to", "ddl", "--server", "x", "--out", str(out)],
                              capture_output=True, text=True, timeout=120)
     assert unknown.returncode == 2 and "no server 'x' in the model (servers: s)" in unknown.stderr
+
+
+def _one_table(columns: list[dict[str, Any]], dbms: str = "postgresql") -> Model:
+    cols = [{"name": "ID", "type": "INTEGER", "nullable": False}, *columns]
+    return Model.model_validate({
+        "format": "mapwright/1", "name": "limits",
+        "servers": [{"id": "s", "dbms": "postgresql"}, {"id": "t", "dbms": dbms}],
+        "tables": [{"server": s, "name": "T", "columns": cols, "primary_key": ["ID"]} for s in ("s", "t")],
+        "mappings": [{"id": "m", "source": "s.T", "target": "t.T", "columns": {"ID": "ID"}}]})
+
+
+@pytest.mark.parametrize(("column", "says"), [
+    ({"name": "x" * 62 + "é", "type": "INTEGER"}, "is longer than postgresql's 63 bytes"),  # 64 bytes, 63 characters
+    ({"name": "NOTE", "type": "VARCHAR(20000000)"}, "t.T.NOTE: VARCHAR(20000000) is longer than PostgreSQL's 10485760"),
+    ({"name": "N", "type": "DECIMAL(1001,0)"}, "t.T.N: DECIMAL(1001,0) has more digits than PostgreSQL's 1000"),
+])
+def test_ddl_a_postgresql_server_would_refuse_or_cut_is_not_written(column: dict[str, Any], says: str) -> None:
+    """PostgreSQL cuts a name to 63 bytes (two long names could become one column: `specified more than
+    once`) and refuses a VARCHAR over 10,485,760 and a NUMERIC over 1,000 digits: the DDL export says so
+    instead of writing DDL the server refuses (a hostile probe's finds)."""
+    with pytest.raises(DdlError, match=re.escape(says)):
+        model_ddl(_one_table([column]))
+    ddl = model_ddl(_one_table([column]), "sqlite")  # SQLite takes them all
+    assert "CREATE TABLE" in ddl
+
+
+def test_names_at_postgresql_s_limit_are_written() -> None:
+    widest = [{"name": "x" * 63, "type": "VARCHAR(10485760)"}, {"name": "D", "type": "DECIMAL(1000,2)"}]
+    ddl = model_ddl(_one_table(widest))
+    assert f'"{"x" * 63}" VARCHAR(10485760)' in ddl and '"D" DECIMAL(1000, 2)' in ddl

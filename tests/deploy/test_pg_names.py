@@ -109,7 +109,7 @@ def test_verify_of_a_model_the_export_refuses_is_one_line_before_any_server_star
     rc = main(["verify", str(model), "--data", str(tmp_path / "data")])
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1, err
-    assert "mapping out, table a.ITEM" in err and "63 bytes" in err
+    assert "table a.ITEM: the name 'NNN" in err and "63 bytes" in err
 
 
 # Every function Mapwright's where allows (engine/sql/allowlist.py), casts, and the operators.
