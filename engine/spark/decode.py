@@ -54,7 +54,7 @@ from engine.spark import sqltext as sql
 from engine.spark.canonical import READ_AS, row_tokens, token, typed_sql, value_of
 from engine.spark.inworker import model_of
 from engine.spark.jobs import observed
-from engine.spark.types import rep, same_rep, table_ids, table_type_sql
+from engine.spark.types import binary_fits, rep, same_rep, table_ids, table_type_sql
 
 SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """Names the kind pattern spells as they are; a table with other names is read by the reference."""
@@ -336,12 +336,6 @@ def token_fits(value: str, t: SqlType) -> str | None:
         return sql.all_of([f"{value} RLIKE {sql.string(HEX)}", binary_fits(data, t)])
     return "FALSE"
 
-
-def binary_fits(data: str, t: SqlType) -> str:
-    """Whether bytes `data` fit the length of a BINARY/VARBINARY/RAW column (`values.check_bytes`)."""
-    if t.family is TypeFamily.BINARY and t.length is not None:
-        return f"octet_length({data}) <= {t.length}"
-    return "TRUE"
 
 
 def _txn_ok() -> str:

@@ -36,7 +36,7 @@ from engine.model.methods import (
 from engine.model.types import SqlType, TypeFamily, parse_type
 from engine.run.values import INTEGER_BITS, REAL_MAX
 from engine.spark import sqltext as sql
-from engine.spark.types import rep
+from engine.spark.types import binary_fits, rep
 from engine.sql.spark import bound_sql
 
 DOUBLE_MAX = 1.7976931348623157e308
@@ -325,10 +325,11 @@ def _conform(value: Typed, target: SqlType) -> Conformed:
         return Conformed(null, "FALSE", ok)
     if r.kind == "binary":
         if kind == "binary":
-            return Conformed(v, "TRUE", ok)
+            return Conformed(v, binary_fits(v, target), ok)
         if kind == "text":
             guard = f"{v} RLIKE {sql.string(_HEX_TEXT)}"
-            return Conformed(f"unhex(regexp_replace({v}, '^0[xX]', ''))", "TRUE", _and(ok, guard))
+            data = f"unhex(regexp_replace({v}, '^0[xX]', ''))"
+            return Conformed(data, binary_fits(data, target), _and(ok, guard))
         return Conformed(null, "FALSE", ok)
     return Conformed(null, "FALSE", "FALSE")
 

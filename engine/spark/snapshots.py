@@ -36,7 +36,6 @@ from engine.run.records import InputError, read_snapshot_file, snapshot_files
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_values, row_writer
 from engine.spark.decode import (
-    binary_fits,
     clean_typed_sql,
     first_value,
     one_json_value,
@@ -46,7 +45,7 @@ from engine.spark.decode import (
     token_kinds,
 )
 from engine.spark.inworker import model_of
-from engine.spark.types import rep, table_type_sql
+from engine.spark.types import binary_fits, rep, table_type_sql
 
 ROWS = "seq long, row {struct}"
 """A table's initial rows: their order (`seq`) and the row."""

@@ -214,4 +214,8 @@ def row_from_arrow(values: Row | None, table: Table, columns: Sequence[str] | No
     return {name: from_arrow(values.get(name), reps[name]) for name in names}
 
 
-
+def binary_fits(data: str, t: SqlType) -> str:
+    """Whether bytes `data` fit the length of a BINARY/VARBINARY/RAW column (`values.check_bytes`)."""
+    if t.family is TypeFamily.BINARY and t.length is not None:
+        return f"octet_length({data}) <= {t.length}"
+    return "TRUE"
