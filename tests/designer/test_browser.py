@@ -224,12 +224,26 @@ def test_a_missing_image_is_shown_as_absent_and_never_highlighted(qtbot: QtBot) 
 
 def test_python_m_designer_browser_opens_a_run(qtbot: QtBot, ordering_run: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run is read off the GUI thread: the event loop ends once the browser has shown it (or said why
+    not; a minute at most), not at its first turn, which a read that takes a moment lost to."""
     shown: list[ConflictBrowser] = []
-    monkeypatch.setattr(ConflictBrowser, "show", lambda self: shown.append(self))
     app = QApplication.instance()
     assert app is not None
-    QTimer.singleShot(0, app.quit)
-    assert browser_main([str(ordering_run)]) == 0
+
+    def show(browser: ConflictBrowser) -> None:
+        shown.append(browser)
+        browser.sig_run_opened.connect(app.quit)
+        browser.sig_open_failed.connect(app.quit)
+
+    monkeypatch.setattr(ConflictBrowser, "show", show)
+    guard = QTimer()
+    guard.setSingleShot(True)
+    guard.timeout.connect(app.quit)
+    guard.start(60_000)
+    try:
+        assert browser_main([str(ordering_run)]) == 0
+    finally:
+        guard.stop()  # a pending quit would end some later test's event loop
     [browser] = shown
     assert browser.conflicts.rowCount() == 2 and browser.rundir == ordering_run
     browser.deleteLater()

@@ -264,7 +264,7 @@ def test_an_export_that_cannot_be_made_says_why_and_writes_nothing(window: MainW
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
     window.export("ddl")
     assert "Export failed" in window.statusBar().currentMessage()
-    assert "exceeds maximum length of 63" in window.statusBar().currentMessage()
+    assert "is longer than postgresql's 63 bytes" in window.statusBar().currentMessage()
     assert not out.exists()
     window.export("json")
     assert out.exists() and "Exported" in window.statusBar().currentMessage()
