@@ -212,8 +212,7 @@ def check_fits(table: Table, target: TargetDialect) -> None:
     if postgres:
         for c in table.columns:
             t = c.sql_type
-            if t.length is not None and t.length > PG_MAX_LENGTH and t.name in ("CHAR", "VARCHAR", "NCHAR",
-                                                                                 "NVARCHAR", "VARCHAR2"):
+            if t.family is TypeFamily.CHARACTER and t.length is not None and t.length > PG_MAX_LENGTH:
                 raise DdlError(f"{table.key}.{c.name}: {t} is longer than PostgreSQL's {PG_MAX_LENGTH}")
             if t.precision is not None and t.precision > PG_MAX_PRECISION and t.is_numeric:
                 raise DdlError(f"{table.key}.{c.name}: {t} has more digits than PostgreSQL's {PG_MAX_PRECISION}")

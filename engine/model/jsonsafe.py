@@ -145,9 +145,7 @@ def load_json(text: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
         if len(out) == len(items):
             return out
         duplicated = True
-        seen: set[str] = set()
-        twice = next(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        return _Duplicated(out, twice)
+        return _Duplicated(out, _first_repeated([k for k, _ in items]))
 
     try:
         data = json.loads(text, parse_int=parse_int, parse_float=parse_float, parse_constant=parse_constant,
@@ -159,6 +157,16 @@ def load_json(text: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
         if problem is not None:
             raise JsonLimitError(problem[1], problem[0])
     return data
+
+
+def _first_repeated(keys: list[str]) -> str:
+    """The first key of an object's that an earlier one already named."""
+    seen: set[str] = set()
+    for key in keys:
+        if key in seen:
+            return key
+        seen.add(key)
+    raise ValueError("no key is repeated")
 
 
 class _Duplicated(dict[str, Any]):

@@ -116,12 +116,11 @@ def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target
     (`engine.model.types.DEFAULT_DECIMAL_PRECISION`)."""
     dkey = ctx.dkey(mapping)
     if dkey is None:
-        if not mapping.journal and mapping.distribution_key == []:
-            yield Finding("DK001", "no distribution key: the mapping's distribution_key is empty (name its columns, "
-                          "or leave it out for the default rule, or mark it a journal mapping)", _at(mapping, target))
-        elif not mapping.journal:
-            yield Finding("DK001", f"no distribution key: {target.key} has no primary key or unique index "
-                          "and the mapping names none (set one, or mark it a journal mapping)", _at(mapping, target))
+        if not mapping.journal:
+            why = ("the mapping's distribution_key is empty (name its columns, or leave it out for the default "
+                   "rule," if mapping.distribution_key == [] else
+                   f"{target.key} has no primary key or unique index and the mapping names none (set one,")
+            yield Finding("DK001", f"no distribution key: {why} or mark it a journal mapping)", _at(mapping, target))
         return
     target_dbms = ctx.dbms_of(target)
     complete = True
