@@ -28,6 +28,9 @@ TRUE_TEXT = ("t", "true", "y", "yes", "1")
 FALSE_TEXT = ("f", "false", "n", "no", "0")
 _WHOLE = re.compile(r"[+-]?\d+", re.ASCII)  # Spark reads ASCII digits only (not `١٢`)
 _SPACE = "".join(chr(c) for c in range(33))  # Spark trims every character up to the space off cast text
+_TRIM_ALL = _SPACE + "\x7f"
+"""What Spark trims off text cast to an integer or a BOOLEAN (`UTF8String.trimAll`: whitespace and ISO
+controls, DEL too); a DOUBLE, FLOAT or DECIMAL keeps a DEL, and is no number."""
 _WIDE = Context(prec=100)
 """Wide enough to quantize any DECIMAL(38, s) value (the default context holds 28 digits)."""
 _NAMES = {"INT": "INT", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "BIGINT": "BIGINT", "BOOLEAN": "BOOLEAN",
@@ -95,7 +98,7 @@ def _integer(value: Any, name: str) -> int:
     if isinstance(value, datetime):  # whole seconds since the epoch, as Spark casts a TIMESTAMP
         value = epoch_seconds(value)
     if isinstance(value, str):
-        text = value.strip(_SPACE)
+        text = value.strip(_TRIM_ALL)
         if not _WHOLE.fullmatch(text):
             raise invalid(value, name)
         whole = int(text)
@@ -119,7 +122,7 @@ def _boolean(value: Any) -> bool:
     if isinstance(value, (int, float, Decimal)):
         return value != 0
     if isinstance(value, str):
-        text = value.strip(_SPACE).lower()
+        text = value.strip(_TRIM_ALL).lower()
         if text in TRUE_TEXT or text in FALSE_TEXT:
             return text in TRUE_TEXT
     raise invalid(value, "BOOLEAN")

@@ -3,11 +3,13 @@
 A TIMESTAMP is a timezone-aware `datetime` in UTC and a DATE a `date`, as the run holds them. Text is read
 the way Spark's cast reads it (not ISO 8601 as `values.parse_timestamp` reads a data file): a year of 4 to
 7 digits, then optionally `-month`, `-day` (one or two digits each), a space or `T` and `hour[:minute[:
-second[.fraction]]]`, then a zone (`Z`, `UTC`, `GMT+01:00`, `+0100`, `Europe/Paris`, `PST`); a fraction
-past microseconds is cut off. A DATE takes anything after the day's space or `T`. Text that does not read is
-Spark's ANSI error, CAST_INVALID_INPUT. Not modelled: text with a time and no date (Spark gives that
-time today) and years outside 1-9999 (Spark holds them; a Python `datetime` does not): both are errors
-here.
+second[.fraction][zone]]]`, the zone (`Z`, `UTC`, `GMT+01:00`, `+0100`, `Europe/Paris`, `PST`) only after the
+seconds; a fraction past microseconds is cut off. A DATE takes anything after the day's space or `T`. Text
+that does not read is Spark's ANSI error, CAST_INVALID_INPUT. Text with a time and no date (`10:00`,
+`10:00:01.5 UTC`, or `T10` with the `T` first, before any space) is a TIMESTAMP at that time today: today
+in its zone, or in UTC without one, as Spark's `LocalDate.now` has it. Such a value depends on the day of
+the run (`datetime.now`), on Spark as here; as a DATE such text does not read. Not modelled: years outside
+1-9999 (Spark holds them; a Python `datetime` does not): an error here.
 
 Numbers meet timestamps as seconds since the epoch: a TIMESTAMP cast to BIGINT is its whole seconds
 (rounded down), to DOUBLE its seconds with the fraction; a number cast to TIMESTAMP is that many seconds.
@@ -25,12 +27,15 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from engine.sql.errors import SqlRuntimeError
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_SPACE = "".join(chr(c) for c in range(33))
+_SPACE = "".join(chr(c) for c in range(33)) + "\x7f"  # Spark trims whitespace and ISO controls, DEL too
 _DATE = r"(?P<sign>[+-])?(?P<year>\d{4,7})(?:-(?P<month>\d{1,2})(?:-(?P<day>\d{1,2}))?)?"
-_TIME = r"(?P<hour>\d{1,2})(?::(?P<minute>\d{1,2})(?::(?P<second>\d{1,2})(?:\.(?P<fraction>\d*))?)?)?"
 _ZONE = (r"\s*(?P<zone>Z|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?|(?:UTC|GMT|UT)(?:[+-]\d{1,2}(?::?\d{2})?)?"
          r"|[A-Za-z][\w/+-]*)")
-_TIMESTAMP_TEXT = re.compile(rf"{_DATE}(?:[ T]{_TIME}(?:{_ZONE})?)?", re.ASCII)  # Spark: ASCII digits
+_TIME = (r"(?P<hour>\d{1,2})(?::(?P<minute>\d{1,2})(?::(?P<second>\d{1,2})(?:\.(?P<fraction>\d*))?"
+         rf"(?:{_ZONE})?)?)?")  # Spark reads a zone after the seconds only: `2020-01-01 01:02Z` is no timestamp
+_TIMESTAMP_TEXT = re.compile(rf"{_DATE}(?:[ T]{_TIME})?", re.ASCII)  # Spark: ASCII digits
+_TIME_TEXT = re.compile(rf"(?:T|(?=\d{{1,2}}:)){_TIME}", re.ASCII)
+"""A time without a date: after a `T`, or `hour:minute...` (Spark's `parseTimestampString`)."""
 _DATE_TEXT = re.compile(rf"{_DATE}(?:[ T].*)?", re.S | re.ASCII)
 _OFFSET = re.compile(r"(?P<sign>[+-])(?P<hours>\d{1,2})(?::?(?P<minutes>\d{2})(?::?(?P<seconds>\d{2}))?)?", re.ASCII)
 MICROS = 1_000_000
@@ -110,10 +115,27 @@ def _from_micros(micros: int, value: Any) -> datetime:
 
 
 def _timestamp_text(text: str) -> datetime:
+    """Text as a TIMESTAMP; a time without a date is today's (`_time_text`)."""
     match = _TIMESTAMP_TEXT.fullmatch(text.strip(_SPACE))
     if match is None:
-        raise invalid(text, "TIMESTAMP")
+        return _time_text(text)
     day = _day(match, text, "TIMESTAMP")
+    return _instant(day, match, text)
+
+
+def _time_text(text: str) -> datetime:
+    """A time without a date (`10:00`, `T10`, `10:00:01.5 Europe/Paris`) at today's date in its zone, or in
+    UTC without one, as Spark gives it (`LocalDate.now(zone)`): the value depends on the day it is read.
+    Spark takes the `T` form only with the `T` first in the text, before any space (its `j == 0`)."""
+    trimmed = text.strip(_SPACE)
+    match = _TIME_TEXT.fullmatch(trimmed) if trimmed[:1] != "T" or text[:1] == "T" else None
+    if match is None:
+        raise invalid(text, "TIMESTAMP")
+    return _instant(datetime.now(_zone(match["zone"], text)).date(), match, text)
+
+
+def _instant(day: date, match: re.Match[str], text: str) -> datetime:
+    """The day at the time `match` read, in its zone (UTC without one), as a TIMESTAMP in UTC."""
     fraction = (match["fraction"] or "")[:6].ljust(6, "0")
     try:
         local = datetime(day.year, day.month, day.day, int(match["hour"] or 0), int(match["minute"] or 0),

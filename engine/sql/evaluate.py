@@ -56,7 +56,7 @@ from engine.sql.errors import SqlRuntimeError, UnsupportedSql
 from engine.sql.floats import Float32, as_double, spark_float_text, to_float32
 from engine.sql.folding import is_static_false, mark_static_nulls, one_value, reads_a_column, static_failure
 from engine.sql.parse import limit_problem, tree_depth
-from engine.sql.patterns import compiled_regex, java_replacement, like_regex
+from engine.sql.patterns import compiled_regex, java_matches, java_replacement, like_regex
 
 
 @lru_cache(maxsize=4096)
@@ -335,12 +335,19 @@ def _regexp_replace(ev: Evaluator, node: exp.RegexpReplace) -> Any:
     value, begin = _text(text), int(position) - 1
     if begin and begin >= len(value):  # Spark searches from the first position even in empty text
         return value
-    regex = compiled_regex(str(pattern))
-    if regex.search(value[begin:]) is None:  # Java reads the replacement at a match only: no match, no error
+    region = value[begin:]  # Spark's matcher: the region from begin on, whose `$` still sees a `\r` before it
+    regex = compiled_regex(str(pattern), begin > 0 and value[begin - 1] == "\r")
+    matches = java_matches(regex, region)
+    if not matches:  # Java reads the replacement at a match only: no match, no error
         return value
     pieces = java_replacement(_text(replacement), regex.groups, regex.groupindex)
-    return value[:begin] + regex.sub(lambda m: "".join(p if isinstance(p, str) else (m.group(p) or "")
-                                                       for p in pieces), value[begin:])
+    out, done = [value[:begin]], 0
+    for match in matches:
+        out.append(region[done:match.start()])
+        out.extend(p if isinstance(p, str) else (match.group(p) or "") for p in pieces)
+        done = match.end()
+    out.append(region[done:])
+    return "".join(out)
 
 
 def _arith(op: Callable[[Any, Any], Any], divisor_first: bool = False) -> Callable[[Evaluator, exp.Binary], Any]:

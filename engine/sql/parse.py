@@ -9,7 +9,6 @@ sqlglot reads without recursion) and its tree after (`MAX_SQL_DEPTH`).
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -21,7 +20,9 @@ from sqlglot.tokenizer_core import TokenType
 
 from engine.limits import MAX_SQL_CHARS, MAX_SQL_DEPTH, MAX_SQL_NESTING
 from engine.sql.allowlist import allowlist_problem
+from engine.sql.errors import UnsupportedSql
 from engine.sql.lineage import columns_read
+from engine.sql.patterns import compiled_regex
 
 # sqlglot logs a warning when it falls back to reading text as a command; the finding says it, in one line
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -121,19 +122,17 @@ def parse_expression(text: str) -> ParsedSql:
 
 
 def regex_problem(tree: exp.Expr) -> str | None:
-    """The first literal regular expression (RLIKE, regexp_*) that does not compile, as a sentence end."""
+    """The first literal regular expression (RLIKE, regexp_*) that does not compile, as a sentence end: read
+    as Java reads it (`patterns.compiled_regex`), as the run does, so that validation accepts what the run
+    evaluates (`(?i)` inside a pattern) and refuses what it would fail on (`[a[b]]`)."""
     for node in tree.find_all(*_REGEX_FUNCTIONS):
         pattern = node.expression
         if isinstance(pattern, exp.Literal) and pattern.is_string:
             try:
-                re.compile(pattern.this)
-            except re.error as exc:
-                return f"has an invalid regular expression {_clip(pattern.this)!r}: {exc}"
+                compiled_regex(pattern.this)
+            except UnsupportedSql as exc:
+                return f"has an {exc}"
     return None
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= 60 else f"{text[:57]}..."
 
 
 def _first_line(message: str) -> str:

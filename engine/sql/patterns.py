@@ -1,5 +1,6 @@
-"""Spark's text patterns in Python: a LIKE pattern as a regular expression, a compiled RLIKE pattern, and a
-Java replacement string (`regexp_replace`) as literal pieces and group numbers."""
+"""Spark's text patterns in Python: a LIKE pattern as a regular expression, a Java regular expression (RLIKE,
+`regexp_replace`) as a Python one, Java's way of finding its matches one after another, and a Java
+replacement string (`regexp_replace`) as literal pieces and group numbers."""
 
 from __future__ import annotations
 
@@ -9,17 +10,219 @@ from functools import lru_cache
 
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
 
+_TERMINATORS = r"\n\r\x85\u2028\u2029"
+"""Java's line terminators (without UNIX_LINES), as the text of a class."""
+_DOT = rf"[^{_TERMINATORS}]"
+"""Java's `.`: any character but a line terminator (Python's `.` stops at `\\n` only)."""
+_DOT_ALL = r"(?s:.)"
+_END = rf"(?:(?=(?:\r\n|[{_TERMINATORS}])?\Z)(?!(?<=\r)\n))"
+"""Java's `$` (and `\\Z`): the end, or before a last line terminator (`\\r\\n` one), never inside `\\r\\n`."""
+_LINE_END = rf"(?:(?=[{_TERMINATORS}]|\Z)(?!(?<=\r)\n))"
+"""Java's `$` under MULTILINE: before any line terminator, or at the end; never inside `\\r\\n`."""
+_LINE_START = r"(?:(?!\Z)(?:\A|(?<=[\n\x85\u2028\u2029])|(?<=\r)(?!\n)))"
+"""Java's `^` under MULTILINE: at the start or after a line terminator, never inside `\\r\\n`, never at
+the end (not even of empty text)."""
+_VERTICAL = r"\n\x0b\f\r\x85\u2028\u2029"
+"""Java's `\\v`, vertical whitespace (Python's `\\v` is the one character `\\x0b`)."""
+_QUANTIFIER = re.compile(r"\{\d+(?:,\d*)?\}", re.ASCII)
+_FLAG_GROUP = re.compile(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])")
+_OCTAL = re.compile(r"[0-7]{1,3}")
+_BRACED = "pPxN"  # `\p{L}`, `\x{263a}`, `\N{name}`: the braces belong to the escape
+
+
+class _Refused(ValueError):
+    """A construct whose Java meaning the translation does not carry over to Python."""
+
 
 @lru_cache(maxsize=256)
-def compiled_regex(pattern: str) -> re.Pattern[str]:
-    """A compiled RLIKE or regexp_replace pattern; one that does not compile (from a column, say) fails the
-    run in one line. Java's `\\w`, `\\d`, `\\s`, `\\b` and `(?i)` are ASCII's unless a pattern asks otherwise, and
-    Python's Unicode's: compiled ASCII, `été` is no `^\\w+$` on either side."""
+def compiled_regex(pattern: str, after_cr: bool = False) -> re.Pattern[str]:
+    """A compiled RLIKE or regexp_replace pattern (`java_regex`); one that does not compile (from a column,
+    say), or that uses what the reference does not translate, fails the run in one line. Java's `\\w`, `\\d`,
+    `\\s` and `(?i)` are ASCII's unless a pattern asks otherwise, and Python's Unicode's: compiled ASCII,
+    `été` is no `^\\w+$` on either side. `after_cr`: for text that a `\\r` precedes (see `java_regex`)."""
     try:
-        return re.compile(pattern, re.ASCII)
-    except re.error as exc:
+        return re.compile(java_regex(pattern, after_cr), re.ASCII)
+    except (re.error, ValueError) as exc:
         shown = pattern if len(pattern) <= 60 else f"{pattern[:57]}..."
         raise UnsupportedSql(f"invalid regular expression {shown!r}: {exc}") from None
+
+
+def java_regex(pattern: str, after_cr: bool = False) -> str:
+    """A Java regular expression (Spark's RLIKE and regexp_*) as a Python one of the same matches, walked one
+    character at a time, outside and inside character classes (where `.`, `$` and `^` are literal):
+
+    - `.` is any character but a line terminator (`\\n`, `\\r`, `\\u0085`, `\\u2028`, `\\u2029`), or any
+      character under DOTALL (`(?s)`);
+    - `$` is the end or before a last line terminator (`\\r\\n` counts as one), and under MULTILINE (`(?m)`)
+      before any line terminator; `^` under MULTILINE is the start or after a line terminator, but never
+      at the end of the text; `\\Z` is `$` without MULTILINE, `\\z` the very end (Python's `\\Z`), `\\v`
+      vertical whitespace;
+    - the flags `(?s)`, `(?m)`, `(?i)` (and `(?-s)`..., `(?s:...)`) hold from where they are to the end of
+      their group, alternatives after a `|` included, as in Java: `s` and `m` are applied here, `i` becomes a
+      scoped `(?i:...)` around what follows in the group;
+    - `\\Q...\\E` is quoted text, `\\0` takes up to three octal digits (`\\0101` is `A`).
+
+    Refused (`_Refused`), where Java and Python read the same text differently, or only one of them reads
+    it: a class within a class (`[a[b]]`, `[[:alpha:]]`) and an intersection (`&&`), the flags `x`, `d`,
+    `u`, `U`, `c` (and Python's own), `(?P...)`, `(?#...)` and Python's other `(?` extensions, a `{` that
+    begins no quantifier, a quantifier right after a flag group, `\\Q` or a back reference in a class, and a
+    back reference followed by a digit (Java and Python take different numbers of digits). What Python
+    cannot compile (Java's named groups, `\\h`, `\\R`...) is refused by the compilation.
+
+    `after_cr` is for a `regexp_replace` from a position that a `\\r` precedes: Spark's matcher has the text
+    from there on as its region, but its `$` still looks before it, and is no end between `\\r` and `\\n`.
+    Not translated: Java 17's `\\b` and `\\B`, whose word characters are Unicode letters and digits (`éb` has
+    no boundary before `b`), where `\\w` is ASCII's and Python's `\\b` follows `\\w`."""
+    end, line_end = (rf"(?:(?!\A\n){_END})", rf"(?:(?!\A\n){_LINE_END})") if after_cr else (_END, _LINE_END)
+    out: list[str] = []
+    saved: list[tuple[frozenset[str], bool, int]] = []  # the state outside each open group
+    flags: frozenset[str] = frozenset()  # "s", "m" in effect
+    caseless, wrapped = False, 0  # (?i) in effect; the (?i:/(?-i: opened in the current group
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i = _escape(pattern, i, out, end)
+            continue
+        if char == "[":
+            i = _char_class(pattern, i, out)
+            continue
+        if char == "(":
+            flag_group = _FLAG_GROUP.match(pattern, i)
+            if flag_group is not None:
+                on, off = flag_group[1], flag_group[2] or ""
+                unknown = sorted(set(on + off) - {"i", "s", "m"})
+                if unknown:
+                    raise _Refused(f"the inline flag {unknown[0]!r} is not translated")
+                changed = frozenset(f for f in "sm" if f in on) | flags
+                changed -= frozenset(f for f in "sm" if f in off)
+                case = "i" in on or "i" in off
+                now_caseless = ("i" in on and "i" not in off) if case else caseless
+                i = flag_group.end()
+                if flag_group[3] == ")":  # from here to the end of the group
+                    if pattern[i:i + 1] in ("*", "+", "?", "{"):
+                        raise _Refused("a quantifier right after a flag group (Java: dangling, or a literal '{')")
+                    flags, caseless = changed, now_caseless
+                    if case:
+                        out.append("(?i:" if caseless else "(?-i:")
+                        wrapped += 1
+                else:  # (?flags:...): a group of its own
+                    saved.append((flags, caseless, wrapped))
+                    flags, caseless, wrapped = changed, now_caseless, 0
+                    out.append(f"(?{'i' if 'i' in on else ''}{'-i' if 'i' in off else ''}:")
+                continue
+            opener = next((o for o in ("(?=", "(?!", "(?>", "(?<=", "(?<!", "(") if pattern.startswith(o, i)), "")
+            if opener == "(" and pattern.startswith("(?", i):
+                raise _Refused(f"the group {pattern[i:i + 3]!r}... is not Java's (or not translated)")
+            saved.append((flags, caseless, wrapped))
+            wrapped = 0
+            out.append(opener)
+            i += len(opener)
+            continue
+        if char == ")":
+            out.append(")" * wrapped + ")")
+            if saved:
+                flags, caseless, wrapped = saved.pop()
+            i += 1
+            continue
+        if char == "|":
+            out.append(")" * wrapped + "|" + (("(?i:" if caseless else "(?-i:") if wrapped else ""))
+            wrapped = min(wrapped, 1)
+        elif char == ".":
+            out.append(_DOT_ALL if "s" in flags else _DOT)
+        elif char == "$":
+            out.append(line_end if "m" in flags else end)
+        elif char == "^":
+            out.append(_LINE_START if "m" in flags else "^")
+        elif char == "{":
+            quantifier = _QUANTIFIER.match(pattern, i)
+            if quantifier is None:
+                raise _Refused("a '{' that begins no quantifier (Java: an illegal repetition)")
+            out.append(quantifier[0])
+            i = quantifier.end()
+            continue
+        else:
+            out.append(char)
+        i += 1
+    out.append(")" * wrapped)
+    return "".join(out)
+
+
+def _escape(pattern: str, i: int, out: list[str], end: str | None) -> int:
+    """The escape at `i` (a backslash) as Python reads Java's, in a class where `end` (Java's `\\Z`) is None;
+    the index after it."""
+    in_class = end is None
+    code = pattern[i + 1:i + 2]
+    if code == "Q":
+        if in_class:
+            raise _Refused("\\Q...\\E in a class is not translated")
+        close = pattern.find("\\E", i + 2)
+        close = len(pattern) if close < 0 else close
+        out.append(re.escape(pattern[i + 2:close]))
+        return min(close + 2, len(pattern))
+    if code == "0":
+        octal = _OCTAL.match(pattern, i + 2)
+        if octal is None:
+            raise _Refused("a \\0 without octal digits (Java: an illegal octal escape)")
+        digits = octal[0] if len(octal[0]) < 3 or octal[0] <= "377" else octal[0][:2]
+        out.append(f"\\x{int(digits, 8):02x}")
+        return i + 2 + len(digits)
+    if code and code in "123456789" and (in_class or pattern[i + 2:i + 3] in tuple("0123456789")):
+        raise _Refused("a back reference in a class, or followed by a digit (Java and Python read it apart)")
+    if code == "v":
+        out.append(_VERTICAL if in_class else f"[{_VERTICAL}]")
+    elif code == "z" and not in_class:
+        out.append(r"\Z")
+    elif code == "Z" and end is not None:
+        out.append(end)
+    elif code and code in _BRACED and pattern[i + 2:i + 3] == "{" and "}" in pattern[i + 3:]:
+        close = pattern.index("}", i + 3) + 1
+        out.append(pattern[i:close])
+        return close
+    else:
+        out.append(pattern[i:i + 2])  # a last lone backslash stays, and Python refuses it
+    return i + 2
+
+
+def _char_class(pattern: str, i: int, out: list[str]) -> int:
+    """The class opening at `i`, where `.`, `$` and `^` (but the first) are literal; the index after it."""
+    out.append("[")
+    i += 1
+    if pattern[i:i + 1] == "^":
+        out.append("^")
+        i += 1
+    if pattern[i:i + 1] == "]":  # a first `]` is literal, in Java as in Python
+        out.append(r"\]")
+        i += 1
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i = _escape(pattern, i, out, None)
+            continue
+        if char == "[":
+            raise _Refused("a class within a class (Java's union; Python's literal '[')")
+        if pattern.startswith("&&", i):
+            raise _Refused("a class intersection '&&' (Java's; Python's literal '&')")
+        out.append(char)
+        i += 1
+        if char == "]":
+            return i
+    return i  # unterminated: Python refuses it
+
+
+def java_matches(regex: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    """The matches Java's `Matcher.find` gives one after another: each search starts where the last match
+    ended, one character further after an empty match. (Python's `finditer` and `sub` also try a longer
+    match at the place of an empty one: `regexp_replace('ab', '|a', '-')` is `-a-b-`, not `---b-`.)"""
+    found: list[re.Match[str]] = []
+    position = 0
+    while position <= len(text):
+        match = regex.search(text, position)
+        if match is None:
+            break
+        found.append(match)
+        position = match.end() + (match.end() == match.start())
+    return found
 
 
 def like_regex(pattern: str) -> str:

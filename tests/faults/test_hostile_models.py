@@ -226,6 +226,18 @@ def test_an_invalid_regex_in_a_where_clause_is_mp003(tmp_path: Path, capsys: pyt
     assert validate(parse_model(_rlike_where("^[A-Z]+$"))) == []
 
 
+@pytest.mark.parametrize(("pattern", "valid"), [
+    ("^(?i)abc\\\\z", True),  # a flag inside the pattern: Java takes it there, Python 3.11 did not
+    ("a(?s).b", True),
+    ("[a[b]]", False),  # Java's union of two classes, which Python reads as a class and a literal ']'
+])
+def test_validation_reads_a_pattern_as_the_run_does(pattern: str, valid: bool) -> None:
+    """MP003 follows the run's translation of a Java pattern, not Python's own reading of it: validation
+    accepts exactly what the run can evaluate."""
+    findings = validate(parse_model(_rlike_where(pattern)))
+    assert [f.code for f in findings] == ([] if valid else ["MP003"])
+
+
 @pytest.mark.parametrize("sql", ["regexp_extract(NAME, '[a-', 0)", "regexp_replace(NAME, '*x', '')",
                                  "CASE WHEN NAME rlike '(?P<' THEN 1 ELSE 0 END"])
 def test_an_invalid_regex_in_an_expression_is_mp004(sql: str) -> None:

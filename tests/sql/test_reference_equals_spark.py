@@ -335,3 +335,58 @@ def test_text_of_other_scripts_reads_as_spark_reads_it(spark: Any) -> None:
         for text, value in zip(rows, values, strict=True):
             expected = _reference_or_failed(sql, {"S": text})
             assert _same(value, expected), f"{sql} of {text!r}: Spark {value!r}, reference {expected!r}"
+
+
+REGEX_TEXTS = ["a\nb", "a\rb", "a\x85b", "a\u2028b", "a\u2029b", "axb", "a\n", "a\r\n", "a\r", "a\x85", "a\u2028",
+               "a\u2029", "a\n\n", "a\n\r", "a\r\n\r\n", "", "\n", "\r\n", "\r\r", "b\r\nb", "a\r\nb", "a.b", "AxB",
+               "A\nB", "x\nab", "x\rab", "$", "]", "a\x0c", "TRUE", "TRUE\n", "aB", "Cd", "CD"]
+REGEX_PATTERNS = [".", "^.$", "a.b", "a.*b", "(?s)a.b", "(?s:a.)b", "a(?s).b", "(?-s)a.b", "(?s)(?-s)a.b",
+                  "(a(?s).)b.", "(?s)a.b|x.y", "a(?s).|b.", "(?is)A.B", "(?i)A.B", "^a$", "a$", "$", "b$", "a\\Z",
+                  "a\\z", "\\Z", "\\z", "(?m)^b", "(?m)a$", "(?m)^", "(?m)$", "(?m)^$", "^$", "(?m:a$)", "(?m)$b",
+                  "a$\\r?\\n?", "[.]", "[$]", "\\.", "\\$", "[^.]", "[]a]", "[^]a]", "a[$.]", "(?m)(?<=^a)b",
+                  "(?m:^b)|^a", "((?m)^b|^a)", "\\v", "[\\v]", "$|\\n", "(?m)^|$", "|a", "x*", "a|(?i)b",
+                  "(a(?i)b|c)d", "^(?i)(true|false)\\z", "(?i)a(?-i)b|c", "\\0101", "a\\Q.\\E", "(?i-s)a."]
+
+
+@pytest.mark.slow
+def test_regular_expressions_read_lines_and_flags_as_java_does(spark: Any) -> None:
+    """RLIKE and regexp_replace (from the first, second and third character) of every pattern on every text
+    with line terminators (`\\n`, `\\r`, `\\r\\n`, `\\u0085`, `\\u2028`, `\\u2029`): Java's `.`, `$`, `\\Z`, `\\z`,
+    `(?m)`, `(?s)`, `(?i)` anywhere in a pattern, `\\v`, `\\0`, `\\Q...\\E` and Java's way of finding the next
+    match after an empty one, in one job; a few literal patterns too, as a model writes them."""
+    rows = [{"S": text, "P": pattern} for pattern in REGEX_PATTERNS for text in REGEX_TEXTS]
+    df = spark.createDataFrame([{"RID": i, **row} for i, row in enumerate(rows)], "RID int, S string, P string")
+    exprs = ["S RLIKE P", "regexp_replace(S, P, '<')", "regexp_replace(S, P, '<', 2)", "regexp_replace(S, P, '<', 3)",
+             "S RLIKE 'a.b'", "S RLIKE '^a$'", "regexp_replace(S, '$', '<')", "regexp_replace(S, '(?m)^', '<')",
+             "regexp_replace(S, '.', '<', 2)", "S RLIKE 'a(?s).b'"]
+    got = _spark_values(spark, df, exprs)
+    for sql, values in zip(exprs, got, strict=True):
+        for row, value in zip(rows, values, strict=True):
+            expected = evaluate_sql(sql, row)
+            assert value == expected, f"{sql} of {row}: Spark {value!r}, reference {expected!r}"
+
+
+TIME_TEXTS = ["10:00", "10:00:01", "T10:00", "T10", " T10:00", " 10:00", "10:00\n", "10", "10:", "1:2:3.4",
+              "10:00:01.123456789", "10:00:01Z", "10:00:01+02:00", "10:00:01 UTC", "T10:00:01America/Los_Angeles",
+              "10:00:01Pacific/Kiritimati", "10:00:01Etc/GMT+12", "25:00", "+10:00", "T", "10:00Z", "T10Z",
+              "10:00:00.Z", "t10:00", "T 10:00", "10:00:00 Z", "T10:00:00-08", "10:00:00GMT+1", "10:00:01 PST",
+              "2020-01-01 01Z", "2020-01-01 01:02 UTC", "2020-01-01 01 UTC", "2020-01-01 01:02:03 UTC",
+              "2020-01-01T01", "\x7f2020-01-01\x7f", "10:00\x7f", "\x7f\x7f12 ", "true\x7f", "\x7f1.5", "1\x7f2"]
+
+
+@pytest.mark.slow
+def test_a_time_without_a_date_is_today_as_in_spark(spark: Any) -> None:
+    """Spark reads a time without a date (`10:00`, `T10`) as a TIMESTAMP at that time today, in its zone (UTC
+    without one), and as no DATE; a DEL around text is trimmed where Spark trims it. The value depends on the
+    day: Spark's is compared with the reference's just before and just after (the same day but at midnight)."""
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    df = spark.createDataFrame([(i, text) for i, text in enumerate(TIME_TEXTS)], "RID int, S string")
+    exprs = ["cast(try_cast(S AS TIMESTAMP) AS STRING)", "try_cast(S AS DATE)", "try_cast(S AS INT)",
+             "try_cast(S AS BOOLEAN)", "try_cast(S AS DOUBLE)", "try_cast(S AS DECIMAL(10,2))"]
+    before = [[evaluate_sql(sql, {"S": text}) for text in TIME_TEXTS] for sql in exprs]
+    got = _spark_values(spark, df, exprs)
+    after = [[evaluate_sql(sql, {"S": text}) for text in TIME_TEXTS] for sql in exprs]
+    for sql, values, early, late in zip(exprs, got, before, after, strict=True):
+        for text, value, one, other in zip(TIME_TEXTS, values, early, late, strict=True):
+            assert _same(value, one) or _same(value, other), f"{sql} of {text!r}: Spark {value!r}, reference {one!r}"
+    assert got[0][0] is not None and got[0][0].endswith(" 10:00:00")  # '10:00' is a time today, not NULL

@@ -5,16 +5,17 @@ errors that escaped a row. tests/sql/test_reference_equals_spark.py holds the sa
 from __future__ import annotations
 
 import math
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import sqlglot
 
 from engine.sql import evaluate
 from engine.sql.allowlist import allowlist_problem
-from engine.sql.errors import SqlRuntimeError
+from engine.sql.errors import SqlRuntimeError, UnsupportedSql
 from engine.sql.evaluate import evaluate_sql
 from engine.sql.floats import Float32, spark_float_text, to_float32
 
@@ -169,3 +170,127 @@ def test_a_float_cast_from_an_integer_meets_a_double_as_the_integer() -> None:
     assert evaluate_sql("cast(I AS FLOAT) * 3", {"I": 2147483647}) == 6442450941.0
     assert evaluate_sql("cast(cast(I AS FLOAT) AS DOUBLE)", {"I": 16777217}) == 16777217.0
     assert evaluate_sql("cast(I AS FLOAT) = cast(16777216 AS FLOAT)", {"I": 16777217}) is True
+
+
+@pytest.mark.parametrize(("pattern", "text", "expected"), [
+    ("a.b", "axb", True), ("a.b", "a\nb", False), ("a.b", "a\rb", False), ("a.b", "a\x85b", False),
+    ("a.b", "a\u2028b", False), ("a.b", "a\u2029b", False), ("a.*b", "a\rb", False), (".", "\r\n", False),
+    ("(?s)a.b", "a\u2028b", True), ("(?s:a.)b.", "a\nb\n", False), ("(?s:a.)b.", "a\rbx", True),
+    ("a(?s).b", "a\rb", True), ("(?s)(?-s)a.b", "a\rb", False), ("(?i)A.B", "a\x85b", False),
+    ("[.]", "x", False), ("[.]", ".", True), ("\\.", "a.b", True), ("[^.]", ".", False),
+    ("^a$", "a\r\n", True), ("^a$", "a\r", True), ("^a$", "a\x85", True), ("^a$", "a\u2029", True),
+    ("^a$", "a\n\n", False), ("^a$", "a\n\r", False), ("^.$", "a\r", True), ("^$", "\r\n", True),
+    ("a\\Z", "a\u2028", True), ("a\\Z\\n", "a\n", True), ("a\\z", "a\n", False), ("\\Z\\z", "a\n", True),
+    ("[$]", "$", True), ("\\$", "a", False), ("\\.$", "a.\n", True),
+    ("(?m)^b", "a\rb", True), ("(?m)^b", "a\u2028b", True), ("(?m)a$", "a\u2029b", True),
+    ("(?m)a$", "a\r\nb", True), ("(?m:a$)", "a\x85b", True), ("(?m)^", "", False), ("(?m)^$", "a\n", False),
+    ("(?m)^$", "a\n\r", True), ("(?m)^$", "\r\r", True), ("(?m)(?<=^a)b", "x\rab", True),
+    ("(?m:^b)|^a", "x\na", False), ("((?m)^b|^a)", "x\na", True), ("(?m)(?-m)^b", "x\nb", False),
+    ("\\v", "a\x0c", True), ("\\v", "a\u2028", True), ("[\\v]x", "\nx", True),
+])
+def test_rlike_reads_lines_as_java_does(pattern: str, text: str, expected: bool) -> None:
+    """Java's `.` stops at every line terminator (`\\n`, `\\r`, `\\u0085`, `\\u2028`, `\\u2029`), its `$` is the
+    end or before a last one (`\\r\\n` one), `(?m)` and `(?s)` hold to the end of their group, `\\Z` is `$`, `\\z`
+    the end, `\\v` vertical whitespace: each case as Spark gives it (tests/sql/test_reference_equals_spark.py)."""
+    assert evaluate_sql("S RLIKE P", {"S": text, "P": pattern}) is expected
+
+
+@pytest.mark.parametrize(("pattern", "text", "expected"), [
+    ("a(?i)b|c", "C", True), ("a(?i)b|c", "aB", True), ("a(?i)b|c", "Ab", False), ("(a(?i)b|c)d", "CD", False),
+    ("(a(?i)b|c)d", "Cd", True), ("^(?i)(true|false)\\z", "TRUE", True), ("^(?i)(true|false)\\z", "TRUE\n", False),
+    ("(?i)a(?-i)b|c", "Ab", True), ("(?i)a(?-i)b|c", "C", False), ("a|(?i)B", "b", True), ("a|(?i)B", "A", False),
+    ("(?i-s)a", "A", True), ("(?-i)a", "a", True), ("(?i)", "", True),
+    ("\\0101", "A", True), ("\\0101", "a", False), ("a\\Qb", "ab", True), ("a{2,}", "a", False),
+])
+def test_inline_flags_hold_to_the_end_of_their_group_as_in_java(pattern: str, text: str, expected: bool) -> None:
+    """Java's `(?i)` in the middle of a pattern holds to the end of its group, across `|` (Python 3.11 refuses
+    it there); `\\0` takes up to three octal digits, `\\Q` quotes: each as Spark gives it."""
+    assert evaluate_sql("S RLIKE P", {"S": text, "P": pattern}) is expected
+
+
+@pytest.mark.parametrize(("sql", "row", "expected"), [
+    ("regexp_replace(S, '$', '<')", {"S": "a\r\n"}, "a<\r\n<"),
+    ("regexp_replace(S, '$', '<')", {"S": "a\u2028"}, "a<\u2028<"),
+    ("regexp_replace(S, '.', '<')", {"S": "a\r\nb"}, "<\r\n<"),
+    ("regexp_replace(S, '(?m)^', '<')", {"S": "a\nb\n"}, "<a\n<b\n"),
+    ("regexp_replace(S, '(?m)^', '<')", {"S": ""}, ""),
+    ("regexp_replace(S, '(?m)$', '<')", {"S": "a\rb"}, "a<\rb<"),
+    ("regexp_replace(S, '|a', '<')", {"S": "ab"}, "<a<b<"),  # Python's sub: <<<b<
+    ("regexp_replace(S, 'x*', '<')", {"S": "abxd"}, "<a<b<<d<"),
+    ("regexp_replace(S, P, '<')", {"S": "a\n", "P": "$|\\n"}, "a<\n<"),
+    ("regexp_replace(S, P, '<')", {"S": "a\r\n", "P": "$|\\n"}, "a<\r<<"),
+    ("regexp_replace(S, '$', '<', 2)", {"S": "a\r\n"}, "a<\r\n<"),
+    ("regexp_replace(S, '$', '<', 3)", {"S": "a\r\n"}, "a\r\n<"),  # Java's `$` looks before the region
+    ("regexp_replace(S, '(?m)^', '<', 3)", {"S": "a\r\nb"}, "a\r<\n<b"),
+    ("regexp_replace(S, '(?i)a(?-i)|b', '<')", {"S": "AbaB"}, "<<<B"),
+])
+def test_regexp_replace_finds_its_matches_as_java_does(sql: str, row: dict[str, Any], expected: str) -> None:
+    """Java's find starts one character further after an empty match (Python's `sub` also tries a longer
+    match there), and Java's `$` and `(?m)^` are as in RLIKE: each as Spark gives it."""
+    assert evaluate_sql(sql, row) == expected
+
+
+@pytest.mark.parametrize("pattern", [
+    "[a[b]]", "[[:alpha:]]", "[a&&b]", "(?x)a b", "(?d).", "(?u)a", "(?U)a", "(?c)a", "(?#c)a", "(?P<n>a)",
+    "(?<n>a)", "(?(1)a|b)", "a{", "a{,2}", "a(?s)*", "\\0", "(a)\\10", "[\\1]", "[\\Qa\\E]", "\\h",
+])
+def test_a_pattern_java_and_python_read_apart_is_refused(pattern: str) -> None:
+    """A class in a class (Java's union) or `&&` (its intersection), the flags Java has and the translation does
+    not (`x`, `d`, `u`, `U`, `c`), Python's own groups, a `{` that is no quantifier, a multi-digit back
+    reference: the run fails in one line (UnsupportedSql, not an error of the row) rather than guess."""
+    with pytest.raises(UnsupportedSql) as refused:
+        evaluate_sql("S RLIKE P", {"S": "ab", "P": pattern})
+    assert refused.type is UnsupportedSql
+
+
+def _today_at(clock: time, zone: tzinfo) -> datetime:
+    return datetime.combine(datetime.now(zone).date(), clock, zone).astimezone(UTC)
+
+
+@pytest.mark.parametrize(("text", "clock", "zone"), [
+    ("10:00", time(10), UTC), ("10:00:01", time(10, 0, 1), UTC), ("T10:00", time(10), UTC), ("T10", time(10), UTC),
+    (" 10:00\n", time(10), UTC), ("1:2:3.4", time(1, 2, 3, 400000), UTC), ("0:0", time(0), UTC),
+    ("10:00:01.123456789", time(10, 0, 1, 123456), UTC), ("10:00:00 Z", time(10), UTC),
+    ("10:00:00.Z", time(10), UTC), ("T10:00:00-08", time(10), timezone(timedelta(hours=-8))),
+    ("10:00:01+02:00", time(10, 0, 1), timezone(timedelta(hours=2))),
+    ("10:00:01 America/Los_Angeles", time(10, 0, 1), ZoneInfo("America/Los_Angeles")),
+    ("10:00:01Pacific/Kiritimati", time(10, 0, 1), ZoneInfo("Pacific/Kiritimati")),
+])
+def test_a_time_without_a_date_is_that_time_today(text: str, clock: time, zone: tzinfo) -> None:
+    """Spark reads a time without a date as that time on today's date in its zone (UTC, the session's, without
+    one): the value depends on the day of the run, so it is compared with today's computed around it."""
+    for sql in ("cast(S AS TIMESTAMP)", "try_cast(S AS TIMESTAMP)"):
+        before = _today_at(clock, zone)
+        assert evaluate_sql(sql, {"S": text}) in (before, _today_at(clock, zone)), sql
+    before = _today_at(time(10), UTC)
+    assert evaluate_sql("TIMESTAMP '10:00'", {}) in (before, _today_at(time(10), UTC))
+
+
+@pytest.mark.parametrize("text", [" T10:00", "t10:00", "T 10:00", "T", "10", "10:", "100:00", "10:000", "+10:00",
+                                  "-10:00", "25:00", "23:60", "10:00Z", "T10Z", "2020-01-01 01Z",
+                                  "2020-01-01 01:02 UTC", "2020-01-01 01 UTC"])
+def test_a_time_spark_does_not_read_is_cast_invalid_input(text: str) -> None:
+    """The `T` form only with the `T` first (Spark's `j == 0`), `hour:minute` at least, a zone only after
+    the seconds, with a date or without."""
+    with pytest.raises(SqlRuntimeError, match="CAST_INVALID_INPUT"):
+        evaluate_sql("cast(S AS TIMESTAMP)", {"S": text})
+    assert evaluate_sql("try_cast(S AS TIMESTAMP)", {"S": text}) is None
+
+
+def test_a_time_without_a_date_is_no_date() -> None:
+    for text in ("10:00", "T10:00", "10:00:01"):
+        assert evaluate_sql("try_cast(S AS DATE)", {"S": text}) is None
+        with pytest.raises(SqlRuntimeError, match="CAST_INVALID_INPUT"):
+            evaluate_sql("cast(S AS DATE)", {"S": text})
+
+
+@pytest.mark.parametrize(("sql", "text", "expected"), [
+    ("try_cast(S AS TIMESTAMP)", "\x7f2020-01-01\x7f", datetime(2020, 1, 1, tzinfo=UTC)),
+    ("try_cast(S AS DATE)", "2020-01-01\x7f", date(2020, 1, 1)), ("try_cast(S AS INT)", "\x7f\x7f12 ", 12),
+    ("try_cast(S AS BOOLEAN)", "true\x7f", True), ("try_cast(S AS DOUBLE)", "\x7f1.5", None),
+    ("try_cast(S AS DECIMAL(10,2))", "\x7f1.5", None), ("try_cast(S AS INT)", "1\x7f2", None),
+])
+def test_a_del_around_text_is_trimmed_where_spark_trims_it(sql: str, text: str, expected: Any) -> None:
+    """Spark trims whitespace and ISO controls, DEL included, off text cast to a TIMESTAMP, DATE, integer or
+    BOOLEAN; a DOUBLE or DECIMAL keeps it, and does not read."""
+    assert evaluate_sql(sql, {"S": text}) == expected
