@@ -6,7 +6,9 @@ Nothing from a model is pasted into SQL as text:
   identifier, exactly), escaped by the dialect's own identifier preparer;
 - a column `default` is SQL by the contract, so it goes through `engine.sqldefaults`: parsed as exactly
   one constant expression, rendered for the target dialect and checked to parse back the same;
-  anything else is left out with a comment (and is finding TB003 in validation);
+  anything else is left out with a comment (and is finding TB003 in validation). DDL for another DBMS
+  than the server's translates only what has an exact equivalent there (`export_default`): `N'x'` is
+  `'x'` for SQLite, SQLite's `X'00'` is `'\\x00'::bytea` for PostgreSQL, and `USER` is left out for SQLite;
 - names in comments are flattened to one printable line, so a comment cannot be broken out of.
 
 Each target server's DDL is written in its own dialect (from its DBMS), one section per server, unless
@@ -15,7 +17,7 @@ one dialect is asked for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -35,6 +37,7 @@ from engine.sqldefaults import (
     SQLGLOT_BY_SQLALCHEMY,
     DefaultProblem,
     ParsedDefault,
+    export_default,
     parse_default,
     render_default,
 )
@@ -111,6 +114,8 @@ SQLALCHEMY_BY_DBMS = {"postgresql": "postgresql", "oracle": "oracle", "mssql": "
                       "sqlite": "sqlite", "db2": "db2", "ase": "sybase", "informix": "informix"}
 """The SQLAlchemy dialect of each DBMS; db2, sybase and informix come from third-party packages
 (ibm_db_sa, sqlalchemy-sybase, sqlalchemy-informix) and are used when installed."""
+DBMS_BY_SQLALCHEMY = {**{v: k for k, v in SQLALCHEMY_BY_DBMS.items()}, "mariadb": "mysql", "ibm_db_sa": "db2"}
+"""The DBMS a SQLAlchemy dialect (by its name) writes for; any other is `other` (standard SQL)."""
 
 
 class _StandardTypes(GenericTypeCompiler):
@@ -134,11 +139,13 @@ class StandardDialect(DefaultDialect):
 
 @dataclass(frozen=True)
 class TargetDialect:
-    """A SQLAlchemy dialect to write in, the sqlglot dialect for its defaults, and how to say which it is."""
+    """A SQLAlchemy dialect to write in, the sqlglot dialect for its defaults, how to say which it is, and
+    the DBMS it writes for (a default in another DBMS's SQL is translated, `export_default`)."""
 
     sqlalchemy: Dialect
     sqlglot: str
     label: str
+    dbms: str = "other"
 
 
 def load_dialect(name: str) -> TargetDialect:
@@ -147,7 +154,8 @@ def load_dialect(name: str) -> TargetDialect:
         dialect = sa.dialects.registry.load(name)(paramstyle="qmark")  # DDL binds nothing: a `%` stays one
     except Exception:
         raise DdlError(f"unknown SQL dialect {name!r} (try postgresql, oracle, mssql, mysql, sqlite)") from None
-    return TargetDialect(dialect, SQLGLOT_BY_SQLALCHEMY.get(dialect.name, "postgres"), dialect.name)
+    return TargetDialect(dialect, SQLGLOT_BY_SQLALCHEMY.get(dialect.name, "postgres"), dialect.name,
+                         DBMS_BY_SQLALCHEMY.get(dialect.name, "other"))
 
 
 def dialect_for_dbms(dbms: str) -> TargetDialect:
@@ -155,11 +163,11 @@ def dialect_for_dbms(dbms: str) -> TargetDialect:
     name = SQLALCHEMY_BY_DBMS.get(dbms)
     if name is not None:
         try:
-            return load_dialect(name)
+            return replace(load_dialect(name), dbms=dbms)
         except DdlError:
             pass
     why = f"no SQLAlchemy dialect for {dbms} is installed" if name else f"DBMS {dbms!r} names no SQL dialect"
-    return TargetDialect(StandardDialect(), SQLGLOT_BY_DBMS.get(dbms, "postgres"), f"standard SQL ({why})")
+    return TargetDialect(StandardDialect(), SQLGLOT_BY_DBMS.get(dbms, "postgres"), f"standard SQL ({why})", dbms)
 
 
 # --- tables and the whole file ---------------------------------------------------------------------
@@ -178,14 +186,20 @@ def _ident(name: str) -> quoted_name:
 
 
 _PLAIN_DEFAULTS = (exp.Literal, exp.Boolean, exp.Null, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime)
+_MYSQL_PLAIN_DEFAULTS = (exp.Literal, exp.Boolean, exp.Null, exp.CurrentTimestamp)
+"""MySQL takes `CURRENT_TIMESTAMP` bare (for a DATETIME or TIMESTAMP column), but `CURRENT_DATE` and
+`CURRENT_TIME` only as an expression, in parentheses."""
 
 
-def _server_default(parsed: ParsedDefault, target: TargetDialect) -> sa.TextClause | sa.ColumnElement[Any]:
+def _server_default(parsed: ParsedDefault, target: TargetDialect,
+                    column: SqlType) -> sa.TextClause | sa.ColumnElement[Any]:
     """A literal goes in as written; an expression in parentheses (MySQL and SQLite need them, the others
-    accept them). The text is sqlglot's rendering of a checked tree, never the model's string."""
-    text = render_default(parsed, target.sqlglot)
-    tree = parsed.tree.this if isinstance(parsed.tree, exp.Neg) else parsed.tree
-    if isinstance(tree, _PLAIN_DEFAULTS):
+    accept them). The text is sqlglot's rendering of a checked tree, never the model's string, and a
+    default of another DBMS's SQL is first translated for the target (`export_default`)."""
+    exported = export_default(parsed, target.dbms, column)
+    text = render_default(exported, target.sqlglot)
+    tree = exported.tree.this if isinstance(exported.tree, exp.Neg) else exported.tree
+    if isinstance(tree, _MYSQL_PLAIN_DEFAULTS if target.dbms == "mysql" else _PLAIN_DEFAULTS):
         return sa.text(text.replace(":", "\\:"))  # a colon would otherwise read as a bind parameter
     return sa.literal_column(f"({text})")
 
@@ -228,7 +242,7 @@ def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
         server_default = None
         if c.default is not None:
             try:
-                server_default = _server_default(parse_default(c.default, dbms), target)
+                server_default = _server_default(parse_default(c.default, dbms), target, t)
             except DefaultProblem as exc:
                 notes.append(comment(f"default of column {c.name} left out: {exc}"))
         columns.append(sa.Column(_ident(c.name), sqlalchemy_type(t), nullable=c.nullable,

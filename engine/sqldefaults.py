@@ -3,7 +3,8 @@
 A default is parsed by sqlglot in its server's SQL dialect; it may be a literal, a cast, arithmetic or a
 function call, and nothing else (no columns, queries, statements or parameters). It is written for a
 target dialect from the parsed tree, and the text is parsed back to check it says the same. Rule TB003
-reports a default this refuses; DDL export never writes one.
+reports a default this refuses; DDL export never writes one. DDL for a DBMS other than the default's own
+takes it through `export_default`: rebuilt from forms with a checked equivalent there, or left out.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from typing import Any, cast
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, SqlglotError
+from sqlglot.tokenizer_core import TokenType
 
 from engine.model.schema import ColumnDef
+from engine.model.types import SqlType, TypeFamily
 from engine.sql import limit_problem
 
 SQLGLOT_BY_DBMS = {"postgresql": "postgres", "oracle": "oracle", "mssql": "tsql", "ase": "tsql",
@@ -35,9 +39,25 @@ _SPECIAL_REGISTERS = {"CURRENT TIMESTAMP": "CURRENT_TIMESTAMP", "CURRENT DATE": 
 _INFORMIX_CURRENT = re.compile(r"CURRENT (YEAR|MONTH|DAY|HOUR|MINUTE|SECOND|FRACTION)"
                                r" TO (YEAR|MONTH|DAY|HOUR|MINUTE|SECOND|FRACTION)( ?\( ?[1-5] ?\))?")
 """Informix's `CURRENT YEAR TO SECOND` (a DATETIME with its qualifier): the current timestamp."""
-_USER_REGISTERS = frozenset({"USER", "SESSION_USER", "SYSTEM_USER"})
-"""The standard's niladic user functions, written without parentheses by Oracle, DB2, Informix, SQL Server
-and PostgreSQL alike; sqlglot would read them as column names."""
+_STANDARD_USERS = frozenset({"USER", "SESSION_USER", "SYSTEM_USER"})
+USER_FUNCTIONS: dict[str, frozenset[str]] = {
+    "oracle": frozenset({"USER"}), "informix": frozenset({"USER"}), "ase": frozenset({"USER"}),
+    "mssql": _STANDARD_USERS, "db2": _STANDARD_USERS, "postgresql": _STANDARD_USERS, "other": _STANDARD_USERS,
+    "mysql": frozenset(), "sqlite": frozenset(),
+}
+"""The standard's niladic user functions each DBMS reads without parentheses (sqlglot would read them as
+column names). MySQL and SQLite have none: `USER` there names a column, and is no constant."""
+_USER_NAMES = frozenset({"USER", "SESSION_USER"})
+"""The ones that give the user's name wherever they exist; `SYSTEM_USER` is the login in SQL Server and
+`method:identity` in PostgreSQL 16, so it is written only for its own DBMS."""
+
+HEX_IS_BINARY = frozenset({"sqlite", "mysql", "mssql", "ase"})
+"""The DBMSs whose hex literal (`X'0A'`; `0x0A` in SQL Server, ASE and MySQL) is a binary string. PostgreSQL
+reads `X'0A'` as a bit string and Oracle has no hex literal, so there it stays refused (TB003)."""
+
+DBMS_NAMES = {"oracle": "Oracle", "db2": "DB2", "mssql": "SQL Server", "informix": "Informix", "ase": "ASE",
+              "postgresql": "PostgreSQL", "mysql": "MySQL", "sqlite": "SQLite", "other": "standard"}
+"""How a message names each DBMS's SQL (`in SQLite SQL`)."""
 
 _CONSTANT_NODES: tuple[type[Any], ...] = (
     exp.Literal, exp.National, exp.Boolean, exp.Null, exp.Neg, exp.Paren, exp.Cast, exp.TryCast, exp.DataType,
@@ -53,28 +73,35 @@ class DefaultProblem(ValueError):
 
 @dataclass(frozen=True)
 class ParsedDefault:
+    """A checked default: its tree, and the DBMS whose SQL it is (None: not known, so never taken as any
+    target's own SQL by `export_default`)."""
+
     tree: exp.Expression
+    dbms: str | None = None
 
 
 def parse_default(value: str | int | float | bool, dbms: str) -> ParsedDefault:
     """Parse a model's column default, written in its server's SQL; raises `DefaultProblem`."""
     if isinstance(value, bool):
-        return ParsedDefault(exp.Boolean(this=value))
+        return ParsedDefault(exp.Boolean(this=value), dbms)
     if isinstance(value, (int, float)):
         if value != value or value in (float("inf"), float("-inf")):
             raise DefaultProblem(f"{value} is not a number SQL can hold")
         literal = exp.Literal.number(abs(value))
-        return ParsedDefault(exp.Neg(this=literal) if value < 0 else literal)
-    return ParsedDefault(_parse_text(value, SQLGLOT_BY_DBMS.get(dbms, "postgres")))
+        return ParsedDefault(exp.Neg(this=literal) if value < 0 else literal, dbms)
+    return ParsedDefault(_parse_text(value, dbms), dbms)
 
 
 @lru_cache(maxsize=4096)
-def _parse_text(text: str, read: str) -> exp.Expression:
+def _parse_text(text: str, dbms: str) -> exp.Expression:
+    read = SQLGLOT_BY_DBMS.get(dbms, "postgres")
     source = text.strip()
     if not source:
         raise DefaultProblem("the default is empty")
+    if "\x00" in source:
+        raise DefaultProblem("it holds a NUL character, which no SQL text can")
     upper = " ".join(source.upper().split())
-    if upper in _USER_REGISTERS:
+    if upper in USER_FUNCTIONS.get(dbms, USER_FUNCTIONS["other"]):
         return exp.Var(this=upper)
     if _INFORMIX_CURRENT.fullmatch(upper):
         upper = "CURRENT"
@@ -82,6 +109,8 @@ def _parse_text(text: str, read: str) -> exp.Expression:
     too_big = limit_problem(source)  # sqlglot recurses per level: 50 parentheses ran out of stack
     if too_big:
         raise DefaultProblem(f"the default {too_big}")
+    if dbms == "postgresql":
+        source = _standard_strings(source)
     try:
         trees = sqlglot.parse(source, read=read, error_level=ErrorLevel.RAISE)
     except SqlglotError as exc:
@@ -91,28 +120,313 @@ def _parse_text(text: str, read: str) -> exp.Expression:
         raise DefaultProblem(f"{len(found)} SQL statements where one expression belongs")
     tree = found[0]
     for node in tree.walk():
+        if isinstance(node, exp.HexString):
+            _check_hex(node, dbms)
+            continue
         if isinstance(node, exp.Column):
             raise DefaultProblem(f"it names a column ({node.sql()}); a default is a constant or a function call")
         if isinstance(node, _FORBIDDEN_NODES) or not isinstance(node, (*_CONSTANT_NODES, exp.Identifier)):
             raise DefaultProblem(f"a {type(node).__name__.lower()} is not a constant expression")
         if isinstance(node, exp.Identifier) and not isinstance(node.parent, exp.DataType):
             raise DefaultProblem(f"{node.sql()!r} is not a constant")
+    if dbms in ("mysql", "mssql", "ase"):  # `0xABC` is read as `0x0ABC` there: write the 0 it stands for
+        tree = tree.transform(lambda n: exp.HexString(this="0" + n.this)
+                              if isinstance(n, exp.HexString) and len(n.this) % 2 else n)
     return tree
+
+
+def _check_hex(node: exp.HexString, dbms: str) -> None:
+    """A hex literal is a constant where it is a binary string, and SQLite takes only whole bytes."""
+    if dbms not in HEX_IS_BINARY:
+        raise DefaultProblem(f"X'{node.this}' is a hex string, which is taken as a binary constant only in "
+                             "SQLite, MySQL, SQL Server and ASE SQL")
+    if dbms == "sqlite" and len(node.this) % 2:
+        raise DefaultProblem(f"X'{node.this}' has an odd number of hex digits, which SQLite refuses")
+
+
+_PG_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))|''|[^\\']+",
+                        re.DOTALL)
+_PG_LETTER_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _standard_strings(source: str) -> str:
+    """PostgreSQL SQL with each escape string constant (`E'\\t'`) rewritten as the standard string constant of
+    the same text (`'<tab>'`). sqlglot keeps an escape string as a byte string, which it writes for no other
+    dialect, and decodes some escapes unlike PostgreSQL (which refuses `E'\\xE9'`, not UTF-8, and `E'\\0'`);
+    the text is decoded here by PostgreSQL's rules (`_escape_string_text`)."""
+    if not re.search(r"[eE]'", source):
+        return source
+    try:
+        tokens = Dialect.get_or_raise("postgres").tokenize(source)
+    except SqlglotError:
+        return source  # the parse that follows says what is wrong
+    pieces: list[str] = []
+    done = 0
+    for token in tokens:
+        if token.token_type is not TokenType.BYTE_STRING:
+            continue
+        raw = source[token.start:token.end + 1]
+        if len(raw) < 3 or raw[:2] not in ("E'", "e'") or raw[-1] != "'":
+            raise DefaultProblem("an escape string sqlglot does not read as PostgreSQL does")
+        text = _escape_string_text(raw[2:-1])
+        pieces += [source[done:token.start], "'" + text.replace("'", "''") + "'"]
+        done = token.end + 1
+    return "".join(pieces) + source[done:]
+
+
+def _escape_string_text(body: str) -> str:
+    """The text of PostgreSQL's `E'body'` (manual, 4.1.2.2): `\\b \\f \\n \\r \\t`, octal and hex byte values,
+    `\\uXXXX` and `\\UXXXXXXXX` code points (a surrogate pair as two `\\u`), `''` and `\\'` for a quote, any other
+    escaped character as itself. The bytes must be UTF-8 without NUL, as a UTF8 database requires."""
+    out = bytearray()
+    high: int | None = None  # the first half of a surrogate pair, waiting for the second
+    pos = 0
+    while pos < len(body):
+        match = _PG_ESCAPE.match(body, pos)
+        if match is None:
+            raise DefaultProblem("an escape string PostgreSQL would not read")
+        octal, hexa, short, long, other = match.groups()
+        code = int(short or long, 16) if short or long else None
+        if high is not None and (code is None or not 0xDC00 <= code <= 0xDFFF):
+            raise DefaultProblem("an escape string with half a Unicode surrogate pair, which PostgreSQL refuses")
+        if code is not None:
+            if high is not None:
+                code, high = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00), None
+            elif 0xD800 <= code <= 0xDBFF:
+                high = code
+                pos = match.end()
+                continue
+            if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+                raise DefaultProblem(f"an escape string with the Unicode escape value {code:X}, which PostgreSQL "
+                                     "refuses")
+            out += chr(code).encode()
+        elif octal is not None:
+            out.append(int(octal, 8) & 0xFF)
+        elif hexa is not None:
+            out.append(int(hexa, 16))
+        elif other is not None:
+            if other in "uU":
+                raise DefaultProblem(f"an escape string with a short \\{other} escape, which PostgreSQL refuses")
+            out += _PG_LETTER_ESCAPES.get(other, other).encode()
+        else:
+            out += b"'" if match.group() == "''" else match.group().encode()
+        pos = match.end()
+    if high is not None:
+        raise DefaultProblem("an escape string with half a Unicode surrogate pair, which PostgreSQL refuses")
+    try:
+        text = out.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DefaultProblem("an escape string whose bytes are not UTF-8, which PostgreSQL refuses") from None
+    if "\x00" in text:
+        raise DefaultProblem("an escape string holding a NUL character, which PostgreSQL refuses")
+    return text
 
 
 def render_default(parsed: ParsedDefault, write: str) -> str:
     """The default as SQL text of the sqlglot dialect `write`, checked to parse back to the same tree."""
-    tree = parsed.tree
-    if write in ("tsql", "oracle"):  # no boolean literals there: BIT / NUMBER(1) columns take 1 and 0
-        tree = tree.transform(lambda n: exp.Literal.number(int(n.this)) if isinstance(n, exp.Boolean) else n)
+    tree = _writable(parsed.tree, write)
     try:
         text = tree.sql(dialect=write, unsupported_level=ErrorLevel.RAISE)
         again = sqlglot.parse(text, read=write, error_level=ErrorLevel.RAISE)
     except SqlglotError as exc:
         raise DefaultProblem(f"cannot be written in {write} SQL ({_first_line(str(exc))})") from None
-    if len(again) != 1 or again[0] is None or again[0].sql(dialect=write) != text:
+    if len(again) != 1 or again[0] is None or _writable(cast(exp.Expression, again[0]), write).sql(write) != text:
         raise DefaultProblem(f"does not survive being written in {write} SQL")
     return text
+
+
+def _writable(tree: exp.Expression, write: str) -> exp.Expression:
+    """The tree with what sqlglot writes wrong for `write` replaced: SQL Server and Oracle have no boolean
+    literals (BIT / NUMBER(1) columns take 1 and 0); sqlglot writes PostgreSQL's `CURRENT_TIME` as
+    `CURRENT_TIME()`, which PostgreSQL refuses."""
+    if write in ("tsql", "oracle"):
+        tree = tree.transform(lambda n: exp.Literal.number(int(n.this)) if isinstance(n, exp.Boolean) else n)
+    if write == "postgres":
+        tree = tree.transform(lambda n: exp.Var(this="CURRENT_TIME")
+                              if isinstance(n, exp.CurrentTime) and not n.args.get("this") else n)
+    return tree
+
+
+def export_default(parsed: ParsedDefault, target: str, column: SqlType) -> ParsedDefault:
+    """The default as DDL for a `column` on DBMS `target` must say it to keep its value, else
+    `DefaultProblem` naming what has no equivalent there (DDL then leaves it out, with a comment).
+
+    For the default's own DBMS, the tree as it is: it is that DBMS's SQL. For another, sqlglot's transpiling
+    is not trusted: it writes a hex blob as a bit string for PostgreSQL and as 0 for Oracle, `N'x'` and
+    `USER` where SQLite refuses them, a function of one DBMS where the next has none, `1 / 2` where the
+    next divides otherwise. So the tree is rebuilt from forms with a checked equivalent in `target` only
+    (`_portable`): literals, NULL, arithmetic on numbers, joined text, the current date and time in a
+    datetime column, the user's name, a binary column's hex literal."""
+    if parsed.dbms == target:
+        return parsed
+    source = parsed.dbms or "other"
+    tree = _unwrapped(parsed.tree)
+    if _binary(column):
+        return ParsedDefault(_blob(tree, target), target)
+    if isinstance(tree, exp.HexString):
+        raise DefaultProblem(f"X'{tree.this}' is a binary value, written for another DBMS only in a binary column")
+    if column.family in (TypeFamily.BOOLEAN, TypeFamily.BIT):
+        return ParsedDefault(_truth(tree), target)
+    if source == "oracle" and _empty_text(tree):
+        return ParsedDefault(exp.Null(), target)  # Oracle reads '' as NULL
+    return ParsedDefault(_portable(parsed.tree, source, target, column), target)
+
+
+def _unwrapped(tree: exp.Expression) -> exp.Expression:
+    """The tree without its outer parentheses, and `CAST(NULL AS ...)` as NULL (no value has no type)."""
+    while isinstance(tree, (exp.Paren, exp.Cast, exp.TryCast)):
+        if isinstance(tree, (exp.Cast, exp.TryCast)) and not isinstance(_unwrapped(tree.this), exp.Null):
+            return tree
+        tree = tree.this
+    return tree
+
+
+def _binary(column: SqlType) -> bool:
+    return column.family is TypeFamily.BINARY or column.name in ("BLOB", "BYTE", "LONG RAW")
+
+
+def _blob(tree: exp.Expression, target: str) -> exp.Expression:
+    """A binary column's default for another DBMS: NULL, or a hex literal in the target's own form. Text
+    is not translated: each DBMS reads it as other bytes (PostgreSQL `'\\x00'` as one byte 0, SQLite as
+    four characters)."""
+    if isinstance(tree, exp.Null):
+        return exp.Null()
+    if not isinstance(tree, exp.HexString):
+        raise DefaultProblem("a binary column's default is written for another DBMS only from a hex literal "
+                             "(X'...'): each DBMS reads other text as different bytes")
+    digits = tree.this
+    if target in HEX_IS_BINARY:
+        return exp.HexString(this=digits)
+    if target == "postgresql":  # X'..' would be a bit string there; bytea reads '\x..' as hex bytes
+        return exp.Cast(this=exp.Literal.string("\\x" + digits), to=exp.DataType.build("BYTEA", dialect="postgres"))
+    if target == "oracle" and digits:  # Oracle reads an empty RAW as NULL
+        return exp.Anonymous(this="HEXTORAW", expressions=[exp.Literal.string(digits)])
+    raise DefaultProblem(f"X'{digits}' has no checked equivalent in {DBMS_NAMES.get(target, target)} SQL")
+
+
+def _string(node: exp.Expression) -> bool:
+    """A string literal, plain or national (`N'...'`, which sqlglot does not count as a string)."""
+    return isinstance(node, exp.National) or (isinstance(node, exp.Literal) and node.is_string)
+
+
+def _truth(tree: exp.Expression) -> exp.Expression:
+    """A boolean column's default for another DBMS: NULL, TRUE or FALSE, also from SQL Server's and
+    Oracle's 1 and 0 (PostgreSQL refuses an integer default for a boolean column). Written as 1 and 0 again
+    where there are no boolean literals (`render_default`)."""
+    if isinstance(tree, (exp.Null, exp.Boolean)):
+        return tree.copy()
+    if isinstance(tree, exp.Literal) and not tree.is_string and tree.this in ("0", "1"):
+        return exp.Boolean(this=tree.this == "1")
+    raise DefaultProblem("a boolean column's default is written for another DBMS only as TRUE, FALSE, 1 or 0")
+
+
+def _empty_text(tree: exp.Expression) -> bool:
+    return _string(tree) and tree.this == ""
+
+
+_TEXT_CASTS = frozenset({exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR, exp.DataType.Type.NVARCHAR})
+_NOW = (exp.CurrentTimestamp, exp.Systimestamp, exp.CurrentDate)
+
+
+def _portable(node: exp.Expression, source: str, target: str, column: SqlType) -> exp.Expression:
+    """`node` rebuilt of forms with a checked equivalent in `target`; `DefaultProblem` for anything else."""
+    def again(child: exp.Expression) -> exp.Expression:
+        return _portable(child, source, target, column)
+
+    name = DBMS_NAMES.get(target, target)
+    if isinstance(node, exp.Paren):
+        return exp.Paren(this=again(node.this))
+    if isinstance(node, (exp.Null, exp.Boolean)):
+        return node.copy()
+    if _string(node):
+        return _text(node, source, target, column)
+    if isinstance(node, exp.Literal):
+        return node.copy()
+    if isinstance(node, exp.Neg) and _number(node.this):
+        return exp.Neg(this=again(node.this))
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)) and _number(node.this) and _number(node.expression):
+        return type(node)(this=again(node.this), expression=again(node.expression))
+    if isinstance(node, exp.DPipe) and _textual(node.this) and _textual(node.expression):
+        return exp.DPipe(this=again(node.this), expression=again(node.expression), safe=node.args.get("safe"))
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        if isinstance(_unwrapped(node), exp.Null):
+            return exp.Null()
+        if node.to.this in _TEXT_CASTS and not node.to.expressions and _textual(node.this):
+            return again(node.this)  # `'new'::character varying`: text stays text, not cut to a length
+        raise DefaultProblem(f"a cast to {node.to.sql()} has no checked equivalent in {name} SQL")
+    if isinstance(node, exp.Var) and node.name in _USER_NAMES:
+        if node.name in USER_FUNCTIONS.get(target, USER_FUNCTIONS["other"]):
+            return node.copy()
+        raise DefaultProblem(f"{node.name} has no equivalent in {name} SQL")
+    if isinstance(node, _NOW):
+        return _now(node, source, target, column)
+    raise DefaultProblem(f"{_described(node)} has no checked equivalent in {name} SQL")
+
+
+def _number(node: exp.Expression) -> bool:
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        node = node.this
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        return _number(node.this) and _number(node.expression)
+    return isinstance(node, exp.Literal) and not node.is_string
+
+
+def _textual(node: exp.Expression) -> bool:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.DPipe):
+        return _textual(node.this) and _textual(node.expression)
+    return _string(node)
+
+
+def _text(node: exp.Expression, source: str, target: str, column: SqlType) -> exp.Expression:
+    """A string literal for `target`: `N'...'` where it keeps characters a plain literal could lose (SQL
+    Server's code pages), a plain literal where `N` is not SQL (SQLite). Not an empty one to or from Oracle,
+    which reads '' as NULL, nor a date string for Oracle, which reads one by the session's NLS format."""
+    value = node.this
+    if value == "" and "oracle" in (source, target):
+        raise DefaultProblem("'' has no equivalent: Oracle reads it as NULL")
+    if target == "oracle" and column.family is TypeFamily.DATETIME:
+        raise DefaultProblem(f"Oracle reads the date string {node.sql()} by the session's NLS_DATE_FORMAT")
+    national = isinstance(node, exp.National) or (target == "mssql" and not value.isascii())
+    if national and target in ("mssql", "oracle", "mysql"):
+        return exp.National(this=value)
+    return exp.Literal.string(value)
+
+
+def _now(node: exp.Expression, source: str, target: str, column: SqlType) -> exp.Expression:
+    """The current date or time for a datetime column (as text, each DBMS writes it its own way): today for
+    a DATE column or from `CURRENT_DATE`, else the current timestamp. Oracle's `CURRENT_DATE` is the date and
+    the time of day; a precision is left to the column's type."""
+    if column.family is not TypeFamily.DATETIME:
+        raise DefaultProblem(f"{_described(node)} in a {column} column reads differently in each DBMS")
+    today = column.name == "DATE" or (isinstance(node, exp.CurrentDate) and source != "oracle")
+    if not today:
+        return exp.CurrentTimestamp()
+    if target == "mssql":  # SQL Server has no CURRENT_DATE; GETDATE() has the time of day
+        return exp.Cast(this=exp.CurrentTimestamp(), to=exp.DataType.build("DATE"))
+    if target == "ase":  # GETDATE() has the time of day, and ASE's own ways to cut it are not checked here
+        raise DefaultProblem("the current date has no checked equivalent in ASE SQL")
+    if target == "oracle":  # Oracle's CURRENT_DATE has the time of day
+        return cast(exp.Expression, sqlglot.parse_one("TRUNC(CURRENT_DATE)", read="oracle"))
+    return exp.CurrentDate()
+
+
+_OPERATORS: dict[type[exp.Expression], str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/",
+                                               exp.Mod: "%", exp.DPipe: "||"}
+
+
+def _described(node: exp.Expression) -> str:
+    """A short name for a part of a default, for a message: a function by its name, an operator by its sign."""
+    if type(node) in _OPERATORS:
+        return f"the operator {_OPERATORS[type(node)]}"
+    if isinstance(node, exp.Anonymous):
+        return f"the function {node.name}()"
+    if isinstance(node, exp.Func):
+        return f"the function {node.sql_name()}()"
+    if isinstance(node, exp.Var):
+        return node.name
+    return f"a {type(node).__name__.lower()}"
 
 
 def run_default(value: str | int | float | bool, dbms: str) -> str | int | float | bool:

@@ -319,6 +319,12 @@ def test_tb002_deep_hierarchy_is_fine() -> None:
         ("USER", "db2"),
         ("SESSION_USER", "postgresql"),
         ("N'abc'", "mssql"),  # a national character literal
+        ("x'00'", "sqlite"),  # SQLite's blob literals: a model imported from SQLite had TB003 and no DDL
+        ("X'ABCD'", "sqlite"),
+        ("0x00ff", "mssql"),
+        ("E'\\t'", "postgresql"),  # PostgreSQL's escape strings
+        ("e'it\\'s'", "postgresql"),
+        ("E'caf\\u00e9 \\xC3\\xA9'", "postgresql"),  # a code point, and UTF-8 in byte escapes
     ],
 )
 def test_tb003_constant_expressions_are_fine(default: Any, dbms: str) -> None:
@@ -340,6 +346,17 @@ def test_tb003_constant_expressions_are_fine(default: Any, dbms: str) -> None:
         ("'unterminated", "postgresql", "not one SQL expression"),
         ("(" * 60 + "1" + ")" * 60, "postgresql", "nested too deeply"),  # had run out of stack
         ("1" + " + 1" * 30_000, "oracle", "too long"),
+        ("USER", "sqlite", "names a column"),  # no niladic user function in SQLite or MySQL
+        ("USER", "mysql", "names a column"),
+        ("SESSION_USER", "oracle", "names a column"),
+        ("x'00'", "postgresql", "hex string"),  # a bit string in PostgreSQL
+        ("x'ABC'", "sqlite", "odd number of hex digits"),
+        ("E'\\xE9'", "postgresql", "not UTF-8"),  # PostgreSQL refuses both; sqlglot read them as é and NUL
+        ("E'\\0'", "postgresql", "NUL"),
+        ("E'\\u12'", "postgresql", "short \\u escape"),
+        ("E'\\uD800'", "postgresql", "surrogate"),
+        ("'a\x00b'", "sqlite", "NUL"),
+        ("E'\\t'", "db2", "not a constant expression"),  # an escape string is PostgreSQL's alone
     ],
 )
 def test_tb003_anything_else_names_the_column(default: Any, dbms: str, why: str) -> None:
@@ -359,6 +376,23 @@ def test_tb003_follows_the_servers_dbms_in_incremental_validation() -> None:
     validator.apply(replace(m, "server", server, evolve(server, dbms="postgresql")))
     assert [f.location.column for f in validator.findings() if f.code == "TB003"] == ["NAME"]
     assert validator.findings() == validate(m)
+
+
+def test_an_escape_string_is_read_as_postgresql_reads_it() -> None:
+    """`E'...'` is decoded by PostgreSQL's rules into the standard literal of the same text: what a run
+    fills in and what DDL writes for any DBMS."""
+    from sqlglot import exp
+
+    from engine.sqldefaults import parse_default
+
+    cases = {"E'\\t'": "\t", "e'it\\'s'": "it's", "E'a''b'": "a'b", "E'\\101\\x41\\u0041\\U00000041'": "AAAA",
+             "E'\\q\\\\'": "q\\", "E'\\uD83D\\uDE00'": "\U0001F600", "E'\\xC3\\xA9'": "\u00e9",
+             "E'\\b\\f\\n\\r'": "\b\f\n\r"}
+    for text, value in cases.items():
+        tree = parse_default(text, "postgresql").tree
+        assert tree.is_string and tree.this == value, (text, tree)
+    joined = parse_default("E'a\\t' || 'b'", "postgresql").tree
+    assert [t.this for t in joined.find_all(exp.Literal)] == ["a\t", "b"]
 
 
 def test_a_nan_default_is_refused_before_any_rule_sees_it() -> None:
