@@ -429,29 +429,41 @@ def _described(node: exp.Expression) -> str:
     return f"a {type(node).__name__.lower()}"
 
 
-def run_default(value: str | int | float | bool, dbms: str) -> str | int | float | bool:
+def run_default(value: str | int | float | bool, dbms: str) -> str | int | float | bool | bytes | None:
     """The default as a run evaluates it: text in its server's SQL rewritten as Spark SQL, the dialect the
     run's evaluator reads, so that Oracle's `'it''s'` is `it's` (not two literals joined), and `SYSDATE`,
-    `getdate()` or DB2's `CURRENT TIMESTAMP` the change's time. A default TB003 refuses is left as written
-    (the run reads it as before)."""
+    `getdate()` or DB2's `CURRENT TIMESTAMP` the change's time. Two literals are values already: a hex
+    literal (SQLite's `x'00'`) its bytes, which the evaluator has no literal for, and Oracle's `''` NULL,
+    as Oracle reads it. A default TB003 refuses is left as written (the run reads it as before)."""
     if not isinstance(value, str):
         return value
     try:
-        return render_default(parse_default(value, dbms), "spark")
+        parsed = parse_default(value, dbms)
+    except DefaultProblem:
+        return value
+    tree = parsed.tree
+    while isinstance(tree, exp.Paren):
+        tree = tree.this
+    if isinstance(tree, exp.HexString):
+        return bytes.fromhex(tree.this)  # whole bytes: `_parse_text` made an odd count whole, or refused it
+    if dbms == "oracle" and _empty_text(tree):
+        return None
+    try:
+        return render_default(parsed, "spark")
     except DefaultProblem:
         return value
 
 
 def is_null_default(value: str | int | float | bool, dbms: str) -> bool:
-    """Whether a default is SQL NULL (`NULL`, `(NULL)`, `CAST(NULL AS ...)`): no value at all. A default TB003
-    refuses is not one (TB003 reports it)."""
+    """Whether a default is SQL NULL (`NULL`, `(NULL)`, `CAST(NULL AS ...)`, and Oracle's `''`): no value at
+    all. A default TB003 refuses is not one (TB003 reports it)."""
     try:
         tree = parse_default(value, dbms).tree
     except DefaultProblem:
         return False
     while isinstance(tree, (exp.Paren, exp.Cast, exp.TryCast)):
         tree = tree.this
-    return isinstance(tree, exp.Null)
+    return isinstance(tree, exp.Null) or (dbms == "oracle" and _empty_text(tree))
 
 
 def default_problem(column: ColumnDef, dbms: str) -> str | None:

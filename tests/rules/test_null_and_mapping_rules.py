@@ -39,14 +39,14 @@ def protected_pair(
     )
 
 
-def required(*, default: Any = None, mapped: bool = False, nullable: bool = False) -> Any:
+def required(*, default: Any = None, mapped: bool = False, nullable: bool = False, dbms: str = "postgresql") -> Any:
     src = [col("ID", nullable=False), col("NAME", "VARCHAR(40)")]
     extra = {"default": default} if default is not None else {}
     tgt = [col("ID", nullable=False), col("REQ", "VARCHAR(10)", nullable=nullable, **extra)]
     columns: dict[str, Any] = {"ID": "ID"}
     if mapped:
         columns["REQ"] = {"method": "constant", "value": "x"}
-    return one_way(src, tgt, columns, src_pk=["ID"], tgt_pk=["ID"])
+    return one_way(src, tgt, columns, src_pk=["ID"], tgt_pk=["ID"], tgt_dbms=dbms)
 
 
 def copied(method: Any, *, src_nullable: bool = True, tgt_nullable: bool = False) -> Any:
@@ -309,6 +309,13 @@ def test_nl001_a_null_default_is_no_default(default: str) -> None:
     """CONTRACT section 3, NL001: "a target column that is NOT NULL and has no default is not mapped". A
     default of SQL NULL gives the unmapped NOT NULL column the NULL it refuses, exactly as no default does."""
     assert_fires(required(default=default), "NL001", mapping="m", table=TGT, column="REQ")
+
+
+def test_nl001_oracles_empty_text_is_null() -> None:
+    """Oracle reads `''` as NULL (and a run fills it so): on an Oracle target it is no default; elsewhere it is
+    the empty text."""
+    assert_fires(required(default="''", dbms="oracle"), "NL001", mapping="m", table=TGT, column="REQ")
+    assert_silent(required(default="''"), "NL001")
 
 
 @pytest.mark.parametrize("default", ["'NULL'", "COALESCE(NULL, 'x')", "0"])

@@ -38,6 +38,24 @@ def test_an_insert_fills_defaults_as_the_targets_server_reads_them() -> None:
         assert isinstance(row["AT"], datetime) and row["AT"].isoformat().startswith(T0[:19]), (dbms, row["AT"])
 
 
+def test_a_hex_literal_fills_its_bytes_and_oracles_empty_text_null() -> None:
+    """SQLite's `x'00ff'` is a blob (the evaluator has no binary literal: it had filled the text `X'00ff'`),
+    and Oracle reads `''` as NULL."""
+    blob = table("t", "T", {"ID": "INTEGER", "B": "BLOB"}, ["ID"])
+    blob["columns"][1]["default"] = "x'00ff'"
+    note = table("o", "T", {"ID": "INTEGER", "NOTE": "VARCHAR(20)"}, ["ID"])
+    note["columns"][1]["default"] = "''"
+    model = build([{"id": "s", "dbms": "sqlite"}, {"id": "t", "dbms": "sqlite"}, {"id": "o", "dbms": "oracle"}],
+                  [table("s", "T", {"ID": "INTEGER"}, ["ID"]), blob, note],
+                  [{"id": "m", "source": "s.T", "target": "t.T", "columns": {"ID": "ID"}},
+                   {"id": "n", "source": "s.T", "target": "o.T", "columns": {"ID": "ID"}}])
+    result = run(model, [rec("s", "x1", "I", after={"ID": 1})])
+    assert result.tables["t.T"] == [{"ID": 1, "B": b"\x00\xff"}]
+    assert result.tables["o.T"] == [{"ID": 1, "NOTE": None}]
+    assert default_value_sql(run_default("x'00ff'", "sqlite"), parse_type("BLOB")) == "unhex('00ff')"
+    assert default_value_sql(run_default("''", "oracle"), parse_type("VARCHAR(20)")) == "CAST(NULL AS string)"
+
+
 def test_spark_fills_the_same_defaults() -> None:
     """The Spark fold writes a default as a literal, or the event's time for the current timestamp."""
     assert default_value_sql(run_default("SYSDATE", "oracle"), parse_type("TIMESTAMP")) == "CAST(at AS timestamp)"

@@ -250,6 +250,26 @@ def test_defaults_in_the_servers_sql_fill_as_on_the_reference(spark: Any, tmp_pa
     assert [str(v)[:19] for v in table.column("AT").to_pylist()] == ["2026-01-05 10:00:01", "2026-01-05 10:00:02"]
 
 
+def test_a_blob_default_fills_its_bytes_on_both_folds(spark: Any, tmp_path: Path) -> None:
+    """SQLite's `x'00ff'` default is two bytes on the native fold as on the reference's (it had been the
+    text of the literal)."""
+    cols = [{"name": "ID", "type": "INTEGER", "nullable": False}]
+    model = Model.model_validate({
+        "format": "mapwright/1", "servers": [{"id": "s", "dbms": "sqlite"}, {"id": "t", "dbms": "sqlite"}],
+        "tables": [{"server": "s", "name": "T", "columns": cols, "primary_key": ["ID"]},
+                   {"server": "t", "name": "T", "primary_key": ["ID"],
+                    "columns": cols + [{"name": "B", "type": "BLOB", "default": "x'00ff'"}]}],
+        "mappings": [{"id": "m", "source": "s.T", "target": "t.T", "columns": {"ID": "ID"}}]})
+    (tmp_path / "data" / "changes").mkdir(parents=True)
+    (tmp_path / "data" / "changes" / "s.jsonl").write_text(json.dumps(
+        {"site": "s", "txn": "x1", "seq": 1, "commit_ts": "2026-01-05T10:00:01Z", "table": "T", "op": "I",
+         "after": {"ID": 1}}) + "\n")
+    got, want = both(spark, model, tmp_path / "data", tmp_path)
+    assert got == want
+    [table] = [pq.read_table(p) for p in (tmp_path / "spark" / "tables" / "t").glob("T.parquet")]
+    assert table.column("B").to_pylist() == [b"\x00\xff"]
+
+
 @pytest.mark.parametrize(("where", "says"), [
     ("F DIV 2 >= 0", "does not run on Spark: [DATATYPE_MISMATCH"),  # DIV takes no DOUBLE
     ("F + 1", "is no condition (Spark reads it as double)")])
