@@ -39,6 +39,7 @@ def has_display() -> bool:
 
 
 def main(model: Path | None, screenshot: Path | None = None) -> int:
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QStyleFactory
 
     from designer.window import MainWindow
@@ -69,6 +70,7 @@ def main(model: Path | None, screenshot: Path | None = None) -> int:
         code = 0
     else:
         window.show()
+        QTimer.singleShot(0, window.offer_orphaned_autosaves)  # once the window shows, above it
         code = int(app.exec())
         if window.warm_session is not None:  # closed, so stopping: let it stop Spark before Qt kills it
             window.warm_session.wait_stopped()

@@ -1,14 +1,19 @@
 """Autosave and recovery: the open model is written to an autosave file a few seconds after each change
 (and every minute while unsaved); a clean save removes it, and Save As removes the old file's (or the
 never-saved model's). On opening a model whose autosave is newer and different, the designer offers to
-recover it."""
+recover it. A never-saved model's autosave is named for the process that keeps it (`untitled-<pid>-...`):
+once that process is gone (a crash, a kill), the next designer started offers it back (`orphaned_untitled`)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
+import uuid
 from contextlib import suppress
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
@@ -33,9 +38,62 @@ def autosave_dir() -> Path:
     return base
 
 
+_UNTITLED = f"untitled-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+"""This process's never-saved model's autosave name: its pid says whether its keeper still runs, the rest
+keeps it apart from an earlier process's that had the same pid."""
+_UNTITLED_NAME = re.compile(r"untitled-(\d+)-[0-9a-f]{8}\.json")
+
+
 def autosave_path(model_path: Path | None) -> Path:
-    name = str(model_path.resolve()) if model_path else f"untitled-{os.getpid()}"
-    return autosave_dir() / (hashlib.sha1(name.encode()).hexdigest()[:16] + ".json")
+    if model_path is None:
+        return autosave_dir() / f"{_UNTITLED}.json"
+    return autosave_dir() / (hashlib.sha1(str(model_path.resolve()).encode()).hexdigest()[:16] + ".json")
+
+
+@dataclass(frozen=True)
+class Orphan:
+    """A never-saved model's autosave whose designer is gone."""
+
+    file: Path
+    model: Model
+    saved_at: datetime
+
+
+def orphaned_untitled() -> list[Orphan]:
+    """The autosaves of never-saved models whose designer process no longer runs, newest first. One that
+    cannot be read is not offered (nor removed: it may be another version's)."""
+    try:
+        files = list(autosave_folder().iterdir())
+    except OSError:
+        return []
+    out = []
+    for file in files:
+        match = _UNTITLED_NAME.fullmatch(file.name)
+        if match is None or _running(int(match[1])):
+            continue
+        try:
+            doc = load_json(file.read_text(encoding="utf-8"))
+            if doc.get("path") is not None:
+                continue
+            model = parse_model(json.dumps(doc["model"]), str(file))
+            out.append(Orphan(file, model, datetime.fromtimestamp(file.stat().st_mtime)))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, ModelLoadError):
+            continue
+    return sorted(out, key=lambda o: o.saved_at, reverse=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` runs. On Windows `os.kill` would end it, not probe it: there every keeper is
+    taken to run (no orphan is offered)."""
+    if pid == os.getpid() or os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it runs
+        return True
+    return True
 
 
 def recoverable(model_path: Path) -> Model | None:

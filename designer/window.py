@@ -22,7 +22,7 @@ from designer import goldengate_export, import_dialog
 from designer.authoring.actions import AuthoringActions, install_edit_menu
 from designer.authoring.grid import MappingGrid
 from designer.authoring.selection import follow_ref, ref_exists
-from designer.autosave import Autosaver, recoverable
+from designer.autosave import Autosaver, orphaned_untitled, recoverable
 from designer.browser.window import ConflictBrowser
 from designer.canvas.controller import CanvasController
 from designer.canvas.scene import MappingScene
@@ -466,7 +466,31 @@ class MainWindow(QMainWindow):
             document.undo_stack.push(EditCommand(document, [], "Recover autosave"))
         self.set_document(document)
         self._remember(path)
+        self.statusBar().clearMessage()  # an earlier failed open's message is about another file
         return True
+
+    def offer_orphaned_autosaves(self) -> bool:
+        """Offer back a never-saved model autosaved by a designer that is gone (a crash, a kill), newest
+        first. The one recovered opens as an unsaved model; each one answered is removed, so none is
+        offered twice. True when one was recovered."""
+        for orphan in orphaned_untitled():
+            when = orphan.saved_at.strftime("%Y-%m-%d %H:%M")
+            answer = QMessageBox.StandardButton.Yes if not self.ask else message(
+                self, QMessageBox.Icon.Question, "Recover autosave",
+                f"A model that was never saved ({orphan.model.name or 'untitled'}, autosaved {when}) was left "
+                "by a designer that closed unexpectedly. Recover it?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No | QMessageBox.StandardButton.Cancel)
+            if answer == QMessageBox.StandardButton.Cancel:
+                return False  # asked again next time
+            if answer == QMessageBox.StandardButton.Yes and not self.maybe_discard():
+                return False
+            orphan.file.unlink(missing_ok=True)
+            if answer == QMessageBox.StandardButton.Yes:
+                document = Document(orphan.model, None)
+                self.set_document(document)
+                document.undo_stack.push(EditCommand(document, [], "Recover autosave"))  # unsaved: autosaved again
+                return True
+        return False
 
     def save(self) -> bool:
         """Save to the model's file; False when it was not saved (the user cancelled, or the write failed)."""

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.labels import plain_label
+from designer.labels import plain_label, plain_tip
 from designer.launcher.events import overall_percent
 from designer.launcher.runner import Runner, RunProcess, RunRequest
 from designer.launcher.settings import (
@@ -178,7 +178,7 @@ class RunLauncher(QWidget):
         blocker = ("open or save a model to run it" if self._model is None else None) or master or data or out
         idle = not self._running
         self.run_button.setEnabled(idle and blocker is None)
-        self.run_button.setToolTip(blocker or "run the model on the sample data (mapwright run)")
+        self.run_button.setToolTip(plain_tip(blocker or "run the model on the sample data (mapwright run)"))
         _show_error(self.blocker_label, f"To run: {blocker}" if idle and blocker else None)
         self.sample_note.setVisible(is_bundled_sample_data(self.data_edit.text().strip()))
         self.cancel_button.setEnabled(self._running and self._runner_cancellable)

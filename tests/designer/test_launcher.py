@@ -199,6 +199,16 @@ def test_a_missing_data_folder_disables_run(fake_launcher: Factory, tmp_path: Pa
     assert not launcher.run_button.isEnabled() and "sample data" in launcher.run_button.toolTip()
 
 
+def test_the_run_button_s_tooltip_shows_typed_text_as_it_is(fake_launcher: Factory) -> None:
+    """The tooltip says why Run is off, quoting what was typed: Qt reads a tooltip that looks like markup as
+    rich text (and would load `<img src=...>`)."""
+    launcher, _ = fake_launcher()
+    launcher.master_combo.setEditText("<img src=/etc/passwd><b>bold</b>")
+    tip = launcher.run_button.toolTip()
+    assert not launcher.run_button.isEnabled() and "&lt;b&gt;bold&lt;/b&gt;" in tip
+    assert "<b>" not in tip and "<img" not in tip
+
+
 def test_no_model_no_run(fake_launcher: Factory) -> None:
     launcher, _ = fake_launcher(model=lambda: None)
     assert not launcher.run_button.isEnabled() and "model" in launcher.run_button.toolTip()

@@ -205,3 +205,68 @@ def test_a_file_rewritten_with_the_same_bytes_is_no_change(qtbot: QtBot, tmp_pat
     w = edited(qtbot, tmp_path, model)
     model.write_bytes(model.read_bytes())  # touched (a checkout, a sync tool), not changed
     assert w.save() and "extra" in server_ids(model)
+
+
+# --- a never-saved model's autosave after a crash ------------------------------------------------------------
+
+_KEEPER = """
+import os, sys, time
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from PySide6.QtWidgets import QApplication
+from designer.autosave import Autosaver
+from designer.document import Document, EditCommand
+from engine.model import Model
+app = QApplication([])
+document = Document(Model.model_validate({"format": "mapwright/1", "name": "draft",
+                                          "servers": [{"id": "left_behind", "dbms": "oracle"}]}))
+document.undo_stack.push(EditCommand(document, [], "an edit"))  # unsaved work
+print(Autosaver(document).save_now(), flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_never_saved_model_of_a_killed_designer_is_offered_back_once(
+        qtbot: QtBot, tmp_path: Path, boxes: list[QMessageBox]) -> None:
+    """The README's promise: an autosave is offered back after a crash, also a model that never had a file.
+    A designer killed with unsaved work leaves its autosave; the next one offers it (and only the gone
+    process's, not a running one's), opens it unsaved, and removes the file so it is not offered again."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    keeper = subprocess.Popen([sys.executable, "-c", _KEEPER], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "MAPWRIGHT_AUTOSAVE_DIR": str(tmp_path / "autosave")})
+    try:
+        left = Path(keeper.stdout.readline().strip())  # type: ignore[union-attr]
+        assert left.is_file() and "left_behind" in left.read_text()
+        w = make_window(qtbot, tmp_path, model_in_folder(tmp_path), ask=True)
+        assert not w.offer_orphaned_autosaves() and boxes == []  # its designer still runs: not an orphan
+    finally:
+        keeper.send_signal(signal.SIGKILL)
+        keeper.wait()
+        keeper.stdout.close()  # type: ignore[union-attr]
+    w.new_model()
+    w.authoring.add_server({"id": "mine", "dbms": "oracle"})
+    assert w.autosaver.save_now() is not None  # this running designer's own: never offered
+    w.document.undo_stack.setClean()
+    boxes.clear()
+    answers = iter([QMessageBox.StandardButton.Yes])
+    QMessageBox.exec = lambda box: (boxes.append(box), int(next(answers).value))[1]  # type: ignore[method-assign]
+    assert w.offer_orphaned_autosaves()
+    assert [b.windowTitle() for b in boxes] == ["Recover autosave"] and "never saved" in boxes[0].text()
+    assert w.document.path is None and w.document.dirty
+    assert [s.id for s in w.document.model.servers] == ["left_behind"]
+    assert not left.exists()
+    assert not w.offer_orphaned_autosaves()
+
+
+def test_a_failed_open_s_message_goes_once_another_model_opens(qtbot: QtBot, tmp_path: Path) -> None:
+    """The status bar said `bad.json:1: invalid JSON` with no timeout, still there over the good model."""
+    w = make_window(qtbot, tmp_path, model_in_folder(tmp_path))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert not w.open_path(bad) and "bad.json" in w.statusBar().currentMessage()
+    (tmp_path / "again").mkdir()
+    assert w.open_path(model_in_folder(tmp_path / "again"))
+    assert w.statusBar().currentMessage() == ""
