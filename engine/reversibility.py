@@ -163,10 +163,30 @@ def _simplify(term: Term, source: Table) -> Term:
         if inner.op in ("text", "cast") and _family(inner, source) is TypeFamily.CHARACTER:
             original = inner.args[0]
             have = _family(original, source)
-            if have in _INVERTIBLE_CAST and have is want:
+            if have in _INVERTIBLE_CAST and have is want and _keeps(original, term, source):
                 return original
         if inner.op == "cast" and want is TypeFamily.CHARACTER:
             original = inner.args[0]
-            if _family(original, source) is TypeFamily.CHARACTER and _family(inner, source) in _INVERTIBLE_CAST:
+            if _family(original, source) is TypeFamily.CHARACTER and _family(inner, source) in _INVERTIBLE_CAST \
+                    and _keeps(original, term, source):
                 return original
     return term
+
+
+def _keeps(original: Term, back: Term, source: Table) -> bool:
+    """Whether the cast `back` is the opposite of the cast there: to a type that holds every value of
+    `original` (not TIMESTAMP -> text -> DATE, nor DECIMAL(10,2) -> text -> INTEGER, nor VARCHAR(10) ->
+    INTEGER -> VARCHAR(5)). A text between too short for some values is TY005's, on the mapping there."""
+    from engine.rules.typecompat import narrowing  # the rules import this module: no cycle at import time
+
+    have = _type(original, source)
+    if have is None:
+        return True  # text of no declared type (a concat, a split): nothing known to cut
+    return back.type is None or narrowing(have, back.type) is None
+
+
+def _type(term: Term, source: Table) -> SqlType | None:
+    if term.op == "col":
+        col = source.column(term.name)
+        return col.sql_type if col else None
+    return term.type if term.op == "cast" else None

@@ -161,12 +161,29 @@ def parse_model(text: str, name: str = "<model>") -> Model:
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         path = _data_path(data, err["loc"])
-        raise ModelLoadError(name, _describe(err), line=line_of(text, path), field=format_path(path)) from None
+        raise ModelLoadError(name, _describe(err) + _column_named(data, path), line=line_of(text, path),
+                             field=format_path(path)) from None
     problem = structure_problem(model)
     if problem:
         path, message = problem
         raise ModelLoadError(name, message, line=line_of(text, path), field=format_path(path))
     return model
+
+
+def _column_named(data: Any, path: Sequence[str | int]) -> str:
+    """` (column NAME)` for an error inside a column (its type, say), whose path names it only by its place:
+    the contract has a load error name the column."""
+    for i in range(len(path) - 2, -1, -1):
+        if path[i] == "columns" and isinstance(path[i + 1], int):
+            node: Any = data
+            for step in path[:i + 2]:
+                try:
+                    node = node[step]
+                except (KeyError, IndexError, TypeError):
+                    return ""
+            named = node.get("name") if isinstance(node, dict) else None
+            return f" (column {named})" if isinstance(named, str) and named and path[i + 2:] != ("name",) else ""
+    return ""
 
 
 def _methods_too_deep(data: dict[str, Any]) -> tuple[tuple[str | int, ...], tuple[str | int, ...]] | None:

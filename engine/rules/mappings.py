@@ -216,7 +216,7 @@ def null_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> 
 def reverse_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
     """BI001, BI002: the reverse mapping exists, goes back, and gives back the key. BI002 only when this
     mapping has a DKey (CONTRACT section 3): without one (DK001) neither direction is reported on it."""
-    if not mapping.reverse:
+    if mapping.reverse is None:  # none given; an empty name is given, and names no mapping (BI001)
         return
     back = ctx.model.mapping(mapping.reverse)
     if back is None:

@@ -76,6 +76,15 @@ def test_bad_field_names_file_line_and_path(examples: Path, old: str, new: str, 
     assert says in str(info.value)
 
 
+def test_an_unknown_type_names_its_column(examples: Path) -> None:
+    """CONTRACT section 1: "An unknown type string is a load error that names the column" (the path gives
+    only its place)."""
+    text = _edited(examples, '"CHAR(2)"', '"INTERVAL"')
+    with pytest.raises(ModelLoadError) as info:
+        parse_model(text, "orders.json")
+    assert str(info.value).endswith("unknown type 'INTERVAL' (column REGION)"), str(info.value)
+
+
 def test_unknown_method_matches_the_contract_example_shape(examples: Path) -> None:
     text = _edited(examples, '"method": "concat"', '"method": "concatt"')
     with pytest.raises(ModelLoadError) as info:

@@ -181,6 +181,51 @@ ROUND_TRIPS: dict[str, tuple[Any, ...]] = {
         {"OPENED": cast("K", "DATE")},
         True,
     ),
+    "cast-timestamp-to-char-to-date": (  # the time of day is lost: DATE is not TIMESTAMP's opposite
+        [col("AT", "TIMESTAMP", nullable=False)],
+        ["AT"],
+        [KEY],
+        ["K"],
+        {"K": cast("AT", "VARCHAR(30)")},
+        {"AT": cast("K", "DATE")},
+        False,
+    ),
+    "cast-date-to-char-to-timestamp": (  # midnight of the day: a TIMESTAMP holds every DATE
+        [OPENED],
+        ["OPENED"],
+        [KEY],
+        ["K"],
+        {"K": cast("OPENED", "VARCHAR(30)")},
+        {"OPENED": cast("K", "TIMESTAMP")},
+        True,
+    ),
+    "cast-decimal-to-char-to-integer": (  # the fraction is lost
+        [col("AMT", "DECIMAL(10,2)", nullable=False)],
+        ["AMT"],
+        [KEY],
+        ["K"],
+        {"K": cast("AMT", "VARCHAR(20)")},
+        {"AMT": cast("K", "INTEGER")},
+        False,
+    ),
+    "cast-integer-to-char-to-bigint": (
+        [CUST_NO],
+        ["CUST_NO"],
+        [KEY],
+        ["K"],
+        {"K": cast("CUST_NO", "VARCHAR(30)")},
+        {"CUST_NO": cast("K", "BIGINT")},
+        True,
+    ),
+    "cast-char-to-decimal-to-shorter-char": (  # VARCHAR(10) -> DECIMAL -> VARCHAR(5): text cut
+        [CODE],
+        ["CODE"],
+        [col("N", "DECIMAL(10,0)", nullable=False)],
+        ["N"],
+        {"N": cast("CODE", "DECIMAL(10,0)")},
+        {"CODE": cast("N", "VARCHAR(5)")},
+        False,
+    ),
     "cast-char-to-date": (
         [CODE],
         ["CODE"],
@@ -403,6 +448,11 @@ def test_bi001_unknown_reverse_and_no_bi002() -> None:
     m = orphan("nope")
     assert len(fired(m, "BI001", mapping="m")) == 1
     assert_silent(m, "BI002")
+
+
+def test_bi001_an_empty_reverse_names_no_mapping() -> None:
+    """`"reverse": ""` is a reverse given, naming no mapping (it had been taken for none given)."""
+    assert len(fired(orphan(""), "BI001", mapping="m")) == 1
 
 
 @pytest.mark.parametrize("declare", ["both", "forward", "back"])
