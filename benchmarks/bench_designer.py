@@ -1,5 +1,6 @@
 """B4, the designer at scale (offscreen): open-to-first-paint of a 1,200-table model, one edit with the window
-open (median and p95), and frame time while panning.
+open (median and p95), frame time while panning, and undo steps of many edits (a server renamed with its
+tables, every table selected and deleted) with their undo.
 
 Run on demand: `.venv/bin/python benchmarks/bench_designer.py [--tables-per-site 400] [--edits 60]`.
 Each figure is given as wall time and as this process's CPU time (the machine may be shared: CPU time is what
@@ -98,6 +99,38 @@ def measure_edits(app: QApplication, window: MainWindow, count: int) -> dict[str
     return summary(samples)
 
 
+def measure_batches(app: QApplication, window: MainWindow) -> dict[str, dict[str, float]]:
+    """Undo steps of many edits, and their undo: a server renamed with its tables (every reference along), and
+    every table selected (Edit > Select all, one item at a time) then deleted. The edits are built by the
+    engine inside the clock here: that is what the user waits for. The model is as it was afterwards."""
+    doc, scene = window.document, window.scene
+    server = max(doc.model.servers, key=lambda s: sum(t.server == s.id for t in doc.model.tables)).id
+
+    def rename() -> None:
+        window.authoring.rename(("server", server), f"{server}_renamed")
+        app.processEvents()
+
+    def select_all() -> None:
+        for item in scene.tables.values():
+            item.setSelected(True)
+        app.processEvents()
+
+    def delete() -> None:
+        window.controller.delete_selection()
+        app.processEvents()
+
+    def undo() -> None:
+        doc.undo_stack.undo()
+        app.processEvents()
+
+    out: dict[str, dict[str, float]] = {}
+    for name, action in (("rename_server", rename), ("rename_server_undo", undo), ("select_all", select_all),
+                         ("delete_all_selected", delete), ("delete_all_selected_undo", undo)):
+        wall, cpu = timed(action)
+        out[name] = {"wall_ms": round(wall * 1000, 1), "cpu_ms": round(cpu * 1000, 1)}
+    return out
+
+
 def measure_panning(app: QApplication, window: MainWindow, frames: int) -> dict[str, float]:
     """Scroll the canvas by 40 px a frame (down, then right) and paint each frame."""
     view = window.view
@@ -138,6 +171,7 @@ def main() -> None:
             "edit": measure_edits(app, window, args.edits),
             "panning_frame": measure_panning(app, window, args.frames),
             "overview_frame": measure_overview_frame(app, window, 5),
+            "batch": measure_batches(app, window),
             "preview_latency": "benchmarks/results/preview.json (bench_preview.py)",
             "cpus": os.cpu_count(), "load_average": os.getloadavg()[0],
         }

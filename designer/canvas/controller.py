@@ -13,7 +13,7 @@ from designer.canvas.scene import MappingScene
 from designer.document import Document
 from designer.labels import menu_text
 from engine import operations as ops
-from engine.edits import chain
+from engine.edits import chain, set_setting
 from engine.keys import distribution_key
 
 METHODS = ("concat", "split", "substring", "cast", "constant", "system", "upper", "lower", "trim", "expression")
@@ -45,9 +45,14 @@ class CanvasController(QObject):
             self.scene.sig_refused.emit(f"Not wired: the method on {column} takes no input column")
         self.document.apply(edits, f"Wire {source_col} into {column}")
 
-    def move_tables(self, moves: list[tuple[str, float, float]]) -> None:
+    def move_tables(self, moves: list[tuple[str, float, float]], text: str | None = None) -> None:
+        """Move tables, as one edit of the layout: each move is the whole layout, so a thousand tables dragged
+        together (or laid out) are not a thousand copies of it on the undo stack."""
         edits = chain(self.model, *[lambda m, k=k, x=x, y=y: ops.move_table(m, k, x, y) for k, x, y in moves])
-        self.document.apply(edits, "Move table" if len(moves) == 1 else f"Move {len(moves)} tables")
+        if not edits:
+            return
+        text = text or ("Move table" if len(moves) == 1 else f"Move {len(moves)} tables")
+        self.document.apply(set_setting(self.model, "layout", edits[-1].after), text)
 
     def insert_method(self, mapping: str, column: str, kind: str) -> None:
         self.document.apply(ops.insert_method(self.model, mapping, column, kind), f"Insert {kind} on {column}")

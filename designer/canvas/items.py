@@ -16,6 +16,7 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetrics,
+    QFontMetricsF,
     QPainter,
     QPainterPath,
     QPainterPathStroker,
@@ -80,6 +81,43 @@ class TableLook:
         return index.get(column)
 
 
+@dataclass(frozen=True)
+class Header:
+    """Where a table node's header puts its parts: the name (elided with "…" when it is too long for its room),
+    the findings dot's centre and the DBMS label. The name never runs under the dot or the label."""
+
+    name: str
+    name_rect: QRectF
+    dot: QPointF
+    dbms_rect: QRectF
+
+
+def header_fonts(base: QFont) -> tuple[QFont, QFont]:
+    """The header's fonts from the canvas's: the name in bold, the DBMS smaller (legible at 100%)."""
+    bold = QFont(base)
+    bold.setBold(True)
+    small = QFont(base)
+    small.setBold(False)
+    small.setPointSizeF(max(8.0, base.pointSizeF() * 0.9))
+    return bold, small
+
+
+_FONT_METRICS: dict[str, QFontMetricsF] = {}
+
+
+def font_metrics(font: QFont) -> QFontMetricsF:
+    """`QFontMetricsF(font)`, made once per font (making them costs milliseconds)."""
+    key = font.toString()
+    found = _FONT_METRICS.get(key)
+    if found is None:
+        found = _FONT_METRICS[key] = QFontMetricsF(font)
+    return found
+
+
+HEADER_PAD, DOT_RADIUS, DOT_GAP = 8.0, 5.0, 6.0
+DOT_X = WIDTH - 70  # where the findings dot stands, unless a long DBMS label needs the room
+
+
 class TableItem(QGraphicsObject):
     """A table: header `server.TABLE (dbms)`, then a row per column. Moved by its header."""
 
@@ -94,6 +132,7 @@ class TableItem(QGraphicsObject):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.hover_row: str | None = None
         self.looks_set = 0  # how many times the look was replaced (tests count the items an edit touches)
+        self._header: tuple[tuple[str, str, str, bool], Header] | None = None  # the last header laid out, by input
 
     @property
     def key(self) -> str:
@@ -104,13 +143,50 @@ class TableItem(QGraphicsObject):
             self.prepareGeometryChange()
         self.look = look
         self.looks_set += 1
+        self._tip_follows()
         self.update()
 
     def set_marks(self, marks: dict[str | None, tuple[str, str]]) -> None:
         if marks != self.look.marks:
             self.look.marks = marks
             self.looks_set += 1
+            self._tip_follows()
             self.update()
+
+    def header(self, base: QFont | None = None) -> Header:
+        """The header's layout in the canvas's font `base` (the application's when None): the DBMS label at
+        the right, the findings dot left of it, and the name in the room left of the dot (when the header has
+        a finding) or of the label, elided with "…" when it does not fit (the tooltip shows it whole)."""
+        base = base or QApplication.font()
+        marked = None in self.look.marks
+        wanted = (base.toString(), self.look.key, self.look.dbms, marked)
+        if self._header is not None and self._header[0] == wanted:
+            return self._header[1]
+        bold, small = header_fonts(base)
+        dbms_width = font_metrics(small).horizontalAdvance(self.look.dbms)
+        dbms_rect = QRectF(WIDTH - HEADER_PAD - dbms_width, 0, dbms_width, HEADER)
+        dot = QPointF(min(DOT_X, dbms_rect.left() - DOT_GAP - DOT_RADIUS), HEADER / 2)
+        right = dot.x() - DOT_RADIUS - DOT_GAP if marked else dbms_rect.left() - DOT_GAP
+        name_rect = QRectF(HEADER_PAD, 0, max(0.0, right - HEADER_PAD), HEADER)
+        name = font_metrics(bold).elidedText(one_line(self.look.key), Qt.TextElideMode.ElideRight,
+                                              name_rect.width())
+        header = Header(name, name_rect, dot, dbms_rect)
+        self._header = (wanted, header)
+        return header
+
+    def tip_at(self, row: str | None) -> str:
+        """The tooltip over a row (its findings), or over the header (`row` None): the table's whole name,
+        which the header may show elided, then the header's findings. Plain text, whatever the names hold."""
+        mark = self.look.marks.get(row)
+        if row is None:
+            name = f"{one_line(self.look.key)} ({one_line(self.look.dbms)})"
+            return plain_tip(f"{name}\n{mark[1]}" if mark else name)
+        return plain_tip(mark[1]) if mark else ""
+
+    def _tip_follows(self) -> None:
+        """A new look or new findings while the pointer rests on the item: its tooltip says them."""
+        if self.isUnderMouse():
+            self.setToolTip(self.tip_at(self.hover_row))
 
     def boundingRect(self) -> QRectF:
         return QRectF(-2, -2, WIDTH + 4, HEADER + ROW * len(self.look.rows) + 4)
@@ -153,18 +229,16 @@ class TableItem(QGraphicsObject):
         header = QRectF(0, 0, WIDTH, HEADER)
         painter.setBrush(pal.color(QPalette.ColorRole.Button))
         painter.drawRoundedRect(header, 5, 5)
-        bold = QFont(painter.font())
-        bold.setBold(True)
+        base = QFont(painter.font())
+        parts = self.header(base)
+        bold, small = header_fonts(base)
         painter.setFont(bold)
         painter.setPen(pal.color(QPalette.ColorRole.ButtonText))
-        painter.drawText(header.adjusted(8, 0, -24, 0), Qt.AlignmentFlag.AlignVCenter, one_line(self.look.key))
-        small = QFont(painter.font())
-        small.setBold(False)
-        small.setPointSizeF(max(8.0, small.pointSizeF() * 0.9))  # legible at 100%
+        painter.drawText(parts.name_rect, Qt.AlignmentFlag.AlignVCenter, parts.name)
         painter.setFont(small)
-        painter.drawText(header.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
+        painter.drawText(parts.dbms_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
                          self.look.dbms)
-        self._paint_mark(painter, None, QPointF(WIDTH - 70, HEADER / 2))
+        self._paint_mark(painter, None, parts.dot)
         for i, row in enumerate(self.look.rows):
             rect = QRectF(0, HEADER + i * ROW, WIDTH, ROW)
             if row.name == self.hover_row:
@@ -221,14 +295,18 @@ class TableItem(QGraphicsObject):
         if mark:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(SEVERITY_COLOURS[mark[0]])
-            painter.drawEllipse(at, 5, 5)
+            painter.drawEllipse(at, DOT_RADIUS, DOT_RADIUS)
+
+    def hoverEnterEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self.hover_row = self.row_at(event.pos())
+        self.setToolTip(self.tip_at(self.hover_row))  # the header's too: the pointer may come in over it
+        self.update()
 
     def hoverMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         row = self.row_at(event.pos())
         if row != self.hover_row:
             self.hover_row = row
-            mark = self.look.marks.get(row)
-            self.setToolTip(plain_tip(mark[1]) if mark else "")
+            self.setToolTip(self.tip_at(row))
             self.update()
 
     def hoverLeaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]

@@ -68,6 +68,7 @@ class MappingScene(QGraphicsScene):
         self._press_positions: dict[str, QPointF] = {}
         self._following = True  # False while a batch of moves is applied: links are re-drawn once at the end
         self._rebuilding = False
+        self._multiple = False  # the last selection said (`sig_selected`) was of several items
         self._auto: dict[str, QPointF] | None = None
         self._marked: set[str] = set()  # the tables that show marks
         self._bi_messages: dict[str, str] = {}  # mapping id -> its BI001/BI002 message
@@ -145,9 +146,10 @@ class MappingScene(QGraphicsScene):
             elif edit.kind == "server":
                 servers = edit.touched()
                 tables |= {t.key for t in model.tables if t.server in servers}
-            elif edit.kind == "settings" and edit.key == "layout":
-                before, after = edit.before or {}, edit.after or {}
-                moved |= {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+        layouts = [edit for edit in edits if edit.kind == "settings" and edit.key == "layout"]
+        if layouts:  # each move holds the whole layout: compare the batch's first and last, not every move's
+            before, after = layouts[0].before or {}, layouts[-1].after or {}
+            moved = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
         if not (tables or mappings or moved):
             return
         edited = set(tables)
@@ -170,7 +172,7 @@ class MappingScene(QGraphicsScene):
             for mapping_id in sorted(mappings):
                 self._draw_reverse(mapping_id)
         finally:
-            self._following, self._rebuilding = True, False
+            self._following, self._rebuilding, self._auto = True, False, None
         if was_empty != (not self.tables):
             self.sig_empty_changed.emit(not self.tables)
 
@@ -202,9 +204,7 @@ class MappingScene(QGraphicsScene):
         if saved is not None and (item.pos().x(), item.pos().y()) != tuple(saved):
             item.setPos(QPointF(*saved))
         elif saved is None and moved:  # its saved place was taken away (an undone move): back to the automatic one
-            if self._auto is None:
-                self._auto = self.auto_positions()  # once per batch: an undone auto layout moves every table
-            item.setPos(self._auto[key])
+            item.setPos(self._auto_position(key))
 
     def _dkeys(self, mappings: Iterable[Mapping]) -> dict[str, set[str]]:
         """Target table -> its distribution-key columns, from `mappings`."""
@@ -225,7 +225,14 @@ class MappingScene(QGraphicsScene):
         saved = self.model.layout.get(key)
         if saved is not None:
             return QPointF(*saved)
-        return self.auto_positions()[key]
+        return self._auto_position(key)
+
+    def _auto_position(self, key: str) -> QPointF:
+        """`auto_positions()[key]`, computed once per batch of edits (`apply_edits` forgets it): a batch that
+        adds or un-moves a thousand tables lays the model out once, not once per table."""
+        if self._auto is None:
+            self._auto = self.auto_positions()
+        return self._auto[key]
 
     def auto_positions(self) -> dict[str, QPointF]:
         """Servers side by side, each server's tables stacked; mapped tables first."""
@@ -456,8 +463,12 @@ class MappingScene(QGraphicsScene):
             return
         selected = self.selectedItems()
         if len(selected) != 1:
+            if len(selected) > 1 and self._multiple:
+                return  # a multiple selection grew or shrank (Select all, one item at a time): () was said already
+            self._multiple = len(selected) > 1
             self.sig_selected.emit(())
             return
+        self._multiple = False
         item = selected[0]
         self.sig_selected.emit(self.ref_of(item, item.scenePos()) if not isinstance(item, TableItem)
                                else ("table", item.key))

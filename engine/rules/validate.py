@@ -3,15 +3,17 @@
 Findings are kept per *scope*: one mapping, one table, one table's conflict
 settings, or the model's table hierarchies. Each scope reads a known part of
 the model, so after an edit the graph says which scopes can have changed and
-only those are checked again. A property test holds this equal to a full
-validation after every edit.
+only those are checked again; after a batch of edits (`Validator.apply_all`,
+one undo step of the designer) the union of their scopes is checked once.
+Property tests hold this equal to a full validation after every edit and
+every batch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.edits import NOT_VALIDATED, Edit
+from engine.edits import NOT_VALIDATED, Edit, entity_key
 from engine.graph import MappingGraph
 from engine.model.schema import Model
 from engine.rules.conflicts import check_conflicts
@@ -46,10 +48,37 @@ class Validator:
 
     def apply(self, edit: Edit) -> set[Scope]:
         """Apply `edit` to the model and re-check what it touches; returns the scopes checked."""
-        scopes = self.affected(edit)
-        edit.apply(self.model)
-        self._refresh_graph(edit)
-        scopes |= self.affected(edit)
+        return self.apply_all([edit])
+
+    def apply_all(self, edits: Iterable[Edit]) -> set[Scope]:
+        """Apply `edits` in order and re-check, once, the union of the scopes they touch; returns it.
+
+        Each edit's scopes are read from the graph as it stands just before and just after that edit, as
+        `apply` does, but no scope is checked until the last edit is in: a change of hundreds of edits (a
+        server renamed with its tables) checks each mapping, table and hierarchy once, not once per edit.
+        The findings are those of a full validation of the model as the edits leave it.
+        """
+        edits = list(edits)
+        scopes: set[Scope] = set()
+        # the scans over every mapping (MP002's lists of a server's tables, a validated setting) are made once:
+        # by the model before the first edit and after the last, not per edit
+        servers = {server for edit in edits for server in self._dangling_servers(edit)}
+        if servers:
+            scopes |= self._dangling_on(servers)
+        every_mapping = False
+        for edit in edits:
+            if edit.kind == "settings":
+                every_mapping = every_mapping or edit.key not in NOT_VALIDATED
+                edit.apply(self.model)
+                continue
+            scopes |= self._affected(edit)
+            edit.apply(self.model)
+            self._refresh_graph(edit)
+            scopes |= self._affected(edit)
+        if servers:
+            scopes |= self._dangling_on(servers)
+        if every_mapping:
+            scopes |= {("mapping", m.id) for m in self.model.mappings}
         for scope in scopes:
             if self._exists(scope):
                 self._check(scope)
@@ -59,12 +88,30 @@ class Validator:
 
     def affected(self, edit: Edit) -> set[Scope]:
         """Scopes whose findings may depend on what `edit` touches, by the graph as it is now."""
-        g = self.graph
-        scopes: set[Scope] = set()
         if edit.kind == "settings":
             if edit.key in NOT_VALIDATED:
                 return set()
             return {("mapping", m.id) for m in self.model.mappings}
+        servers = self._dangling_servers(edit)
+        return self._affected(edit) | (self._dangling_on(servers) if servers else set())
+
+    @staticmethod
+    def _dangling_servers(edit: Edit) -> set[str]:
+        """Servers whose list of tables `edit` may change, as MP002 shows it to mappings naming a table
+        the server lacks: a table added, removed or renamed on it, or the server itself edited."""
+        if edit.kind == "server":
+            return edit.touched()
+        if edit.kind == "table" and ((edit.before is None) != (edit.after is None) or len(edit.touched()) > 1):
+            return {key.partition(".")[0] for key in edit.touched()}
+        return set()
+
+    def _affected(self, edit: Edit) -> set[Scope]:
+        """`affected` but for the scans over every mapping (settings, `_dangling_on`): what the graph and the
+        edit's own server's tables say."""
+        g = self.graph
+        scopes: set[Scope] = set()
+        if edit.kind == "settings":
+            return scopes
         for key in edit.touched():
             if edit.kind == "mapping":
                 scopes.add(("mapping", key))
@@ -82,33 +129,38 @@ class Validator:
                 for other in {t for m in g.mappings_touching(key) for t in g.endpoints(m) or ()}:
                     scopes.add(("conflicts", other))
                     scopes |= {("mapping", m) for m in g.mappings_writing(other)}
-                if (edit.before is None) != (edit.after is None) or len(edit.touched()) > 1:
-                    scopes |= self._dangling_on(key.partition(".")[0])
             elif edit.kind == "server":
                 scopes |= {("mapping", m) for m in g.mappings_on_servers([key])}
                 scopes |= {("table", t.key) for t in self.model.tables if t.server == key}  # TB003 reads the DBMS
                 scopes |= {("conflicts", t) for t in g.tables_written_from(key)}
-                scopes |= self._dangling_on(key)
             elif edit.kind == "conflicts":
                 scopes |= {("conflicts", key), MODEL_SCOPE}
         return scopes
 
-    def _dangling_on(self, server_id: str) -> set[Scope]:
-        """Mappings naming an unknown table on `server_id`: their MP002 lists the server's tables."""
-        prefix = f"{server_id}."
+    def _dangling_on(self, server_ids: set[str]) -> set[Scope]:
+        """Mappings naming an unknown table on one of `server_ids`: their MP002 lists the server's tables."""
+        prefixes = tuple(f"{server_id}." for server_id in server_ids)
         return {("mapping", m.id) for m in self.model.mappings
-                if any(end.startswith(prefix) and self.model.table(end) is None for end in (m.source, m.target))}
+                if any(end.startswith(prefixes) and self.model.table(end) is None for end in (m.source, m.target))}
 
     def _refresh_graph(self, edit: Edit) -> None:
+        """Bring the graph in step with `edit`, just applied. What now stands at each key the edit touches is
+        its `after` (keys are unique in a model) or nothing: read from the edit, not the model, whose index
+        each edit drops (looking it up would rebuild the index once per edit of a batch)."""
+        if edit.kind not in ("mapping", "table", "server"):
+            return
+        after_key = entity_key(edit.kind, edit.after) if edit.after is not None else None
         for entity in (edit.before, edit.after):
             if entity is None:
                 continue
+            key = entity_key(edit.kind, entity)
+            now = edit.after if key == after_key else None
             if edit.kind == "mapping":
-                self.graph.refresh_mapping(entity.id, self.model.mapping(entity.id))
+                self.graph.refresh_mapping(key, now)
             elif edit.kind == "table":
-                self.graph.refresh_table(entity.key, self.model.table(entity.key))
-            elif edit.kind == "server":
-                self.graph.refresh_server(entity.id, self.model.server(entity.id) is not None)
+                self.graph.refresh_table(key, now)
+            else:
+                self.graph.refresh_server(key, now is not None)
 
     def _exists(self, scope: Scope) -> bool:
         """Whether the model has what `scope` checks (by the model's index: not a walk over every entity)."""

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from engine import authoring as au
 from engine import operations as ops
-from engine.edits import Edit, add, evolve, replace, set_setting
+from engine.edits import Edit, add, chain, evolve, replace, set_setting
 from engine.model import Model, load_model
 from engine.model.io import dump_model
 from engine.rules import Validator, validate
@@ -331,6 +331,45 @@ def test_incremental_equals_full_after_each_random_edit(examples: Path, start: i
     for edit, before in reversed(history):
         validator.apply(edit.inverted())
         assert _keyed(validator.findings()) == before, f"undo of {edit.kind} {edit.key}"
+
+
+@pytest.mark.parametrize("start", range(4))
+@given(seed=st.integers(min_value=0, max_value=2**32 - 1))
+@settings(max_examples=8, deadline=None)
+def test_a_batch_of_edits_validates_as_a_full_validation(examples: Path, start: int, seed: int) -> None:
+    """`apply_all` (one undo step of the designer: a server renamed with its tables, a selection deleted)
+    applies several random changes, each of one or more edits, and checks their scopes once: its findings
+    equal a full validation's, and applying the inverses as one batch brings the findings back exactly."""
+    model = _models(examples)[start]
+    rng = random.Random(seed)
+    validator = Validator(model)
+    history: list[tuple[list[Edit], list[Any]]] = []
+    for _ in range(10):
+        batch = chain(model, *[lambda m: random_edits(rng, m) for _ in range(rng.randint(1, 6))])
+        before = _keyed(validator.findings())
+        validator.apply_all(batch)
+        assert _keyed(validator.findings()) == _keyed(validate(model)), [f"{e.kind} {e.key}" for e in batch]
+        history.append((batch, before))
+    for batch, before in reversed(history):
+        validator.apply_all([edit.inverted() for edit in reversed(batch)])
+        assert _keyed(validator.findings()) == before, [f"undo of {e.kind} {e.key}" for e in batch]
+
+
+def test_a_batch_checks_each_scope_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server renamed with its tables is many edits touching the same mappings: each scope is checked once
+    for the whole batch, and the findings are a full validation's."""
+    model = load_model(SAMPLE_MODEL)
+    validator = Validator(model)
+    server = max(model.servers, key=lambda s: sum(t.server == s.id for t in model.tables))
+    edits = au.rename_server(model, server.id, f"{server.id}_renamed")
+    assert len(edits) > 2
+    checked: list[Any] = []
+    original = Validator._check
+    monkeypatch.setattr(Validator, "_check", lambda self, scope: (checked.append(scope), original(self, scope)))
+    scopes = validator.apply_all(edits)
+    assert sorted(checked) == sorted({s for s in scopes if validator._exists(s)})
+    assert _keyed(validator.findings()) == _keyed(validate(model))
+    assert validator.apply_all([]) == set()
 
 
 def test_undo_restores_an_equal_model(examples: Path) -> None:
