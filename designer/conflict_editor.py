@@ -96,12 +96,15 @@ class ConflictEditor(QWidget):
         add_group, remove_group = QPushButton("Add group"), QPushButton("Remove group")
         add_group.clicked.connect(lambda: self.add_group())
         remove_group.clicked.connect(self.remove_current_group)
+        self.remove_group_button = remove_group
         self.chain = QListWidget()
         self.chain.setMinimumHeight(90)
         self.chain.currentRowChanged.connect(lambda _row: self._show_step())
         self.method_choice = QComboBox()
         self.method_choice.addItems(METHODS)
         add_step, drop_step, up, down = (QPushButton(t) for t in ("Add", "Remove", "Up", "Down"))
+        # a chain belongs to a column group: with none (or the shadow group) picked they do nothing, so are off
+        self.chain_buttons = {"add": add_step, "remove": drop_step, "up": up, "down": down}
         add_step.clicked.connect(lambda: self.add_method(self.method_choice.currentText()))
         drop_step.clicked.connect(self.remove_method)
         up.clicked.connect(lambda: self.move_method(-1))
@@ -115,6 +118,8 @@ class ConflictEditor(QWidget):
         self.warnings.setStyleSheet("color: #b26a00")
         self.problem = plain_label(wrap=True)  # why the last change was not applied
         self.problem.setStyleSheet("color: #d32f2f")
+        self.pending = plain_label(wrap=True)  # a priority-map row still being typed: not an error yet
+        self.pending.setStyleSheet("color: palette(mid)")
         self.policies: dict[str, QComboBox] = {}
         self.uniques = QFormLayout()
         self.compare = QListWidget()
@@ -145,6 +150,7 @@ class ConflictEditor(QWidget):
         form.addRow("designated column", self.designated)
         right.addLayout(form)
         right.addWidget(self.priorities)
+        right.addWidget(self.pending)
         right.addWidget(self.problem)
         right.addWidget(self.warnings)
         top = QVBoxLayout()  # stacked: the editor lives in a narrow dock
@@ -275,7 +281,14 @@ class ConflictEditor(QWidget):
         self.designated.setEnabled(bool(step and step.method in DESIGNATED_COLUMN_METHODS))
         shown = step is not None and step.method == "priority_group"
         self.priorities.setVisible(shown)
+        self.pending.setText("")
         _quiet(self.priorities, lambda: self._fill_priorities(step.priorities if shown and step else None))
+        row_count = len(group.resolution) if group else 0
+        self.chain_buttons["add"].setEnabled(group is not None)
+        self.chain_buttons["remove"].setEnabled(step is not None)
+        self.chain_buttons["up"].setEnabled(step is not None and row > 0)
+        self.chain_buttons["down"].setEnabled(step is not None and row < row_count - 1)
+        self.remove_group_button.setEnabled(group is not None)
 
     def _fill_priorities(self, priorities: dict[str, float] | None) -> None:
         rows = list((priorities or {}).items()) + [("", "")]
@@ -292,29 +305,38 @@ class ConflictEditor(QWidget):
 
     # --- edits ---------------------------------------------------------------
 
-    def _update(self, **changes: Any) -> None:
-        """One undoable edit of the table's conflicts entry; a value the model refuses is said inline."""
+    def _update(self, enable: bool = False, **changes: Any) -> bool:
+        """One undoable edit of the table's conflicts entry; a value the model refuses is said inline. Every
+        gesture of the editor comes here, so none pushes an edit that changes nothing: `changes` that leave
+        the entry as it is, or (unless `enable`, the checkbox's own gesture) that would only switch
+        resolution on with an entry of defaults. True when the model changed."""
         entry = self.entry
         if self.table_key is None:
-            return
+            return False
         try:
             if entry is None:
                 new = TableConflicts.model_validate({"table": self.table_key, **changes})
-                edits = replace(self.document.model, "conflicts", None, new)
+                unchanged = not enable and new == TableConflicts.model_validate({"table": self.table_key})
             else:
-                edits = replace(self.document.model, "conflicts", entry, evolve(entry, **changes))
-        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+                new = evolve(entry, **changes)
+                unchanged = new == entry
+            if unchanged:
+                self.problem.setText("")
+                return False
+            edits = replace(self.document.model, "conflicts", entry, new)
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError, and so is UnloadableValue
             self.problem.setText(f"not applied: {_reason(exc)}")
-            return
+            return False
         self.problem.setText("")
         self.document.apply(edits, "Resolve conflicts" if entry is None else "Edit conflict resolution")
+        return True
 
     def _groups_json(self) -> list[dict[str, Any]]:
         return [g.model_dump() for g in self.entry.column_groups] if self.entry else []
 
     def _toggle_enabled(self, on: bool) -> None:
         if on and self.entry is None:
-            self._update()
+            self._update(enable=True)
         elif not on and self.entry is not None:
             self.document.apply(replace(self.document.model, "conflicts", self.entry, None),
                                 "Stop resolving conflicts")
@@ -338,8 +360,12 @@ class ConflictEditor(QWidget):
             self._update(column_groups=[g for g in self._groups_json() if g["name"] != name])
 
     def move_column(self, column: str, group: str) -> None:
-        """Move `column` into `group` (the shadow group's label: out of every group)."""
+        """Move `column` into `group` (the shadow group's label: out of every group). A column dropped on the
+        group it is in stays where it is."""
         groups = self._groups_json()
+        if any(g["name"] == group and column in g["columns"] for g in groups) or (
+                group != SHADOW and not any(g["name"] == group for g in groups)):
+            return  # already there, or a group the table does not have (an undo took it away)
         for g in groups:
             g["columns"] = [c for c in g["columns"] if c != column]
         for g in groups:
@@ -348,7 +374,10 @@ class ConflictEditor(QWidget):
         self._update(column_groups=groups)
 
     def _edit_chain(self, change: Any) -> None:
+        """Change the chain of the group picked; nothing when none is (the shadow group has no chain)."""
         name = self.current_group()
+        if self._group() is None:
+            return
         groups = self._groups_json()
         for g in groups:
             if g["name"] == name:
@@ -357,8 +386,9 @@ class ConflictEditor(QWidget):
 
     def add_method(self, method: str) -> None:
         group = self._group()
-        column = proposed_column(self.document.model.table(self.table_key or ""), group.columns if group else [],
-                                 method)
+        if group is None:
+            return
+        column = proposed_column(self.document.model.table(self.table_key or ""), group.columns, method)
         step: dict[str, Any] = {"method": method, "column": column}
         if method == "priority_group":
             step["priorities"] = {}
@@ -384,19 +414,46 @@ class ConflictEditor(QWidget):
 
     def set_designated(self, column: str) -> None:
         row = self.chain.currentRow()
+        group = self._group()
+        if group is None or not 0 <= row < len(group.resolution):
+            return
         self._edit_chain(lambda chain: [dict(s, column=column or None) if i == row else s
                                         for i, s in enumerate(chain)])
 
     def _priorities_changed(self) -> None:
+        """Apply the priority map as the table holds it, once every row is whole: a row with a value but no
+        priority yet (or a priority but no value) is said to be incomplete, not refused; a value in two rows,
+        or a priority the model refuses, is refused and said why."""
         out: dict[str, int | float] = {}
+        rows: dict[str, int] = {}
+        incomplete: list[str] = []
         for i in range(self.priorities.rowCount()):
             value, priority = (self.priorities.item(i, c) for c in (0, 1))
-            if value and value.text().strip() and priority:
-                try:
-                    out[value.text().strip()] = parse_number(priority.text())
-                except ValueError as exc:  # inf, nan, 1e999, words: said beside the table, never applied
-                    self.problem.setText(f"not applied: priority of {value.text().strip()!r}: {exc}")
-                    return
+            value_text_, priority_text = (item.text().strip() if item else "" for item in (value, priority))
+            if not value_text_ and not priority_text:
+                continue  # the empty row to type a new value in (or a row cleared: its value goes)
+            if not value_text_ or not priority_text:
+                incomplete.append(f"{value_text_!r} has no priority yet" if value_text_ else
+                                  f"row {i + 1} has a priority but no value yet")
+                continue
+            if value_text_ in rows:
+                self.pending.setText("")
+                self.problem.setText(f"not applied: the value {value_text_!r} is in rows {rows[value_text_] + 1} "
+                                     f"and {i + 1}: give each value one priority")
+                return
+            rows[value_text_] = i
+            try:
+                out[value_text_] = parse_number(priority_text)
+            except ValueError as exc:  # inf, nan, 1e999, words: said beside the table, never applied
+                self.pending.setText("")
+                self.problem.setText(f"not applied: priority of {value_text_!r}: {exc}")
+                return
+        if incomplete:
+            self.problem.setText("")
+            self.pending.setText(f"Incomplete: {'; '.join(incomplete)}. The map is applied once each row has "
+                                 "a value and a priority.")
+            return
+        self.pending.setText("")
         row = self.chain.currentRow()
         self._edit_chain(lambda chain: [dict(s, priorities=out) if i == row else s for i, s in enumerate(chain)])
 

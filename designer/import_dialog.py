@@ -36,6 +36,7 @@ from designer.document import Document
 from engine.dbimport import (
     ImportedSchema,
     ImportFailure,
+    checked_server_id,
     display_url,
     import_edits,
     parse_source,
@@ -43,6 +44,7 @@ from engine.dbimport import (
     read_database,
     read_listing,
 )
+from engine.edits import UnloadableValue
 from engine.model.schema import Table
 
 DBMS_CHOICES = ("oracle", "db2", "mssql", "informix", "ase", "postgresql", "mysql", "sqlite", "other")
@@ -334,6 +336,7 @@ class ImportDialog(QDialog):
             self._say("Give the server id the tables belong to.", error=True)
             return
         try:
+            checked_server_id(server)  # Add server's rule: a dot or a space would make table keys ambiguous
             source = self._source()
         except ImportFailure as exc:
             self._say(str(exc), error=True)
@@ -352,6 +355,9 @@ class ImportDialog(QDialog):
             return
         try:
             edits = import_edits(self.document.model, imported, footprint, self.occupied())
+        except UnloadableValue as exc:  # something read that no model file could hold: never half a model
+            self._say(f"Not imported: {exc}", error=True)
+            return
         except ImportFailure as exc:
             self._say(str(exc).replace("--tables", "the table list").replace("--server", "server id")
                       .replace("give --dbms", "pick DBMS"), error=True)

@@ -35,7 +35,7 @@ from designer.authoring.dialogs import DBMS_CHOICES
 from designer.authoring.selection import follow_ref
 from designer.document import Document
 from designer.labels import form_row, plain_label, plain_tip
-from designer.values import optional_number, parse_like, value_text
+from designer.values import OutOfRange, optional_number, parse_integer, parse_like, parse_number, value_text
 from engine import authoring as au
 from engine import operations as ops
 from engine.edits import Edit, evolve, replace
@@ -161,7 +161,7 @@ class Inspector(QScrollArea):
             lambda: cmd.EditServer(self.document, server.id, dbms=text)))
         self._line(form, "priority", value_text(server.priority),
                    lambda text: self._command(lambda: cmd.EditServer(self.document, server.id,
-                                                                     priority=_number(text))))
+                                                                     priority=_number(text, "priority"))))
         self._line(form, "float format", server.float_format or "", lambda text: self._command(
             lambda: cmd.EditServer(self.document, server.id, float_format=text.strip() or None)))
         tables = [t.name for t in self.document.model.tables if t.server == server.id]
@@ -218,7 +218,12 @@ class Inspector(QScrollArea):
         def set_default(text: str) -> None:
             now = self.document.model.table(key)
             column = now.column(name) if now else None
-            set_column(default=parse_like(text, column.default if column else None) if text else None)
+            try:
+                default = parse_like(text, column.default if column else None) if text else None
+            except OutOfRange as exc:
+                self.error.setText(f"not applied: default: {exc}")
+                return
+            set_column(default=default)
         self._line(form, "default", value_text(col.default), set_default)
         for mapping in (m for m in self.document.model.mappings if m.target == key):
             method = mapping.columns.get(name)
@@ -334,7 +339,7 @@ class Inspector(QScrollArea):
     def _command(self, build: Callable[[], cmd.AuthoringCommand]) -> None:
         try:
             command = build()
-        except au.AuthoringError as exc:
+        except ValueError as exc:  # an AuthoringError, or a value no model file may hold (UnloadableValue)
             self.error.setText(f"not applied: {exc}")
             return
         cmd.push(self.document, command)
@@ -415,10 +420,12 @@ class Inspector(QScrollArea):
         self.document.apply(edits, text)
 
 
-def _number(text: str) -> int | float | None:
-    """An optional number as written: 40 stays the integer 40."""
+def _number(text: str, what: str) -> int | float | None:
+    """An optional number as written: 40 stays the integer 40. `what` names the field in a refusal."""
     try:
         return optional_number(text)
+    except OutOfRange as exc:
+        raise au.AuthoringError(f"{what}: {exc}") from None
     except ValueError as exc:
         raise au.AuthoringError(str(exc)) from None
 
@@ -439,17 +446,17 @@ def _typed(text: str, field: str, current: Any) -> Any:
     """A method field's text as its value: the integer fields as integers, a constant's value keeping the
     JSON type it has (a number stays a number, a string a string)."""
     if field in ("index", "start", "length"):
-        try:
-            return int(text) if text.strip() else None
-        except ValueError:  # int()'s own message ("invalid literal for int() with base 10") names neither
-            raise ValueError(f"{field}: not a whole number: {text.strip()!r}") from None
-    if field == "value" and current not in (None, ""):
-        return parse_like(text, current)
-    if field == "value":  # a constant not set yet: an integer written is an integer
-        try:
-            return int(text)
-        except ValueError:
-            return text
+        return parse_integer(text, field)
+    try:
+        if field == "value" and current not in (None, ""):
+            return parse_like(text, current)
+        if field == "value":  # a constant not set yet: an integer written is an integer
+            number = parse_number(text)
+            return number if isinstance(number, int) else text
+    except OutOfRange as exc:
+        raise ValueError(f"{field}: {exc}") from None
+    except ValueError:
+        return text
     return text
 
 

@@ -169,13 +169,23 @@ class ModelTree(QTreeView):
                 return
             siblings = [m.id for m in model.mappings]
             row = mapping_row(mapping)
-        # among the rows the tree has now: undoing a removal puts rows back one by one, later ones first
-        at = sum((kind, k) in self.rows for k in siblings[:siblings.index(key)])
-        parent_row.insertRow(at, row)
+        parent_row.insertRow(self._insert_at(kind, key, siblings, parent_row), row)
         self.rows[ref] = row
         self.rows_replaced += 1
         if expanded:
             self._expand(ref)
+
+    def _insert_at(self, kind: str, key: str, siblings: list[str], parent_row: QStandardItem) -> int:
+        """Where the row of `key` goes under `parent_row`: just after the row of the nearest entity before it in
+        the model's order that the tree shows (first when there is none). Not a count of the rows shown before
+        it: while a batch of edits is replayed the tree may still show a row the model no longer has (a mapping
+        removed by a later edit of the batch, after this one edited another's `reverse`), and undoing a removal
+        puts rows back one by one, later ones first."""
+        for earlier in reversed(siblings[:siblings.index(key)]):
+            row = self.rows.get((kind, earlier))
+            if row is not None and row.parent() is parent_row:
+                return row.row() + 1
+        return 0
 
     def _is_expanded(self, ref: tuple[object, ...], item: QStandardItem | None = None) -> bool:
         item = item or self.rows.get(ref)

@@ -2,17 +2,23 @@
 
 An `Edit` knows what it touches, so the validator can re-check only that,
 and it inverts exactly, so the designer's undo stack is a list of edits.
-Entities are built with `evolve`, which re-validates them.
+Entities are built with `evolve`, which re-validates them; `replace`, `add`
+and `set_setting` then check the new entity (or value) as the loader would
+read it back from a saved file (`unloadable`), so no edit makes a model that
+saves but no longer opens (an integer of 400 digits, a lone surrogate).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from engine.limits import MAX_INT_DIGITS
+from engine.model.jsonsafe import JsonLimitError, load_json
 from engine.model.schema import Mapping, Model, Server, Table, TableConflicts
 
 EditKind = Literal["server", "table", "mapping", "conflicts", "settings"]
@@ -84,10 +90,83 @@ class Edit:
         return {entity_key(self.kind, e) for e in (self.before, self.after) if e is not None}
 
 
+class UnloadableValue(ValueError):
+    """An edit whose new value a model file could not hold: saved, the file would not open again. The message
+    names the field and gives the loader's own reason."""
+
+
+def unloadable(value: Any) -> tuple[str, str] | None:
+    """(where, why) when `value` (an entity, or a setting's value), written to a model file as a save writes
+    it, is refused by the loader's JSON checks (`engine.model.jsonsafe`: integers of more than
+    `MAX_INT_DIGITS` digits, NaN, infinities, lone surrogates, nesting); None when the loader reads it back.
+    `where` is the field's path inside `value` (list items named by their name or id where they have one)."""
+    data = value.model_dump(mode="json", exclude_defaults=True, by_alias=True) if isinstance(value, BaseModel) \
+        else value
+    try:
+        text = json.dumps(data, ensure_ascii=False)
+    except ValueError:  # an integer too long for Python to write at all (over 4,300 digits)
+        return _field(data, _huge_integer(data)), (f"an integer of more than 4,300 digits is out of range "
+                                                   f"(at most {MAX_INT_DIGITS})")
+    try:
+        load_json(text)
+    except JsonLimitError as exc:
+        return _field(data, exc.path), exc.message
+    return None
+
+
+def check_loadable(value: Any, what: str = "") -> None:
+    """Raise `UnloadableValue` when a model file could not hold `value` (see `unloadable`)."""
+    problem = unloadable(value)
+    if problem is not None:
+        inner = problem[0]
+        where = f"{what}.{inner}" if what and inner and not inner.startswith("[") else what + inner
+        raise UnloadableValue(f"{where}: {problem[1]}" if where else problem[1])
+
+
+def _field(data: Any, path: tuple[str | int, ...]) -> str:
+    """`path` inside `data` as `columns[AMOUNT].default`: a list item by its name (or id) when it has one."""
+    out, node = "", data
+    for step in path:
+        node = _child(node, step)
+        if isinstance(step, int):
+            label = next((node[k] for k in ("name", "id") if isinstance(node, dict) and isinstance(node.get(k), str)),
+                         step)
+            out += f"[{label}]"
+        else:
+            out += f".{step}" if out else step
+    return out
+
+
+def _child(node: Any, step: str | int) -> Any:
+    """`node[step]`, or None where the path leads nowhere."""
+    if isinstance(node, list) and isinstance(step, int):
+        return node[step] if 0 <= step < len(node) else None
+    if isinstance(node, dict) and isinstance(step, str):
+        return node.get(step)
+    return None
+
+
+def _huge_integer(data: Any) -> tuple[str | int, ...]:
+    """The path of the first integer in `data` too long for Python to write (more than 4,300 digits)."""
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, int) and not isinstance(node, bool) and abs(node).bit_length() > 14_000:
+            return path
+        if isinstance(node, dict):
+            stack.extend(reversed([((*path, k), v) for k, v in node.items()]))
+        elif isinstance(node, list):
+            stack.extend(reversed([((*path, i), v) for i, v in enumerate(node)]))
+    return ()
+
+
 def replace(model: Model, kind: EditKind, old: Any, new: Any) -> Edit:
-    """The edit that replaces `old` (None: add) with `new` (None: remove), remembering its position."""
+    """The edit that replaces `old` (None: add) with `new` (None: remove), remembering its position.
+    Raises `UnloadableValue` when a saved file could not hold `new`."""
     if kind == "settings":
         raise ValueError("use set_setting for settings")
+    if new is not None:
+        check_loadable(new)
     items: list[Any] = getattr(model, _LISTS[kind])
     position = next((i for i, e in enumerate(items) if e is old), None) if old is not None else None
     key = entity_key(kind, old if old is not None else new)
@@ -95,12 +174,20 @@ def replace(model: Model, kind: EditKind, old: Any, new: Any) -> Edit:
 
 
 def set_setting(model: Model, name: str, value: Any) -> Edit:
+    """The edit that sets a model-wide setting. Raises `UnloadableValue` when a saved file could not hold
+    `value` (of a dict, such as the layout, only the entries that change are checked)."""
     if name not in SETTINGS:
         raise ValueError(f"unknown setting {name!r}")
-    return Edit("settings", name, getattr(model, name), value)
+    before = getattr(model, name)
+    changed = {k: v for k, v in value.items() if k not in before or before[k] != v} \
+        if isinstance(value, dict) and isinstance(before, dict) else value
+    check_loadable(changed, name)
+    return Edit("settings", name, before, value)
 
 
 def add(model: Model, entity: Server | Table | Mapping | TableConflicts) -> Edit:
+    """The edit that adds `entity` at the end of its list. Raises `UnloadableValue` (see `replace`)."""
+    check_loadable(entity)
     kind: EditKind = {Server: "server", Table: "table", Mapping: "mapping",
                       TableConflicts: "conflicts"}[type(entity)]  # type: ignore[assignment]
     return Edit(kind, entity_key(kind, entity), None, entity)

@@ -19,7 +19,6 @@ from designer.authoring import commands as cmd
 from designer.authoring.dialogs import MappingDialog, ServerDialog, TableDialog, WhereDialog
 from designer.document import Document
 from designer.labels import ask_item, ask_text, menu_text, message
-from engine import authoring as au
 
 Ref = tuple[Any, ...]
 MAPPING_REFS = ("mapping", "link", "method", "reverse")
@@ -56,7 +55,7 @@ class AuthoringActions(QObject):
         """Make the command (reporting a refusal) and push it; True when the model changed."""
         try:
             command = build()
-        except au.AuthoringError as exc:
+        except ValueError as exc:  # an AuthoringError, or a value no model file may hold (UnloadableValue)
             self.sig_problem.emit(str(exc))
             if self.ask:
                 message(self.parent_widget, QMessageBox.Icon.Warning, "Not applied", str(exc))
@@ -210,18 +209,28 @@ class AuthoringActions(QObject):
         """Rename what `ref` names (a server, table, column or mapping), every reference following."""
         if not ref or ref[0] not in ("server", "table", "column", *MAPPING_REFS):
             return False
-        current = str(ref[2]) if ref[0] == "column" else str(ref[1]).split(".", 1)[-1] if ref[0] == "table" \
-            else str(ref[1])
+        doc = self.document
+        table = doc.model.table(str(ref[1])) if ref[0] == "table" else None
+        if ref[0] == "table" and table is None:
+            return False
+        # a table by its own name, never by splitting its key: a server id from an older file may hold a dot
+        current = str(ref[2]) if ref[0] == "column" else table.name if table is not None else str(ref[1])
         new = new or self._text("Rename", f"New name for {current}:", current)
         if not new:
             return False
-        doc = self.document
         if ref[0] == "server":
             return self.run(lambda: cmd.RenameServer(doc, str(ref[1]), str(new)))
-        if ref[0] == "table":
-            done = self.run(lambda: cmd.RenameTable(doc, str(ref[1]), str(new)))
-            if done:
-                self.sig_select.emit(("table", f"{str(ref[1]).split('.', 1)[0]}.{new}"))
+        if table is not None:
+            made: list[cmd.AuthoringCommand] = []
+
+            def build() -> cmd.AuthoringCommand:
+                made.append(cmd.RenameTable(doc, table.key, str(new)))
+                return made[0]
+            done = self.run(build)
+            renamed = next((e.after.key for e in made[0].edits if e.kind == "table" and e.after is not None
+                            and e.before is not None and e.before.key == table.key), None) if done else None
+            if renamed is not None:
+                self.sig_select.emit(("table", renamed))
             return done
         if ref[0] == "column":
             return self.run(lambda: cmd.RenameColumn(doc, str(ref[1]), str(ref[2]), str(new)))

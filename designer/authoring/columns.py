@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from designer.authoring import commands as cmd
 from designer.document import Document
 from designer.labels import plain_label, plain_tip
-from designer.values import parse_like, value_text
+from designer.values import OutOfRange, parse_like, value_text
 from engine import authoring as au
 from engine.model.schema import Table
 
@@ -105,8 +105,11 @@ class ColumnsModel(QAbstractTableModel):
             elif c == TYPE and role == Qt.ItemDataRole.EditRole:
                 command = cmd.SetColumn(self.document, self.key, name, type=str(value))
             elif c == DEFAULT and role == Qt.ItemDataRole.EditRole:
-                command = cmd.SetColumn(self.document, self.key, name,
-                                        default=parse_like(str(value), column.default) if str(value) else None)
+                try:
+                    default = parse_like(str(value), column.default) if str(value) else None
+                except OutOfRange as exc:
+                    raise au.AuthoringError(f"default: {exc}") from None
+                command = cmd.SetColumn(self.document, self.key, name, default=default)
             elif c == NOT_NULL and role == Qt.ItemDataRole.CheckStateRole:
                 command = cmd.SetColumn(self.document, self.key, name, nullable=not checked)
             elif c == PK and role == Qt.ItemDataRole.CheckStateRole:
@@ -114,7 +117,7 @@ class ColumnsModel(QAbstractTableModel):
                 command = cmd.SetKeys(self.document, self.key, primary_key=pk)
             else:
                 return False
-        except au.AuthoringError as exc:
+        except ValueError as exc:  # an AuthoringError, or a value no model file may hold (UnloadableValue)
             self.sig_problem.emit(f"not applied: {exc}")
             return False
         self.sig_problem.emit("")
@@ -250,7 +253,7 @@ class ColumnsEditor(QWidget):
     def _run(self, build: Any) -> bool:
         try:
             command = build()
-        except au.AuthoringError as exc:
+        except ValueError as exc:  # an AuthoringError, or a value no model file may hold (UnloadableValue)
             self.problem.setText(f"not applied: {exc}")
             return False
         self.problem.setText("")

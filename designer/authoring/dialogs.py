@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.labels import plain_label
-from designer.values import optional_number, value_text
+from designer.values import OutOfRange, optional_number, value_text
 from engine import authoring as au
 from engine.model.schema import Dbms, Model, Server
 
@@ -81,13 +81,15 @@ class ServerDialog(_Form):
         sid = self.id.text().strip()
         if not sid:
             return "a server needs an id"
-        if "." in sid or " " in sid:
+        if "." in sid or any(ch.isspace() for ch in sid):  # as Add server refuses it (a tab is a space too)
             return "a server id cannot hold a dot or a space"
         if self.model.server(sid) is not None and (self.server is None or sid != self.server.id):
             return f"a server {sid!r} already exists"
         try:
             self.priority_value()
-        except ValueError as exc:  # words, inf, nan, 1e999
+        except OutOfRange as exc:  # 1e999, an integer of 39 digits: no model file may hold it
+            return f"priority: {exc}"
+        except ValueError as exc:  # words, inf, nan
             return f"priority is {exc}"
         return None
 
@@ -124,7 +126,7 @@ class TableDialog(_Form):
             return "add a server first"
         if not name:
             return "a table needs a name"
-        if "." in name or " " in name:
+        if "." in name or any(ch.isspace() for ch in name):  # as Add table refuses it
             return "a table name cannot hold a dot or a space"
         if self.model.table(f"{self.server.currentText()}.{name}") is not None:
             return f"{self.server.currentText()} already has a table {name}"

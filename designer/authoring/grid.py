@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTableView, QVBoxLay
 from designer.authoring import commands as cmd
 from designer.document import Document
 from designer.labels import plain_label, plain_tip
-from designer.values import parse_like, value_text
+from designer.values import OutOfRange, parse_like, value_text
 from engine import authoring as au
 from engine import operations as ops
 from engine.authoring.errors import refusal
@@ -184,7 +184,10 @@ class MappingGridModel(QAbstractTableModel):
         if method is None or isinstance(method, Column):
             return cmd.SetMethod(self.document, mapping_id, column, names[0] if names else None)
         if isinstance(method, Constant):
-            fields: dict[str, Any] = {"value": parse_like(text, method.value)}  # a number stays a number
+            try:
+                fields: dict[str, Any] = {"value": parse_like(text, method.value)}  # a number stays a number
+            except OutOfRange as exc:
+                raise au.AuthoringError(f"columns.{column}.value: {exc}") from None
         elif isinstance(method, Expression):
             fields = {"sql": text}
         elif any(not isinstance(m, Column) for m in method.inputs_of()):

@@ -42,7 +42,9 @@ def _evolved(entity: Any, **changes: Any) -> Any:
         raise AuthoringError(f"{where}: {err['msg']}") from None
 
 
-def _name(text: str, what: str) -> str:
+def checked_name(text: str, what: str) -> str:
+    """`text` stripped, as the name of a `what` (server, table, column): not empty, no dot, no space (a dot
+    separates a key's parts); raises `AuthoringError`."""
     name = text.strip()
     if not name:
         raise AuthoringError(f"a {what} needs a name")
@@ -88,7 +90,7 @@ def type_problem(text: str) -> str | None:
 
 def add_server(model: Model, server_id: str, dbms: str, priority: float | None = None,
                float_format: str | None = None) -> list[Edit]:
-    sid = _name(server_id, "server")
+    sid = checked_name(server_id, "server")
     if model.server(sid) is not None:
         raise AuthoringError(f"a server {sid!r} already exists")
     server = _built(Server, {"id": sid, "dbms": dbms, "priority": priority, "float_format": float_format or None})
@@ -116,7 +118,7 @@ def rename_server(model: Model, old: str, new: str) -> list[Edit]:
     server = model.server(old)
     if server is None:
         raise AuthoringError(f"no server {old!r}")
-    new = _name(new, "server")
+    new = checked_name(new, "server")
     if new == old:
         return []
     if model.server(new) is not None:
@@ -145,7 +147,7 @@ def add_table(model: Model, server_id: str, name: str, columns: list[dict[str, A
               primary_key: list[str] | None = None) -> list[Edit]:
     if model.server(server_id) is None:
         raise AuthoringError(f"no server {server_id!r}")
-    name = _name(name, "table")
+    name = checked_name(name, "table")
     if model.table(f"{server_id}.{name}") is not None:
         raise AuthoringError(f"a table {server_id}.{name} already exists")
     table = _built(Table, {"server": server_id, "name": name, "columns": columns or [],
@@ -156,7 +158,7 @@ def add_table(model: Model, server_id: str, name: str, columns: list[dict[str, A
 def rename_table(model: Model, key: str, new_name: str) -> list[Edit]:
     """Rename a table and every reference: mappings' ends, its conflicts entry, its position, children's parent."""
     table = _table(model, key)
-    new_name = _name(new_name, "table")
+    new_name = checked_name(new_name, "table")
     new_key = f"{table.server}.{new_name}"
     if new_key == key:
         return []
@@ -189,7 +191,7 @@ def replicate_table(model: Model, key: str, server_id: str, name: str | None = N
     table = _table(model, key)
     if model.server(server_id) is None:
         raise AuthoringError(f"no server {server_id!r}")
-    new_name = _name(name or table.name, "table")
+    new_name = checked_name(name or table.name, "table")
     if model.table(f"{server_id}.{new_name}") is not None:
         raise AuthoringError(f"a table {server_id}.{new_name} already exists")
     copy = table.model_dump(mode="python", round_trip=True)
@@ -206,7 +208,7 @@ def _columns(table: Table) -> list[dict[str, Any]]:
 def add_column(model: Model, key: str, name: str, type_: str, nullable: bool = True, default: Any = None,
                position: int | None = None) -> list[Edit]:
     table = _table(model, key)
-    name = _name(name, "column")
+    name = checked_name(name, "column")
     if table.column(name) is not None:
         raise AuthoringError(f"{key} already has a column {name}")
     _refuse_case_twin(table, name)
@@ -256,7 +258,7 @@ def rename_column(model: Model, key: str, old: str, new: str) -> list[Edit]:
     Replication definitions are history (data in flight uses them): they keep the old name, and SC001 then
     asks for a new version, as for any schema change (seed 002)."""
     table = _table(model, key)
-    new = _name(new, "column")
+    new = checked_name(new, "column")
     if table.column(old) is None:
         raise AuthoringError(f"{key} has no column {old}")
     if new == old:

@@ -23,13 +23,23 @@ from engine.dbimport.connect import (
     sqlite_file,
 )
 from engine.dbimport.merge import check_into, import_edits, new_model, node_size, place
-from engine.dbimport.reflect import ImportedSchema, ImportNote, Progress, list_schemas, list_tables, reflect_tables
+from engine.dbimport.reflect import (
+    ImportedSchema,
+    ImportNote,
+    Progress,
+    checked_server_id,
+    list_schemas,
+    list_tables,
+    reflect_tables,
+)
 
 
 def read_database(source: Source, server: str, dbms: str | None = None, schema: str | None = None,
                   tables: Sequence[str] | None = None, progress: Progress | None = None,
                   prompt: Prompt | None = None) -> ImportedSchema:
-    """Connect (asking `prompt` for a password if the server wants one), reflect, disconnect."""
+    """Connect (asking `prompt` for a password if the server wants one), reflect, disconnect. A server id
+    Add server would refuse is refused first, before connecting (`checked_server_id`)."""
+    server = checked_server_id(server)
     with connected(source, prompt) as (used, connection), _read_failures(used):
         return reflect_tables(connection, server, dbms, schema, tables, progress)
 
@@ -56,8 +66,8 @@ def _read_failures(used: Source) -> Iterator[None]:
 
 __all__ = [
     "PASSWORD_ENV", "ImportFailure", "ImportNote", "ImportedSchema", "PasswordNeeded", "Progress", "Prompt",
-    "Source", "check_into", "connected", "display_url", "import_edits", "list_schemas", "list_tables",
-    "new_model", "node_size", "parse_source", "place", "probe_connection", "read_database", "read_listing",
-    "reflect_tables",
+    "Source", "check_into", "checked_server_id", "connected", "display_url", "import_edits", "list_schemas",
+    "list_tables", "new_model", "node_size", "parse_source", "place", "probe_connection", "read_database",
+    "read_listing", "reflect_tables",
     "sqlite_file",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from engine.dbimport.connect import ImportFailure
-from engine.dbimport.reflect import ImportedSchema, printable
+from engine.dbimport.reflect import ImportedSchema, checked_server_id, printable
 from engine.edits import Edit, add, chain, set_setting
 from engine.model.schema import FORMAT, Model, Server, Table
 
@@ -48,7 +48,10 @@ def new_model(imported: ImportedSchema, name: str) -> Model:
 
 
 def check_into(model: Model, imported: ImportedSchema, label: str = "the model") -> None:
-    """Raise `ImportFailure` when the tables cannot be added: a table already there, or the server's DBMS differs."""
+    """Raise `ImportFailure` when the tables cannot be added: a server id Add server would refuse, a table already
+    there, or the server's DBMS differs."""
+    if checked_server_id(imported.server) != imported.server:
+        raise ImportFailure(f"server id {imported.server!r} has spaces around it")
     server = model.server(imported.server)
     if server is not None and server.dbms != imported.dbms:
         raise ImportFailure(f"{label} has server {server.id} as {server.dbms}, but the database is {imported.dbms} "

@@ -22,6 +22,8 @@ from sqlalchemy.engine import Connection, Dialect
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
+from engine.authoring.errors import AuthoringError
+from engine.authoring.schema import checked_name
 from engine.dbimport.connect import DBMS_BY_DIALECT, ImportFailure
 from engine.dbimport.types import MappedType, contract_type
 from engine.model.schema import ColumnDef, Table, UniqueIndex
@@ -69,6 +71,15 @@ class ImportedSchema:
     dbms: str
     tables: list[Table] = field(default_factory=list)
     notes: list[ImportNote] = field(default_factory=list)
+
+
+def checked_server_id(server: str) -> str:
+    """`server` as Add server takes a server id (stripped), or an `ImportFailure` with Add server's reason:
+    an id with a dot or a space (a tab, a line break) would make table keys (`server.TABLE`) ambiguous."""
+    try:
+        return checked_name(server, "server")
+    except AuthoringError as exc:
+        raise ImportFailure(str(exc)) from None
 
 
 def _stored(dialect: Dialect, name: str) -> str:
@@ -139,10 +150,11 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
     """Model tables for the tables of `schema` (default: the connection's), all or those named.
 
     `dbms` defaults to the dialect's; defaults are written in that DBMS's SQL. Raises `ImportFailure`
-    for an unknown schema or table, or an empty schema.
+    for a server id Add server would refuse (`checked_server_id`), an unknown schema or table, or an empty
+    schema.
     """
     dialect = connection.dialect
-    result = ImportedSchema(server, dbms or DBMS_BY_DIALECT.get(dialect.name, "other"))
+    result = ImportedSchema(checked_server_id(server), dbms or DBMS_BY_DIALECT.get(dialect.name, "other"))
     sa_schema = _sa_schema(connection, schema)
     where = f"schema {schema!r}" if schema else "the default schema"
     inspector = sa.inspect(connection)

@@ -250,6 +250,13 @@ def test_an_empty_server_id_or_an_unanswered_prompt_is_one_line(db: str, pg_serv
     assert not (tmp_path / "m.json").exists()
 
 
+@pytest.mark.parametrize("server", ["a.b", "x\ty", "a b"])
+def test_a_server_id_add_server_refuses_is_refused(server: str, tmp_path: Path) -> None:
+    one_line_error(mw("import", SHOP, "--server", server, "--out", str(tmp_path / "m.json")),
+                   "cannot hold a dot or a space")
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_out_never_replaces_the_database_being_imported(tmp_path: Path) -> None:
     """Not even with --force: the file is the input (a hostile probe's find: it became the model's JSON)."""
     victim = tmp_path / "victim.sqlite"

@@ -163,6 +163,24 @@ def test_tables_already_in_the_model_are_refused_and_nothing_changes(window: Mai
     assert len(window.document.model.tables) == 3
 
 
+@pytest.mark.parametrize("server", ["a.b", "x\ty", "a b"])
+def test_a_server_id_add_server_refuses_is_refused_by_the_import_too(window: MainWindow, qtbot: Any,
+                                                                      server: str) -> None:
+    problems: list[str] = []
+    window.authoring.sig_problem.connect(problems.append)
+    assert not window.authoring.add_server({"id": server, "dbms": "sqlite"})
+    dialog = open_dialog(window, qtbot)
+    list_tables(dialog, qtbot, f"sqlite:///{SHOP}")
+    dialog.server.setEditText(server)
+    before = window.document.undo_stack.count()
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    assert dialog.call is None  # refused before connecting
+    assert dialog.status.text() == problems[-1] and "cannot hold a dot or a space" in problems[-1]
+    assert "d32f2f" in dialog.status.styleSheet()
+    assert window.document.undo_stack.count() == before
+    assert [s.id for s in window.document.model.servers] == ["hq"]
+
+
 def test_stop_cancels_a_running_import_and_nothing_changes(window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
     many = tmp_path / "many.sqlite"
     with sqlite3.connect(many) as conn:

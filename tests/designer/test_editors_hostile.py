@@ -3,15 +3,17 @@ Problems panel after edits, refusals said in one clear line (pytest-qt, on the b
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
-from windows import make_window
+from windows import make_window, window_on
 
 from designer.authoring import commands as cmd
 from designer.conflict_editor import SHADOW
+from designer.tree import REF
 from designer.window import MainWindow
 from engine.model import dump_model, save_model
 from resources import SAMPLE_MODEL
@@ -149,3 +151,37 @@ def test_a_method_number_field_that_is_no_whole_number_says_so(window: MainWindo
     line.editingFinished.emit()  # type: ignore[attr-defined]
     assert dump_model(window.document.model) == before
     assert window.inspector.error.text() == f"not applied: {field}: not a whole number: {text!r}"
+
+
+def tree_mappings(w: MainWindow) -> list[str]:
+    branch = w.tree.items.item(1)
+    return [str(branch.child(r).data(REF)[1]) for r in range(branch.rowCount())]
+
+
+def test_the_tree_keeps_the_models_mapping_order_when_a_removal_edits_other_mappings_reverse(
+        qtbot: QtBot, tmp_path: Path) -> None:
+    doc = json.loads(SAMPLE_MODEL.read_text())
+    for mapping in doc["mappings"]:
+        if mapping["id"] == "cust_web_to_hq":  # a second mapping, further down, whose reverse names it
+            mapping["reverse"] = "cust_hq_to_branch"
+    w = window_on(qtbot, tmp_path, doc)
+    order = [m.id for m in w.document.model.mappings]
+    assert tree_mappings(w) == order
+    cmd.push(w.document, cmd.RemoveMapping(w.document, "cust_hq_to_branch"))  # edits two reverses, then removes
+    assert tree_mappings(w) == [m.id for m in w.document.model.mappings] == [i for i in order
+                                                                            if i != "cust_hq_to_branch"]
+    w.document.undo_stack.undo()
+    assert tree_mappings(w) == order
+    w.document.undo_stack.redo()
+    assert tree_mappings(w) == [m.id for m in w.document.model.mappings]
+
+
+def test_renaming_a_table_of_a_server_whose_id_holds_a_dot_renames_that_table(qtbot: QtBot, tmp_path: Path) -> None:
+    doc = {"format": "mapwright/1", "servers": [{"id": "a.b", "dbms": "sqlite"}],  # an older file's server id
+           "tables": [{"server": "a.b", "name": "customer", "columns": [{"name": "ID", "type": "INTEGER"}]}]}
+    w = window_on(qtbot, tmp_path, doc)
+    selected: list[tuple[object, ...]] = []
+    w.authoring.sig_select.connect(selected.append)
+    assert w.authoring.rename(("table", "a.b.customer"), "client")
+    assert [(t.server, t.name) for t in w.document.model.tables] == [("a.b", "client")]
+    assert selected == [("table", "a.b.client")]
