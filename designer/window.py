@@ -39,8 +39,7 @@ from designer.launcher.settings import DEFAULT_MASTER, is_bundled_sample_data
 from designer.launcher.warm import PreviewRunner, WarmSession, warm_master
 from designer.problems import ProblemsPanel
 from designer.tree import ModelTree
-from engine import operations as ops
-from engine.edits import Edit, chain
+from engine.edits import Edit
 from engine.export import EXPORTERS, ExportError, same_file
 from engine.model import ModelLoadError
 from engine.rules import Finding, Location, count
@@ -364,9 +363,7 @@ class MainWindow(QMainWindow):
 
     def auto_layout(self) -> None:
         positions = self.scene.auto_positions()
-        edits = chain(self.document.model, *[lambda m, k=k, p=p: ops.move_table(m, k, p.x(), p.y())
-                                             for k, p in positions.items()])
-        self.document.apply(edits, "Auto layout")
+        self.controller.move_tables([(k, p.x(), p.y()) for k, p in positions.items()], "Auto layout")  # one edit
         self.view.fit()
 
     # --- runs ------------------------------------------------------------------

@@ -84,8 +84,8 @@ class MappingGridModel(QAbstractTableModel):
         if edits is not None and not any(e.kind in ("table", "mapping") for e in edits):
             return
         touched = {k for e in edits or [] for k in e.touched() if e.kind == "mapping"}
-        touched |= {m.id for m in self.document.model.mappings if edits and m.target in
-                    {k for e in edits if e.kind == "table" for k in e.touched()}}
+        tables = {k for e in edits or [] if e.kind == "table" for k in e.touched()}  # once, not once a mapping
+        touched |= {m.id for m in self.document.model.mappings if m.target in tables}
         if edits is None or not all(_same_rows(e) for e in edits):
             rows = self._rows()
             if rows != self.rows:

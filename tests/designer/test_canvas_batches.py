@@ -171,3 +171,15 @@ def test_tables_moved_together_are_one_layout_edit(window: MainWindow, monkeypat
     as_fresh(window)
     window.controller.move_tables(moves[:1], "Nudge")
     assert stack.text(0) == "Nudge"
+
+
+def test_auto_layout_is_one_layout_edit_and_its_undo_restores_the_file(window: MainWindow) -> None:
+    """View > Auto layout wrote one copy of the layout per table into one undo step (a thousand tables, a
+    thousand layouts); it is one edit, and undo gives the model back exactly."""
+    before = dump_model(window.document.model)
+    window.auto_layout()
+    stack = window.document.undo_stack
+    assert stack.text(stack.index() - 1) == "Auto layout" and len(stack.command(stack.index() - 1).edits) == 1
+    assert set(window.document.model.layout) == set(window.scene.tables)
+    stack.undo()
+    assert dump_model(window.document.model) == before
