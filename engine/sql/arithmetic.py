@@ -33,4 +33,6 @@ def remainder(a: Any, b: Any) -> Any:
         return math.fmod(a, b)
     dividend, divisor = Decimal(a), Decimal(b)  # exactly, however many digits the quotient has (not 28)
     rest = Context(prec=max(28, dividend.adjusted() - divisor.adjusted() + 3)).remainder(dividend, divisor)
-    return rest if isinstance(a, Decimal) or isinstance(b, Decimal) else int(rest)
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return rest if rest else rest.copy_abs()  # Spark holds no negative zero: -3.00 % 3 is 0.00
+    return int(rest)

@@ -6,8 +6,8 @@ check is conservative: it types only the clause's top-level expression (through 
 where the type is certain: a literal that is not TRUE, FALSE or NULL, a column whose type is held as
 something other than a Spark boolean (every family but BOOLEAN and BIT, `engine.spark.types`),
 arithmetic, string concatenation, a cast to a type other than BOOLEAN, and the allow-list's functions of
-a fixed type (`upper`, `length`, `round`...). Anything else (CASE, `if`, `coalesce`, comparisons, logic)
-is accepted.
+a fixed type (`upper`, `length`, `round`, `year`, `to_date`...). Anything else (CASE, `if`, `coalesce`,
+comparisons, logic) is accepted.
 """
 
 from __future__ import annotations
@@ -21,8 +21,11 @@ from sqlglot.errors import SqlglotError
 from engine.model.types import SqlType, TypeFamily
 
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Neg)
-_NUMBER_FUNCTIONS = (exp.Abs, exp.Round, exp.Length)
-_TEXT = (exp.DPipe, exp.Concat, exp.ConcatWs, exp.Upper, exp.Lower, exp.Trim, exp.Substring, exp.RegexpReplace)
+_NUMBER_FUNCTIONS = (exp.Abs, exp.Round, exp.Length, exp.Floor, exp.Ceil, exp.Sign, exp.Year, exp.Month, exp.Day,
+                     exp.DayOfMonth, exp.Hour, exp.Minute, exp.Second, exp.DateDiff, exp.StrPosition)
+_TEXT = (exp.DPipe, exp.Concat, exp.ConcatWs, exp.Upper, exp.Lower, exp.Trim, exp.Substring, exp.RegexpReplace,
+         exp.Pad, exp.Replace, exp.Left, exp.Right, exp.Reverse, exp.Initcap)
+_DATE = (exp.TsOrDsToDate, exp.CurrentDate, exp.TsOrDsAdd)
 _BOOLEAN_FAMILIES = (TypeFamily.BOOLEAN, TypeFamily.BIT)
 
 
@@ -62,6 +65,8 @@ def _certain_type(node: exp.Expr, types: Mapping[str, SqlType]) -> str | None:
         return "text"
     if isinstance(node, exp.CurrentTimestamp):
         return "a timestamp"
+    if isinstance(node, _DATE):
+        return "a date"
     return None
 
 

@@ -8,7 +8,12 @@ sqlglot's own executor gets wrong), division and remainder by zero, a `cast`
 of text that is not a number and an integer cast that overflows are errors
 (`SqlRuntimeError`), `try_cast` gives NULL instead, `substring` counts
 positions as Spark does (0 is 1, negatives from the end), `trim` takes off
-spaces only, and text meets a number by an exact cast of the text.
+spaces only, and text meets a number by an exact cast of the text. The
+functions added later (NULL tests, greatest/least, floor/ceil/sign, date
+parts and arithmetic, text search and padding) compute their values in
+`scalars`; `isnull`, `isnotnull`, `nvl2` and `nullif` are replaced by the
+expressions Spark replaces them by (`_as_spark_replaces`), so that they fold
+as Spark folds them.
 Nothing is passed to `eval`. Expressions outside the allow-list raise
 `UnsupportedSql`, so a run fails loudly instead of guessing.
 
@@ -34,7 +39,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -44,13 +49,14 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from engine.limits import MAX_SQL_DEPTH
-from engine.model.types import SqlType
+from engine.model.types import SqlType, TypeFamily
 from engine.run.values import compare
 from engine.sql import (
     arithmetic,
     casts,  # the module: engine.sql.casts imports engine.run.values, which may be loading
+    scalars,
 )
-from engine.sql.allowlist import allowlist_problem
+from engine.sql.allowlist import allowlist_problem, mark_written_names
 from engine.sql.decimals import decimal_type, half_up, quotient
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
 from engine.sql.floats import Float32, as_double, spark_float_text, to_float32
@@ -81,15 +87,48 @@ def parse_sql(text: str) -> exp.Expression:
     if depth > MAX_SQL_DEPTH:
         raise UnsupportedSql(f"{_clip(text)} is nested too deeply: {depth} levels once parsed "
                              f"(at most {MAX_SQL_DEPTH})")
-    refused = allowlist_problem(tree)
+    refused = allowlist_problem(tree, text)
     if refused:
         raise UnsupportedSql(f"{_clip(text)} {refused}")
+    mark_written_names(tree, text)
+    tree = rewritten(tree, _as_spark_replaces)
     fold = lambda node: Evaluator({}).eval(node)  # noqa: E731
     mark_static_nulls(tree, fold)
     failure = static_failure(tree, fold, SqlRuntimeError)
     if failure is not None:  # Spark fails the query before any row: so does every row here
         tree.meta["fails"] = str(failure)
     return tree
+
+
+def rewritten(tree: exp.Expression, rewrite: Callable[[exp.Expression], exp.Expression]) -> exp.Expression:
+    """`tree`, changed in place, with `rewrite` applied to every node, children first, so a node `rewrite`
+    replaces still has its children rewritten (sqlglot's `transform` skips a new node's)."""
+    nodes: list[exp.Expression] = list(tree.walk(bfs=False))  # type: ignore[arg-type]
+    for node in reversed(nodes):  # every child before its parent
+        new = rewrite(node)
+        if new is not node:
+            if node is tree:
+                return new
+            node.replace(new)
+    return tree
+
+
+def _as_spark_replaces(node: exp.Expression) -> exp.Expression:
+    """The functions Spark replaces by other expressions before it optimizes (RuntimeReplaceable), replaced
+    so here too, so that the reference folds and skips them as Spark's optimizer does (`folding`: an `if`
+    whose branches are both NULL is NULL, a NULL condition is FALSE...), and Spark is given the same:
+    `isnull(x)` is `x IS NULL`, `isnotnull(x)` `NOT x IS NULL`, `nvl2(x, a, b)` `if(x IS NOT NULL, a, b)`,
+    `nullif(a, b)` `if(a = b, NULL, a)`."""
+    if isinstance(node, exp.Anonymous) and node.name.lower() in ("isnull", "isnotnull"):
+        null = exp.Is(this=exp.Paren(this=node.expressions[0]), expression=exp.Null())
+        return exp.Paren(this=null if node.name.lower() == "isnull" else exp.Not(this=null))
+    if isinstance(node, exp.Nvl2):  # (parenthesized: sqlglot writes `a = b IS NULL` for `a = (b IS NULL)`)
+        test = exp.Not(this=exp.Is(this=exp.Paren(this=node.this), expression=exp.Null()))
+        return exp.If(this=test, true=node.args.get("true"), false=node.args.get("false") or exp.Null())
+    if isinstance(node, exp.Nullif):
+        same = exp.EQ(this=exp.Paren(this=node.this.copy()), expression=exp.Paren(this=node.expression))
+        return exp.If(this=same, true=exp.Null(), false=node.this)
+    return node
 
 
 def _clip(text: str) -> str:
@@ -155,7 +194,7 @@ def _literal(ev: Evaluator, node: exp.Literal) -> Any:
     return Decimal(text) if re.fullmatch(r"[+-]?\d*\.?\d*", text, re.ASCII) else float(text)
 
 
-def _operands(ev: Evaluator, node: exp.Binary, divisor_first: bool = False) -> tuple[Any, Any] | None:
+def _operands(ev: Evaluator, node: exp.Expr, divisor_first: bool = False) -> tuple[Any, Any] | None:
     """Both operands of a binary operator, or None when one is NULL, in Spark's order of evaluation: the
     left one first, and a NULL there leaves the right one unevaluated (so `NULL + 1/0` is NULL); for
     `/`, DIV and `%`, the divisor first."""
@@ -279,14 +318,17 @@ def _in(ev: Evaluator, node: exp.In) -> bool | None:
 
 
 def _between(ev: Evaluator, node: exp.Between) -> bool | None:
-    """`x BETWEEN a AND b`: `x >= a AND x <= b`; Spark evaluates both bounds once `x` is not NULL."""
+    """`x BETWEEN a AND b`: `x >= a AND x <= b`, which Spark (4.3) evaluates as an AND: once `x` is not
+    NULL, `b` only where `x >= a` is not FALSE (the property test found `0 BETWEEN 2 AND cast('' as bigint)`
+    FALSE in Spark)."""
     value = ev.eval(node.this)
     if value is None:
         return None
-    low, high = ev.eval(node.args["low"]), ev.eval(node.args["high"])
+    low = ev.eval(node.args["low"])
     above = None if low is None else _order(value, low)
     if above is not None and above < 0:
         return False
+    high = ev.eval(node.args["high"])
     below = None if high is None else _order(value, high)
     if below is not None and below > 0:
         return False
@@ -537,6 +579,203 @@ def _now(ev: Evaluator, node: exp.Expression) -> Any:
     return ev.now
 
 
+def _today(ev: Evaluator, node: exp.CurrentDate) -> date:
+    """`current_date()`: the day of the run's current time (`now`) in the session time zone, UTC."""
+    moment = _now(ev, node)
+    return moment.astimezone(UTC).date() if isinstance(moment, datetime) else moment
+
+
+def _written(node: exp.Expression) -> str | None:
+    return node.meta.get("written") if node.meta else None
+
+
+def _extreme(pick_greatest: bool) -> Callable[[Evaluator, exp.Func], Any]:
+    """`greatest`/`least`: NULLs skipped (NULL only when all are), the arguments widened to one type."""
+    def run(ev: Evaluator, node: exp.Func) -> Any:
+        nodes = [node.this, *node.expressions]
+        values = [ev.eval(n) for n in nodes]
+        scale = max((_scale(n, v, ev) for n, v in zip(nodes, values, strict=True)), default=0)
+        kinds = {_static_kind(n, ev.types) for n in nodes}  # an argument NULL on this row still widens the rest
+        if "double" in kinds:
+            values = [float(v) if isinstance(v, int | Decimal) and not isinstance(v, bool) else v for v in values]
+        if "timestamp" in kinds:
+            values = [casts.cast_to(v, "TIMESTAMP") if isinstance(v, date) else v for v in values]
+        present = scalars.widened(values, scale)
+        best = None
+        for value in present:
+            if best is None:
+                best = value
+                continue
+            order = _order(value, best)
+            if order is not None and (order > 0 if pick_greatest else order < 0):
+                best = value
+        return best
+    return run
+
+
+def _static_kind(node: exp.Expression, types: Mapping[str, SqlType]) -> str | None:
+    """"double" or "timestamp" where `node` is certainly of that Spark type whatever the row: a column of an
+    approximate type (the pipeline holds REAL, FLOAT and DOUBLE as a DOUBLE) or of a date or time type (held
+    as a TIMESTAMP, `engine.spark.types`), a cast to one, a literal such as 1e3 or 2D, the current time."""
+    while isinstance(node, exp.Paren | exp.Neg):
+        node = node.this
+    if isinstance(node, exp.Column):
+        found = types.get(node.name) or next((t for k, t in types.items() if k.lower() == node.name.lower()), None)
+        family = None if found is None else found.family
+        return "double" if family is TypeFamily.APPROX_NUMERIC else "timestamp" if family is TypeFamily.DATETIME \
+            else None
+    if isinstance(node, exp.Cast | exp.TryCast):
+        to = node.to.this
+        return "double" if to is exp.DataType.Type.DOUBLE else "timestamp" if to in (
+            exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPTZ) else None
+    if isinstance(node, exp.CurrentTimestamp):
+        return "timestamp"
+    if isinstance(node, exp.Literal) and not node.is_string and not re.fullmatch(r"[+-]?\d*\.?\d*", node.this):
+        return "double"
+    return None
+
+
+def _scale(node: exp.Expression, value: Any, ev: Evaluator) -> int:
+    """The DECIMAL scale of an argument's type, where the types tell it, else its value's."""
+    known = decimal_type(node, ev.types)
+    if known is not None:
+        return known[1]
+    if isinstance(value, Decimal):
+        exponent = value.as_tuple().exponent
+        return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    return 0
+
+
+def _number_fn(fn: Callable[[Any], Any]) -> Callable[[Evaluator, exp.Func], Any]:
+    def run(ev: Evaluator, node: exp.Func) -> Any:
+        return fn(ev.eval(node.this))
+    return run
+
+
+def _to_date(ev: Evaluator, node: exp.TsOrDsToDate) -> Any:
+    """`to_date(x)` as written (a number's text is read as a DATE), or the DATE sqlglot puts around the
+    argument of `year`, `datediff`... (Spark's implicit cast: a number is refused)."""
+    return scalars.date_of(ev.eval(node.this), explicit=_written(node) == "to_date")
+
+
+def _date_field(field: str) -> Callable[[Evaluator, exp.Func], Any]:
+    """`year`, `month`, `day`: of the DATE the argument reads as (sqlglot wraps it in a TsOrDsToDate)."""
+    def run(ev: Evaluator, node: exp.Func) -> Any:
+        value = ev.eval(node.this)
+        day = value if value is None or isinstance(value, date) and not isinstance(value, datetime) \
+            else scalars.date_of(value, explicit=False)
+        return None if day is None else getattr(day, field)
+    return run
+
+
+def _time_field(field: str) -> Callable[[Evaluator, exp.Func], Any]:
+    """`hour`, `minute`, `second` (whole seconds) of the TIMESTAMP the argument reads as, in UTC."""
+    def run(ev: Evaluator, node: exp.Func) -> Any:
+        moment = scalars.timestamp_of(ev.eval(node.this))
+        return None if moment is None else getattr(moment, field)
+    return run
+
+
+def _datediff(ev: Evaluator, node: exp.DateDiff) -> Any:
+    """`datediff(end, start)`: days from `start` to `end`; a NULL `end` leaves `start` unevaluated."""
+    pair = _operands(ev, node)
+    if pair is None:
+        return None
+    end, start = (scalars.date_of(v, explicit=False) for v in pair)
+    assert end is not None and start is not None
+    return (end - start).days
+
+
+def _date_add(ev: Evaluator, node: exp.TsOrDsAdd) -> Any:
+    """`date_add(d, n)` and `date_sub(d, n)` (which sqlglot reads as `date_add(d, n * -1)`; Spark is given
+    `date_sub(d, n)`, `engine.sql.spark`)."""
+    start = ev.eval(node.this)
+    if start is None:
+        return None
+    days_node = node.expression
+    subtract = _written(node) == "date_sub" and isinstance(days_node, exp.Mul)
+    days = scalars.day_count(ev.eval(days_node.this if subtract else days_node))
+    if days is None:
+        return None
+    day = scalars.date_of(start, explicit=False)
+    assert day is not None
+    return day - timedelta(days=days) if subtract else day + timedelta(days=days)
+
+
+def _text_test(test: Callable[[str, str], bool]) -> Callable[[Evaluator, exp.Binary], Any]:
+    """`startswith`, `endswith`, `contains`: NULL when either is; numbers are read as their text."""
+    def run(ev: Evaluator, node: exp.Binary) -> Any:
+        pair = _operands(ev, node)
+        return None if pair is None else test(_text(pair[0]), _text(pair[1]))
+    return run
+
+
+def _str_position(ev: Evaluator, node: exp.StrPosition) -> Any:
+    """`instr(s, sub)` (Spark is given INSTR: `s` first, a NULL one leaves `sub` unevaluated) and
+    `locate(sub, s[, pos])`, `position(sub IN s)` (LOCATE: the position first, a NULL one is 0; then `sub`,
+    then `s`)."""
+    if _written(node) == "instr":
+        value = ev.eval(node.this)
+        if value is None:
+            return None
+        sub = ev.eval(node.args["substr"])
+        return None if sub is None else scalars.locate(_text(sub), _text(value), 1)
+    given = node.args.get("position")
+    position = ev.eval(given) if given is not None else 1
+    if position is None:
+        return 0
+    sub = ev.eval(node.args["substr"])
+    if sub is None:
+        return None
+    value = ev.eval(node.this)
+    if value is None:
+        return None
+    return scalars.locate(_text(sub), _text(value), int(casts.cast_to(position, "INT")))
+
+
+def _pad(ev: Evaluator, node: exp.Pad) -> Any:
+    """`lpad`/`rpad(s, length[, pad])`, the pad a space by default; NULL when any is."""
+    fill_node = node.args.get("fill_pattern")
+    values = [ev.eval(node.this), ev.eval(node.expression), ev.eval(fill_node) if fill_node is not None else " "]
+    if any(v is None for v in values):
+        return None
+    text, length, fill = values
+    return scalars.pad(_text(text), int(casts.cast_to(length, "INT")), _text(fill), bool(node.args.get("is_left")))
+
+
+def _trim(ev: Evaluator, node: exp.Trim) -> Any:
+    """`trim`, `ltrim`, `rtrim`: spaces only (not tabs), as Spark's."""
+    value = ev.eval(node.this)
+    if value is None:
+        return None
+    text, side = _text(value), node.args.get("position")
+    return text.lstrip(" ") if side == "LEADING" else text.rstrip(" ") if side == "TRAILING" else text.strip(" ")
+
+
+def _replace(ev: Evaluator, node: exp.Replace) -> Any:
+    """`replace(s, search[, replacement])`, the replacement '' by default; NULL when any is."""
+    given = node.args.get("replacement")
+    values = [ev.eval(node.this), ev.eval(node.expression), ev.eval(given) if given is not None else ""]
+    if any(v is None for v in values):
+        return None
+    return scalars.replace(*(_text(v) for v in values))
+
+
+def _left(ev: Evaluator, node: exp.Left) -> Any:
+    """`left(s, n)`: Spark's `substring(s, 1, n)`."""
+    pair = _operands(ev, node)
+    return None if pair is None else spark_substring(_text(pair[0]), 1, int(casts.cast_to(pair[1], "INT")))
+
+
+def _right(ev: Evaluator, node: exp.Right) -> Any:
+    """`right(s, n)`: Spark's `if(isnull(s), NULL, if(n <= 0, '', substring(s, -n)))`."""
+    pair = _operands(ev, node)
+    if pair is None:
+        return None
+    length = int(casts.cast_to(pair[1], "INT"))
+    return "" if length <= 0 else spark_substring(_text(pair[0]), -length, None)
+
+
 _HANDLERS: dict[type[exp.Expression], Callable[[Evaluator, Any], Any]] = {
     exp.Column: lambda ev, n: _column(ev.row, n.name),
     exp.Literal: _literal,
@@ -577,7 +816,7 @@ _HANDLERS: dict[type[exp.Expression], Callable[[Evaluator, Any], Any]] = {
     exp.If: _if,
     exp.Upper: lambda ev, n: _case_conversion(ev, n, str.upper),
     exp.Lower: lambda ev, n: _case_conversion(ev, n, str.lower),
-    exp.Trim: _text_fn(lambda text: text.strip(" ")),
+    exp.Trim: _trim,
     exp.Length: _text_fn(len),
     exp.Substring: _substring,
     exp.Abs: _abs,
@@ -585,4 +824,30 @@ _HANDLERS: dict[type[exp.Expression], Callable[[Evaluator, Any], Any]] = {
     exp.Cast: _cast,
     exp.TryCast: _cast,
     exp.CurrentTimestamp: _now,
+    exp.CurrentDate: _today,
+    exp.Greatest: _extreme(True),
+    exp.Least: _extreme(False),
+    exp.Floor: _number_fn(lambda v: scalars.floor_or_ceil(v, up=False)),
+    exp.Ceil: _number_fn(lambda v: scalars.floor_or_ceil(v, up=True)),
+    exp.Sign: _number_fn(scalars.sign),
+    exp.TsOrDsToDate: _to_date,
+    exp.Year: _date_field("year"),
+    exp.Month: _date_field("month"),
+    exp.Day: _date_field("day"),
+    exp.DayOfMonth: _date_field("day"),
+    exp.Hour: _time_field("hour"),
+    exp.Minute: _time_field("minute"),
+    exp.Second: _time_field("second"),
+    exp.DateDiff: _datediff,
+    exp.TsOrDsAdd: _date_add,
+    exp.StartsWith: _text_test(str.startswith),
+    exp.EndsWith: _text_test(str.endswith),
+    exp.Contains: _text_test(lambda text, part: part in text),
+    exp.StrPosition: _str_position,
+    exp.Pad: _pad,
+    exp.Replace: _replace,
+    exp.Left: _left,
+    exp.Right: _right,
+    exp.Reverse: _text_fn(lambda text: text[::-1]),
+    exp.Initcap: _text_fn(scalars.initcap),
 }

@@ -18,8 +18,14 @@ Evaluate = Callable[[exp.Expr], Any]
 
 _NULL_INTOLERANT = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Neg, exp.Abs, exp.Length,
                     exp.Upper, exp.Lower, exp.Trim, exp.Substring, exp.Cast, exp.EQ, exp.NEQ, exp.GT, exp.GTE,
-                    exp.LT, exp.LTE, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpReplace, exp.Round, exp.Not)
-"""Operators that are NULL whenever an operand is (Spark's `NullIntolerant`)."""
+                    exp.LT, exp.LTE, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpReplace, exp.Round, exp.Not,
+                    exp.Floor, exp.Ceil, exp.Sign, exp.Year, exp.Month, exp.Day, exp.DayOfMonth, exp.Hour,
+                    exp.Minute, exp.Second, exp.TsOrDsToDate, exp.DateDiff, exp.TsOrDsAdd, exp.StartsWith,
+                    exp.EndsWith, exp.Contains, exp.Pad, exp.Replace, exp.Left, exp.Right, exp.Reverse,
+                    exp.Initcap)
+"""Operators that are NULL whenever an operand is (Spark's `NullIntolerant`, or a function Spark replaces
+by such operators: `left` is a `substring`). Not `locate` (a NULL position is 0): `instr`, which Spark is
+given as INSTR, is (`mark_static_nulls`)."""
 
 
 def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate) -> None:
@@ -31,9 +37,10 @@ def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate) -> None:
             null = True
         elif isinstance(node, exp.Paren):
             null = is_static_null(node.this)
-        elif isinstance(node, _NULL_INTOLERANT):
+        elif isinstance(node, _NULL_INTOLERANT) or (isinstance(node, exp.StrPosition) and node.meta
+                                                     and node.meta.get("written") == "instr"):
             null = any(is_static_null(c) for c in children)
-        elif isinstance(node, exp.Coalesce | exp.And | exp.Or):
+        elif isinstance(node, exp.Coalesce | exp.Greatest | exp.Least | exp.And | exp.Or):
             null = bool(children) and all(is_static_null(c) for c in children)
         elif isinstance(node, exp.In):  # NULL IN (...), or x IN (NULL, ...) once OptimizeIn makes it x = NULL
             listed = node.expressions

@@ -118,7 +118,7 @@ def parse_expression(text: str) -> ParsedSql:
     if depth > MAX_SQL_DEPTH:
         return ParsedSql(problem=f"is nested too deeply: {depth} levels once parsed (at most {MAX_SQL_DEPTH})",
                          beyond_limits=True)
-    return ParsedSql(columns=columns_read(tree), problem=regex_problem(tree) or allowlist_problem(tree))
+    return ParsedSql(columns=columns_read(tree), problem=regex_problem(tree) or allowlist_problem(tree, text))
 
 
 def regex_problem(tree: exp.Expr) -> str | None:

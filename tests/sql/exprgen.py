@@ -3,7 +3,8 @@
 Typed so every expression is well-typed for Spark (no analysis errors), and bounded so no integer
 arithmetic overflows (BIGINT columns within ±100, INT literals within ±10, depth at most 3), which the
 reference does not model. NULLs are typed (`CAST(NULL AS BIGINT)`), as a column's are. Division and
-remainder by zero, NULLs, strict casts of text and substring edges come up often on purpose.
+remainder by zero, NULLs, strict casts of text and substring edges come up often on purpose. Dates are
+built from literals and a day count kept within 1000 (the years a Python `date` holds).
 Text meets a number only as `text = literal`: against a column that is NULL on the row, Spark casts
 the text anyway and the reference cannot (it does not know column types). A strict cast of text always
 reads a column (`cast(coalesce(S1, ...) as bigint)`): Spark's optimizer may compute a constant that
@@ -44,14 +45,22 @@ def int_expr(draw: Any, depth: int = 3) -> str:
     a = lambda: draw(int_expr(depth - 1))  # noqa: E731
     s = lambda: draw(str_expr(depth - 1))  # noqa: E731
     b = lambda: draw(bool_expr(depth - 1))  # noqa: E731
-    kind = draw(st.integers(0, 13))
+    kind = draw(st.integers(0, 27))
     if kind <= 4:
         return f"({a()} {_pick(draw, ['+', '-', '*', 'div', '%'])} {a()})"
+    days = lambda: f"cast(({a()}) % 1000 as int)"  # noqa: E731  within the years a DATE holds here
     return [
         lambda: f"(- {a()})", lambda: f"abs({a()})", lambda: f"cast(coalesce(S1, {s()}) as bigint)",
         lambda: f"try_cast({s()} as bigint)", lambda: f"length({s()})", lambda: f"coalesce({a()}, {a()})",
         lambda: f"if({b()}, {a()}, {a()})", lambda: f"CASE WHEN {b()} THEN {a()} ELSE {a()} END",
         lambda: f"cast({b()} as int)",
+        # the functions added to the allow-list
+        lambda: f"floor({a()})", lambda: f"ceil({a()})", lambda: f"cast(sign({a()}) as bigint)",
+        lambda: f"greatest({a()}, {a()})", lambda: f"least({a()}, {a()}, {a()})", lambda: f"nullif({a()}, {a()})",
+        lambda: f"nvl2({a()}, {a()}, {a()})", lambda: f"ifnull({a()}, {a()})", lambda: f"mod({a()}, {a()})",
+        lambda: f"instr({s()}, {s()})", lambda: f"locate({s()}, {s()})", lambda: f"locate({s()}, {s()}, {a()})",
+        lambda: f"datediff(date_add(DATE '2020-02-29', {days()}), date_sub(DATE '2021-03-31', {days()}))",
+        lambda: f"{_pick(draw, ['year', 'month', 'day'])}(date_add(DATE '2020-01-31', {days()}))",
     ][kind - 5]()
 
 
@@ -69,6 +78,14 @@ def str_expr(draw: Any, depth: int = 3) -> str:
         lambda: f"substring({a()}, {start}, {length})", lambda: f"substr({a()}, {start})",
         lambda: f"cast({i()} as string)", lambda: f"coalesce({a()}, {a()})", lambda: f"if({b()}, {a()}, {a()})",
         lambda: f"regexp_replace({a()}, '[0-9]', '#')", lambda: f"regexp_replace({a()}, '([a-z])', '$1$1')",
+        # the functions added to the allow-list
+        lambda: f"lpad({a()}, {length}, {a()})", lambda: f"rpad({a()}, {length}, {a()})",
+        lambda: f"lpad({a()}, {start})",
+        lambda: f"ltrim({a()})", lambda: f"rtrim({a()})", lambda: f"replace({a()}, {a()}, {a()})",
+        lambda: f"replace({a()}, {a()})", lambda: f"left({a()}, {start})", lambda: f"right({a()}, {start})",
+        lambda: f"reverse({a()})", lambda: f"initcap({a()})", lambda: f"nullif({a()}, {a()})",
+        lambda: f"nvl2({i()}, {a()}, {a()})", lambda: f"greatest({a()}, {a()})", lambda: f"least({a()}, {a()})",
+        lambda: f"cast(date_add(DATE '2024-02-28', cast(({i()}) % 1000 as int)) as string)",
     ]))()
 
 
@@ -89,6 +106,10 @@ def bool_expr(draw: Any, depth: int = 3) -> str:
         lambda: f"({s()} ILIKE {pattern})", lambda: f"({s()} RLIKE '^[a-z]')",
         lambda: f"({i()} IN (1, NULL, {i()}))", lambda: f"({i()} IN (2, -1))",
         lambda: f"({i()} BETWEEN {i()} AND {i()})", lambda: f"(({i()} / {i()}) > {i()})",
+        # the functions added to the allow-list
+        lambda: f"isnull({i()})", lambda: f"isnotnull({s()})", lambda: f"startswith({s()}, {s()})",
+        lambda: f"endswith({s()}, {s()})", lambda: f"contains({s()}, {s()})", lambda: f"(instr({s()}, {s()}) > 0)",
+        lambda: f"nullif({a()}, {a()})", lambda: f"greatest({a()}, {a()})",
     ]))()
 
 

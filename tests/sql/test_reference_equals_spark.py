@@ -275,6 +275,9 @@ def test_the_value_probe_disagreements_now_agree(spark: Any) -> None:
         "DT = '2020-02-29'", "DT < T", "cast(DT AS STRING)", "concat(DT, 'x')", "cast(DT AS TIMESTAMP)",
         "cast(I AS TIMESTAMP)", "cast(cast(S AS DATE) AS STRING)", "coalesce(cast(T AS DATE), DT)",
         "T = '2026-01-05 10:00:00.123456'", "cast(T AS TIMESTAMP) = T",
+        # functions added to the allow-list (tests below hold more of them)
+        "year(DT)", "day(DT)", "hour(T)", "second(T)", "datediff(T, DT)", "sign(F)", "greatest(F, I)", "least(I, 3)",
+        "instr(S, 'b')", "initcap(S)", "lpad(S, 4, '_')", "isnull(T)", "nullif(I, 5)", "floor(I)",
     ]
     for sql in exprs:
         expected = [_reference_or_failed(sql, row) for row in table]
@@ -390,3 +393,119 @@ def test_a_time_without_a_date_is_today_as_in_spark(spark: Any) -> None:
         for text, value, one, other in zip(TIME_TEXTS, values, early, late, strict=True):
             assert _same(value, one) or _same(value, other), f"{sql} of {text!r}: Spark {value!r}, reference {one!r}"
     assert got[0][0] is not None and got[0][0].endswith(" 10:00:00")  # '10:00' is a time today, not NULL
+
+
+FUNCTION_SCHEMA = ("RID int, S string, P string, I int, L bigint, F double, R float, D decimal(12,2), "
+                   "E decimal(5,3), T timestamp, DT date")
+FUNCTION_TYPES = {"D": "DECIMAL(12,2)", "E": "DECIMAL(5,3)", "I": "INTEGER", "L": "BIGINT", "F": "DOUBLE",
+                  "T": "TIMESTAMP"}
+
+
+def _function_table() -> list[dict[str, Any]]:
+    """Rows for the functions added to the allow-list: month ends, a leap day, the epoch, negative and
+    fractional numbers, empty text, text that is a date or a time or neither, NULLs, Unicode."""
+    import math
+    from datetime import UTC, date, datetime
+    from decimal import Decimal
+
+    from engine.sql.floats import to_float32
+
+    def row(s: Any, p: Any, i: Any, f: Any, d: Any, t: Any, dt: Any, e: Any = None, r: Any = None) -> dict[str, Any]:
+        return {"S": s, "P": p, "I": i, "L": None if i is None else i * 3, "F": f,
+                "R": None if r is None else to_float32(r),  # a FLOAT column holds 32 bits
+                "D": None if d is None else Decimal(d), "E": None if e is None else Decimal(e), "T": t, "DT": dt}
+
+    return [
+        row("abcabc", "b", 5, 2.5, "125.62", datetime(2026, 1, 31, 23, 59, 59, 999999, tzinfo=UTC), date(2020, 2, 29),
+            "1.005", 1.5),
+        row("hELLO wORLD", "", -3, -2.5, "-0.50", datetime(1969, 12, 31, 23, 59, 59, 500000, tzinfo=UTC),
+            date(2019, 1, 31), "-0.001", -0.25),
+        row(None, None, None, None, None, None, None),
+        row("", "", 0, -0.0, "0.00", datetime(1970, 1, 1, tzinfo=UTC), date(2000, 2, 29), "0.000", 0.0),
+        row("2026-01-01", "20", 1, math.nan, "-9999999999.99", datetime(2024, 2, 29, 12, 30, 5, tzinfo=UTC),
+            date(2024, 12, 31), "99.999", math.inf),
+        row("2020-02-29 10:11:12", "-", 31, 1e20, "1.01", datetime(2000, 3, 1, tzinfo=UTC), date(1999, 12, 31)),
+        row("10:11", "1", 59, 9.2233720368547e18, "3.00", None, date(2021, 3, 31), "5.5", 16777217.0),
+        row("ab c  d", " ", -1, -1e-300, "-1.49", None, date(2020, 3, 1)),
+        row("ß straße ǆx ΑΣ ﬁx", "ß", 2, 0.5, "0.01", None, None),
+        row("a😀b a\tb x-y", "😀", 100, 1.5e-7, "2.50", None, None),
+        row("abc", "abc", 3, 3.0, "3.00", None, None),
+        row("x", "xyz", -31, -0.5, "-3.00", None, None),
+    ]
+
+
+FUNCTION_EXPRS = [
+    # NULL tests and conditional values
+    "isnull(S)", "isnotnull(T)", "isnull(cast(I AS STRING) || S)", "nullif(I, 3)", "nullif(S, 'abc')",
+    "nullif(D, 3)", "nullif(S, P)", "nullif(I, CAST(NULL AS INT))", "ifnull(S, 'none')", "nvl2(S, I, -1)",
+    "nvl2(T, S, P)", "nvl2(D, 'a', 'b')",
+    # numbers
+    "greatest(I, 3)", "greatest(I, L, -2)", "least(I, 3)", "greatest(I, 2.5)", "least(D, 3)", "greatest(D, E)",
+    "least(D, E, I)", "greatest(F, 2)", "least(F, -1D)", "greatest(R, cast(1 AS FLOAT))", "greatest(S, P)",
+    "least(S, P, 'b')", "greatest(T, DT)", "least(DT, DATE '2020-01-01')", "greatest(I, NULL)", "least(NULL, D)",
+    "floor(F)", "ceil(F)", "ceiling(F)", "floor(D)", "ceil(D)", "floor(E)", "ceil(E)", "floor(I)", "ceil(L)",
+    "floor(-D)", "floor(R)", "ceil(R)", "floor(D / 3)", "sign(I)", "sign(F)", "signum(D)", "sign(E)", "sign(R)",
+    "mod(I, 7)", "mod(D, 3)", "mod(-I, 4)", "mod(F, 2)", "floor(I) > 1", "greatest(I, 3) > 3",
+    # dates and times
+    "year(DT)", "month(DT)", "day(DT)", "dayofmonth(DT)", "year(T)", "month(T)", "day(T)", "hour(T)",
+    "minute(T)", "second(T)", "hour(DT)", "year(DT) = 2020", "to_date(T)", "to_date(DT)", "to_date(S)",
+    "to_date(P)", "year(S)", "month(P)", "hour(S)", "minute(S)", "second(S)", "datediff(DT, DATE '2020-01-01')",
+    "datediff(T, DT)", "datediff(DT, T)", "datediff(S, DT)", "datediff(DT, '2020-03-01')", "date_add(DT, 1)",
+    "date_add(DT, -1)", "date_add(DT, I)",
+    "date_add(DT, L)", "date_sub(DT, D)", "date_add(T, F)", "date_sub(DT, I)", "date_sub(DT, 1)", "date_add(T, 30)",
+    "date_add(S, 1)", "date_sub(DT, '3')", "date_add(DT, P)", "dateadd(DT, 365)", "date_diff(DT, T)",
+    "DT > to_date('2020-01-01')", "datediff(date_add(DT, I), DT) = I",
+    # text
+    "startswith(S, P)", "endswith(S, P)", "contains(S, P)", "startswith(S, 'a')", "contains(I, '1')",
+    "endswith(S, '')", "instr(S, P)", "instr(S, 'a')", "instr(I, 1)", "instr(S, '') > 0", "locate(P, S)",
+    "locate(P, S, 2)", "locate(P, S, I)", "locate('', S, I)", "locate(P, S, CAST(NULL AS INT))",
+    "position(P IN S)", "lpad(S, 8, P)", "rpad(S, 8, P)", "lpad(S, 3)", "rpad(S, I, '.')", "lpad(S, I, 'xy')",
+    "lpad(I, 5, '0')", "rpad(P, 0, 'x')", "lpad(S, -1, 'x')", "ltrim(S)", "rtrim(S)", "ltrim(concat('  ', S, ' '))",
+    "rtrim(concat(' ', P, '  '))", "replace(S, P, '#')", "replace(S, P)", "replace(S, 'b', P)", "replace(I, 1, 9)",
+    "left(S, 2)", "left(S, I)", "right(S, 2)", "right(S, I)", "left(I, 1)", "right(P, 0)", "reverse(S)",
+    "reverse(I)", "initcap(S)", "initcap(P)", "initcap(lower(S))", "upper(initcap(S))",
+]
+
+
+def _same_decimal_text(spark_value: Any, reference: Any) -> bool:
+    """`_same`, and a DECIMAL with the scale Spark's type gives it (3.00 is not 3)."""
+    from decimal import Decimal
+
+    if isinstance(spark_value, Decimal) and isinstance(reference, Decimal):
+        return str(spark_value) == str(reference)
+    return _same(spark_value, reference)
+
+
+@pytest.mark.slow
+def test_the_added_functions_equal_spark_row_by_row(spark: Any) -> None:
+    """Every function the allow-list gained (NULL tests, greatest/least, floor/ceil/sign, date parts and
+    arithmetic, text search, padding and case) on rows of edges, as Spark gives them: the values (with the
+    DECIMAL scale of Spark's type), and an error exactly where Spark fails. Spark is given the checked SQL."""
+    from engine.model.types import parse_type
+
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    types = {name: parse_type(t) for name, t in FUNCTION_TYPES.items()}
+    table = _function_table()
+    plain = [{**row, "R": None if row["R"] is None else float(row["R"])} for row in table]  # pyspark's own float
+    df = spark.createDataFrame([{"RID": i, **row} for i, row in enumerate(plain)], FUNCTION_SCHEMA)
+
+    def reference(sql: str, row: dict[str, Any]) -> Any:
+        try:
+            return evaluate_sql(sql, row, None, types)
+        except SqlRuntimeError:
+            return FAILED
+
+    expected = {sql: [reference(sql, row) for row in table] for sql in FUNCTION_EXPRS}
+    running = [sql for sql in FUNCTION_EXPRS if FAILED not in expected[sql]]
+    for sql, values in zip(running, _spark_values(spark, df, running), strict=True):
+        for i, (got, value) in enumerate(zip(values, expected[sql], strict=True)):
+            assert _same_decimal_text(got, value), f"{sql} on row {i}: Spark {got!r}, reference {value!r}"
+    for sql in (sql for sql in FUNCTION_EXPRS if FAILED in expected[sql]):  # the other rows in one job
+        fine = [i for i, value in enumerate(expected[sql]) if value is not FAILED]
+        got = _spark_values(spark, df.where(f"RID IN ({', '.join(map(str, fine))})"), [sql])[0] if fine else []
+        for i, value in zip(fine, got, strict=True):
+            assert _same_decimal_text(value, expected[sql][i]), \
+                f"{sql} on row {i}: Spark {value!r}, reference {expected[sql][i]!r}"
+        failing = [i for i, value in enumerate(expected[sql]) if value is FAILED]
+        for i in failing[:ERRORS_CHECKED_PER_BATCH]:
+            assert _spark_fails(df.where(f"RID = {i}"), sql), f"{sql} fails in the reference on row {i}, not on Spark"

@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 from pyspark.testing import assertDataFrameEqual
 
 from engine.sql.errors import UnsupportedSql
-from engine.sql.evaluate import predicate_holds
+from engine.sql.evaluate import evaluate_sql, predicate_holds
 from engine.sql.spark import bound_sql, checked_sql
 
 ROWS = [
@@ -74,3 +74,36 @@ def test_spark_gets_the_sql_of_the_checked_tree() -> None:
 @pytest.mark.slow
 def test_sessions_run_the_model_s_sql_in_ansi_mode(spark: Any) -> None:
     assert spark.conf.get("spark.sql.ansi.enabled") == "true"
+
+
+@pytest.mark.slow
+def test_the_added_functions_run_bound_on_spark_as_in_the_reference(spark: Any, source: Any) -> None:
+    """The where clauses and expressions of the added functions, bound to the row struct as the pipeline binds
+    them: Spark is given the function the snippet wrote (INSTR, DATE_SUB, not sqlglot's LOCATE and DATE_ADD),
+    and `current_date()` is the day of the time given, as in the reference."""
+    now = "CAST('2026-01-05 23:30:00' AS TIMESTAMP)"
+    moment = datetime(2026, 1, 5, 23, 30, tzinfo=UTC)
+    wheres = ["instr(CODE, '-') > 0", "isnull(NAME) OR startswith(ltrim(NAME), 'A')", "greatest(ID, 2) > 2",
+              "nvl2(CODE, floor(ID / 2), -1) = 0", "current_date() = DATE '2026-01-05'",
+              "datediff(date_sub(current_date(), ID), DATE '2026-01-01') > 1", "nullif(CODE, 'x') IS NULL"]
+    for where in wheres:
+        got = source.where(F.expr(f"coalesce({bound_sql(where, in_struct, now)}, FALSE)")).select("ID")
+        assert sorted(r["ID"] for r in got.collect()) == [r["ID"] for r in ROWS if predicate_holds(where, r, moment)], \
+            where
+    exprs = ["lpad(CODE, 6, '*')", "initcap(NAME)", "replace(CODE, '-')", "right(CODE, 2)", "reverse(QTY)",
+             "cast(date_sub(current_date(), ID) AS STRING)", "cast(locate('b', CODE, 2) AS STRING)"]
+    got = source.select("ID", *(F.expr(bound_sql(sql, in_struct, now)).alias(f"e{i}") for i, sql in enumerate(exprs)))
+    rows = {r["ID"]: r for r in got.collect()}
+    for row in ROWS:
+        for i, sql in enumerate(exprs):
+            assert rows[row["ID"]][f"e{i}"] == evaluate_sql(sql, row, moment), (sql, row)
+
+
+def test_spark_is_given_the_function_the_snippet_names() -> None:
+    assert checked_sql("instr(CODE, 'a')") == "INSTR(CODE, 'a')"  # sqlglot would write LOCATE('a', CODE)
+    # sqlglot would write DATE_ADD(AT, 1 * -1); the days are cast to INT, as Spark's analysis refuses a BIGINT
+    assert checked_sql("date_sub(AT, 1)") == "DATE_SUB(AT, CAST(1 AS INT))"
+    assert checked_sql("date_add(AT, N * -1)") == "DATE_ADD(AT, CAST(N * -1 AS INT))"
+    assert checked_sql("nvl2(CODE, 1, 2)") == "IF(NOT (CODE) IS NULL, 1, 2)"  # as Spark replaces it
+    assert checked_sql("nullif(a = b, isnull(c))") == "IF((a = b) = (((c) IS NULL)), NULL, a = b)"
+    assert bound_sql("current_date() > AT", in_struct, "NOW") == "(CAST((NOW) AS DATE) > (r.`AT`))"
