@@ -226,7 +226,7 @@ time.sleep(600)
 
 
 def test_a_never_saved_model_of_a_killed_designer_is_offered_back_once(
-        qtbot: QtBot, tmp_path: Path, boxes: list[QMessageBox]) -> None:
+        qtbot: QtBot, tmp_path: Path, boxes: list[QMessageBox], monkeypatch: pytest.MonkeyPatch) -> None:
     """The README's promise: an autosave is offered back after a crash, also a model that never had a file.
     A designer killed with unsaved work leaves its autosave; the next one offers it (and only the gone
     process's, not a running one's), opens it unsaved, and removes the file so it is not offered again."""
@@ -251,14 +251,15 @@ def test_a_never_saved_model_of_a_killed_designer_is_offered_back_once(
     assert w.autosaver.save_now() is not None  # this running designer's own: never offered
     w.document.undo_stack.setClean()
     boxes.clear()
-    answers = iter([QMessageBox.StandardButton.Yes])
-    QMessageBox.exec = lambda box: (boxes.append(box), int(next(answers).value))[1]  # type: ignore[method-assign]
+    yes = int(QMessageBox.StandardButton.Yes.value)
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: (boxes.append(box), yes)[1])
     assert w.offer_orphaned_autosaves()
     assert [b.windowTitle() for b in boxes] == ["Recover autosave"] and "never saved" in boxes[0].text()
     assert w.document.path is None and w.document.dirty
     assert [s.id for s in w.document.model.servers] == ["left_behind"]
     assert not left.exists()
     assert not w.offer_orphaned_autosaves()
+    w.document.undo_stack.setClean()  # closing asks nothing (a Save there would open a real file dialog)
 
 
 def test_a_failed_open_s_message_goes_once_another_model_opens(qtbot: QtBot, tmp_path: Path) -> None:
