@@ -22,7 +22,6 @@ EXAMPLES = ROOT / "tests" / "fixtures" / "examples"  # copies of the contract's 
 
 LONGEST_FIRST = (
     "tests/spark/test_clusters.py::test_two_workers_write_the_run_directory_of_local_2",
-    "tests/designer/test_warm.py::test_the_window_keeps_one_spark_warm",
     "tests/spark/test_debezium_run.py::test_the_debezium_sample_gives_the_same_run_directory",
     "tests/spark/test_clusters.py::test_spark_connect_server",
     "tests/sql/test_reference_equals_spark.py::test_reference_equals_spark_on_the_allow_list",
@@ -33,8 +32,16 @@ workers then share the rest while these run, instead of one worker finishing the
 them (longest first is the classic schedule; CI's last minutes were one test on one core)."""
 
 
+LAST = ("tests/designer/test_warm.py::test_the_window_keeps_one_spark_warm",)
+"""Run after everything else, so that no test follows it in its worker: after it, the conflict browser's reads
+off the GUI thread in the same process never report (seen at stop 30's code as at stop 31's; the cause is not
+found yet, and each test passes alone)."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
+        if item.nodeid.startswith(LAST):
+            return len(LONGEST_FIRST) + 1
         return next((i for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)), len(LONGEST_FIRST))
     items.sort(key=rank)  # stable: every other test keeps its place
 
