@@ -18,11 +18,6 @@ from designer.window import MainWindow
 from engine.model import load_model
 
 
-@pytest.fixture(autouse=True)
-def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
 @pytest.fixture
 def window(qtbot: Any, tmp_path: Path) -> MainWindow:
     w = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat), ask=False)

@@ -36,11 +36,6 @@ def pairs_model(pairs: int = PAIRS) -> dict[str, Any]:
                          for i in range(pairs)]}
 
 
-@pytest.fixture(autouse=True)
-def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
 @pytest.fixture
 def window(qtbot: Any, tmp_path: Path) -> MainWindow:
     return window_on(qtbot, tmp_path, pairs_model(), "pairs.json")
@@ -92,6 +87,15 @@ def as_fresh(w: MainWindow) -> None:
     assert sorted(w.document.findings()) == sorted(validate(fresh))
 
 
+def undone_once(window: MainWindow, counts: Counts, original: str) -> None:
+    """Undo the step: validated and laid out once, the model exactly as before, drawn as a fresh window would."""
+    counts.reset()
+    window.document.undo_stack.undo()
+    assert counts.once()
+    assert dump_model(window.document.model) == original
+    as_fresh(window)
+
+
 def test_a_server_renamed_with_its_tables_is_validated_and_laid_out_once(window: MainWindow,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     counts = Counts(monkeypatch)
@@ -102,11 +106,7 @@ def test_a_server_renamed_with_its_tables_is_validated_and_laid_out_once(window:
     assert sorted(window.scene.tables) == sorted(t.key for t in window.document.model.tables)
     assert "SRC2.T07" in window.scene.tables and "src.T07" not in window.scene.tables
     as_fresh(window)
-    counts.reset()
-    window.document.undo_stack.undo()
-    assert counts.once()
-    assert dump_model(window.document.model) == original
-    as_fresh(window)
+    undone_once(window, counts, original)
 
 
 def test_a_server_removed_with_its_tables_and_back_is_validated_and_laid_out_once(
@@ -148,11 +148,7 @@ def test_every_table_selected_and_deleted_is_one_step_and_its_undo_one_redraw(
     assert window.document.undo_stack.count() == 1
     assert not window.document.model.tables and not window.scene.tables and not window.scene.mapping_items
     as_fresh(window)
-    counts.reset()
-    window.document.undo_stack.undo()
-    assert counts.once()
-    assert dump_model(window.document.model) == original
-    as_fresh(window)
+    undone_once(window, counts, original)
 
 
 def test_tables_moved_together_are_one_layout_edit(window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,11 +22,6 @@ from resources import SAMPLE_MODEL
 INPUTS = 3
 
 
-@pytest.fixture(autouse=True)
-def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
 def sample_with(tmp_path: Path, change: Any = None) -> Path:
     model = json.loads(SAMPLE_MODEL.read_text())
     if change is not None:

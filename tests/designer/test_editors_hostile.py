@@ -19,11 +19,6 @@ from engine.model import dump_model, save_model
 from resources import SAMPLE_MODEL
 
 
-@pytest.fixture(autouse=True)
-def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
 @pytest.fixture
 def window(qtbot: QtBot, tmp_path: Path) -> MainWindow:
     return make_window(qtbot, tmp_path, SAMPLE_MODEL)

@@ -28,11 +28,6 @@ REFUSED = {DIGITS_400: "an integer of 400 digits is out of range (at most 38)",
            "1e400": "1e400 is out of range for a number"}
 
 
-@pytest.fixture(autouse=True)
-def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
 @pytest.fixture
 def window(qtbot: QtBot, tmp_path: Path) -> MainWindow:
     w = make_window(qtbot, tmp_path, SAMPLE_MODEL)

@@ -40,11 +40,6 @@ TWO = {
 }
 
 
-@pytest.fixture(autouse=True)
-def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
 @pytest.fixture
 def window(qtbot: QtBot, tmp_path: Path) -> MainWindow:
     return window_on(qtbot, tmp_path, TWO, "two.json")

@@ -26,11 +26,6 @@ HOSTILE = ("<b>hq</b>", "<i>CUSTOMER</i>", "<u>EMAIL</u>", "<img src=x>", "<h1>s
 RUN_HOSTILE = ("<b>A_to", "<b>B_to", "<b>C_to", "<img src=x>")  # what example_with_marked_ids() puts in a run
 
 
-@pytest.fixture(autouse=True)
-def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
 def renders_markup(label: QLabel, hostile: tuple[str, ...]) -> bool:
     """The label would render a hostile string as markup (one escaped in a label's own rich text is fine)."""
     text = label.text()

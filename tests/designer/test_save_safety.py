@@ -18,11 +18,6 @@ from designer.window import MainWindow
 from resources import SAMPLE_MODEL
 
 
-@pytest.fixture(autouse=True)
-def private_autosave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAPWRIGHT_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
 @pytest.fixture
 def boxes(monkeypatch: pytest.MonkeyPatch) -> list[QMessageBox]:
     """Every message box shown (answered with its default button, else OK), and QMessageBox.question's
