@@ -232,10 +232,50 @@ def check_fits(table: Table, target: TargetDialect) -> None:
                 raise DdlError(f"{table.key}.{c.name}: {t} has more digits than PostgreSQL's {PG_MAX_PRECISION}")
 
 
-def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
-    """`CREATE TABLE` for one table, preceded by a comment for each default left out."""
-    check_fits(table, target)
+AUTO_NUMBERED = {"mssql": ("SQL Server", "IDENTITY"), "sybase": ("ASE", "IDENTITY"), "ibm_db_sa": ("DB2", "identity"),
+                 "informix": ("Informix", "SERIAL"), "mysql": ("MySQL", "AUTO_INCREMENT")}
+"""The SQLAlchemy dialects that number a serial column (`autoincrement`), their DBMS and what the numbered
+column is there, which the DBMS allows once per table: SQL Server, ASE and DB2 one identity column, MySQL
+one AUTO_INCREMENT column (which must lead a key), Informix one SERIAL and one SERIAL8. The others number
+no column or any number of them: PostgreSQL's SERIAL is a type with its own sequence; SQLite numbers only
+its INTEGER PRIMARY KEY; SQLAlchemy's Oracle dialect writes no identity column without an explicit
+`Identity` (Oracle too allows one)."""
+
+
+def auto_numbered(table: Table, dialect: str) -> tuple[set[str], list[str]]:
+    """The serial columns of `table` that `dialect` is to number, and a comment for each other serial column
+    it would have numbered, which is written as a plain integer instead. Where a DBMS numbers one column per
+    table, the first serial column of the primary key keeps it (an identity column is the row's surrogate
+    key, and MySQL's must lead a key), else the first serial column: one IDENTITY for each made DDL that
+    SQL Server refuses (`Multiple identity columns specified for table`). Never two in one table, which
+    SQLAlchemy refuses in a primary key whatever the dialect, and none in SQLite's primary key of two."""
+    key = table.primary_key
+    serials = sorted((c for c in table.columns if c.sql_type.is_serial),
+                     key=lambda c: key.index(c.name) if c.name in key else len(key))  # stable: then column order
+    dbms, what = AUTO_NUMBERED.get(dialect, (dialect, None))
+    numbered: dict[str, str] = {}
     notes: list[str] = []
+    for c in serials:
+        slot = c.sql_type.name if dialect == "informix" else ""  # Informix: a SERIAL and a SERIAL8
+        if dialect == "mysql" and key[:1] != [c.name]:  # SQLAlchemy numbers only a key column; InnoDB the first
+            if c.name in key:
+                notes.append(comment(f"column {c.name} ({c.sql_type}) written without AUTO_INCREMENT: MySQL "
+                                     "numbers a column only where it leads a key, and it is not the primary "
+                                     "key's first column"))
+        elif slot not in numbered and not (dialect == "sqlite" and len(key) > 1):
+            numbered[slot] = c.name
+        elif what is not None:
+            size = " of its size" if dialect == "informix" else ""
+            notes.append(comment(f"column {c.name} ({c.sql_type}) written without {what}: {dbms} allows one "
+                                 f"{what} column{size} per table, and it is {numbered[slot]}"))
+    return set(numbered.values()), notes
+
+
+def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
+    """`CREATE TABLE` for one table, preceded by a comment for each default left out and each serial column
+    its DBMS cannot number (`auto_numbered`)."""
+    check_fits(table, target)
+    numbered, notes = auto_numbered(table, target.sqlalchemy.name)
     columns = []
     for c in table.columns:
         t = c.sql_type
@@ -246,7 +286,7 @@ def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
             except DefaultProblem as exc:
                 notes.append(comment(f"default of column {c.name} left out: {exc}"))
         columns.append(sa.Column(_ident(c.name), sqlalchemy_type(t), nullable=c.nullable,
-                                 server_default=server_default, autoincrement=t.is_serial))
+                                 server_default=server_default, autoincrement=c.name in numbered))
     known = set(table.column_names())
     constraints: list[sa.schema.Constraint] = []
     if table.primary_key and set(table.primary_key) <= known:

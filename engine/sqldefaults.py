@@ -5,6 +5,11 @@ function call, and nothing else (no columns, queries, statements or parameters).
 target dialect from the parsed tree, and the text is parsed back to check it says the same. Rule TB003
 reports a default this refuses; DDL export never writes one. DDL for a DBMS other than the default's own
 takes it through `export_default`: rebuilt from forms with a checked equivalent there, or left out.
+
+What sqlglot reads alike in every dialect is checked against the server's DBMS: its niladic functions
+(`NILADIC`: SQLite has no CURRENT_USER, Oracle no CURRENT_TIME), string literals side by side, and
+PostgreSQL's string constants, read by PostgreSQL's own rules (`pgconstants`: escape, Unicode and bit
+strings, and constants continued over lines).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from sqlglot.tokenizer_core import TokenType
 
 from engine.model.schema import ColumnDef
 from engine.model.types import SqlType, TypeFamily
+from engine.pgconstants import ConstantProblem, pg_constants
 from engine.sql import limit_problem
 
 SQLGLOT_BY_DBMS = {"postgresql": "postgres", "oracle": "oracle", "mssql": "tsql", "ase": "tsql",
@@ -33,27 +39,67 @@ the closest to the standard SQL they share for defaults."""
 SQLGLOT_BY_SQLALCHEMY = {"postgresql": "postgres", "oracle": "oracle", "mssql": "tsql", "sybase": "tsql",
                          "mysql": "mysql", "mariadb": "mysql", "sqlite": "sqlite"}
 
-_SPECIAL_REGISTERS = {"CURRENT TIMESTAMP": "CURRENT_TIMESTAMP", "CURRENT DATE": "CURRENT_DATE",
-                      "CURRENT TIME": "CURRENT_TIME",  # DB2 and Informix spell these with a space
-                      "TODAY": "CURRENT_DATE", "CURRENT": "CURRENT_TIMESTAMP"}  # Informix
-_INFORMIX_CURRENT = re.compile(r"CURRENT (YEAR|MONTH|DAY|HOUR|MINUTE|SECOND|FRACTION)"
+_SPECIAL_REGISTERS: dict[str, dict[str, type[exp.Expression]]] = {
+    "db2": {"CURRENT TIMESTAMP": exp.CurrentTimestamp, "CURRENT DATE": exp.CurrentDate,
+            "CURRENT TIME": exp.CurrentTime},  # DB2 spells its special registers with a space
+    "informix": {"TODAY": exp.CurrentDate, "CURRENT": exp.CurrentTimestamp, "SYSDATE": exp.CurrentTimestamp},
+}
+"""Defaults only one DBMS reads as the current date or time: the whole default, written so."""
+_INFORMIX_CURRENT = re.compile(r"(?:CURRENT|SYSDATE) (YEAR|MONTH|DAY|HOUR|MINUTE|SECOND|FRACTION)"
                                r" TO (YEAR|MONTH|DAY|HOUR|MINUTE|SECOND|FRACTION)( ?\( ?[1-5] ?\))?")
-"""Informix's `CURRENT YEAR TO SECOND` (a DATETIME with its qualifier): the current timestamp."""
+"""Informix's `CURRENT YEAR TO SECOND` (a DATETIME with its qualifier; also `SYSDATE ...`): the current timestamp."""
 _STANDARD_USERS = frozenset({"USER", "SESSION_USER", "SYSTEM_USER"})
 USER_FUNCTIONS: dict[str, frozenset[str]] = {
     "oracle": frozenset({"USER"}), "informix": frozenset({"USER"}), "ase": frozenset({"USER"}),
-    "mssql": _STANDARD_USERS, "db2": _STANDARD_USERS, "postgresql": _STANDARD_USERS, "other": _STANDARD_USERS,
-    "mysql": frozenset(), "sqlite": frozenset(),
+    "mssql": _STANDARD_USERS, "db2": _STANDARD_USERS, "postgresql": _STANDARD_USERS | {"CURRENT_ROLE"},
+    "other": _STANDARD_USERS | {"CURRENT_ROLE"}, "mysql": frozenset(), "sqlite": frozenset(),
 }
-"""The standard's niladic user functions each DBMS reads without parentheses (sqlglot would read them as
-column names). MySQL and SQLite have none: `USER` there names a column, and is no constant."""
+"""The standard's niladic user functions each DBMS reads without parentheses, as the whole default (sqlglot
+would read them as column names). MySQL and SQLite have none: `USER` there names a column, and is no
+constant."""
+
+_STANDARD_NILADIC = frozenset({"CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP",
+                               "CURRENT_USER", "CURRENT_ROLE", "CURRENT_SCHEMA", "CURRENT_CATALOG", "SESSION_USER"})
+_MYSQL_NILADIC = frozenset({"CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP",
+                            "CURRENT_USER"})
+NILADIC: dict[str, frozenset[str]] = {
+    "postgresql": _STANDARD_NILADIC, "other": _STANDARD_NILADIC,
+    "sqlite": frozenset({"CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP"}),
+    "mysql": _MYSQL_NILADIC,
+    "oracle": frozenset({"CURRENT_DATE", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "SYSDATE", "SYSTIMESTAMP"}),
+    "mssql": frozenset({"CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_USER", "SESSION_USER"}),
+    "ase": frozenset(),
+    "db2": frozenset({"CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP",
+                      "CURRENT_USER", "SESSION_USER", "CURRENT_SCHEMA"}),
+    "informix": frozenset({"CURRENT_USER"}),
+}
+"""The niladic functions (the words sqlglot reads as one: `CURRENT_USER`, not a column) each DBMS has in a
+default, written bare. Oracle has no CURRENT_TIME, LOCALTIME or CURRENT_USER (USER is its own); SQLite
+only its three date and time keywords; SQL Server no CURRENT_TIME (CURRENT_DATE since SQL Server 2025);
+ASE none (`user`, and `current_date()` with parentheses); Informix's current date and time are TODAY,
+CURRENT and SYSDATE (`_SPECIAL_REGISTERS`), and its users USER and CURRENT_USER; DB2 the standard's but
+CURRENT_ROLE and CURRENT_CATALOG. Standard SQL (`other`) and PostgreSQL have them all."""
+_TIME_PRECISION = frozenset({"CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP"})
+NILADIC_PRECISION: dict[str, frozenset[str]] = {
+    "postgresql": _TIME_PRECISION, "other": _TIME_PRECISION, "mysql": _TIME_PRECISION,
+    "oracle": frozenset({"CURRENT_TIMESTAMP", "LOCALTIMESTAMP"}),
+    "db2": frozenset({"CURRENT_TIMESTAMP", "LOCALTIMESTAMP"}),
+}
+"""The ones each DBMS takes with a fractional-seconds precision, `CURRENT_TIMESTAMP(3)`."""
+NILADIC_CALLS: dict[str, frozenset[str]] = {
+    "postgresql": frozenset({"CURRENT_SCHEMA"}), "mysql": _MYSQL_NILADIC,
+    "ase": frozenset({"CURRENT_DATE", "CURRENT_TIME"}), "db2": frozenset({"CURRENT_TIMESTAMP"}),
+}
+"""The ones each DBMS also takes as a call with empty parentheses, `CURRENT_DATE()` (PostgreSQL only
+`current_schema()`, a function of its catalog)."""
+_NILADIC_WORDS = frozenset().union(*NILADIC.values(), *NILADIC_CALLS.values())
 _USER_NAMES = frozenset({"USER", "SESSION_USER"})
 """The ones that give the user's name wherever they exist; `SYSTEM_USER` is the login in SQL Server and
 `method:identity` in PostgreSQL 16, so it is written only for its own DBMS."""
 
 HEX_IS_BINARY = frozenset({"sqlite", "mysql", "mssql", "ase"})
 """The DBMSs whose hex literal (`X'0A'`; `0x0A` in SQL Server, ASE and MySQL) is a binary string. PostgreSQL
-reads `X'0A'` as a bit string and Oracle has no hex literal, so there it stays refused (TB003)."""
+reads `X'0A'` as the bit string `B'00001010'` (`pgconstants`); Oracle has no hex literal (TB003)."""
 
 DBMS_NAMES = {"oracle": "Oracle", "db2": "DB2", "mssql": "SQL Server", "informix": "Informix", "ase": "ASE",
               "postgresql": "PostgreSQL", "mysql": "MySQL", "sqlite": "SQLite", "other": "standard"}
@@ -103,14 +149,19 @@ def _parse_text(text: str, dbms: str) -> exp.Expression:
     upper = " ".join(source.upper().split())
     if upper in USER_FUNCTIONS.get(dbms, USER_FUNCTIONS["other"]):
         return exp.Var(this=upper)
-    if _INFORMIX_CURRENT.fullmatch(upper):
-        upper = "CURRENT"
-    source = _SPECIAL_REGISTERS.get(upper, source)
+    register = _SPECIAL_REGISTERS.get(dbms, {}).get(upper)
+    if register is None and dbms == "informix" and _INFORMIX_CURRENT.fullmatch(upper):
+        register = exp.CurrentTimestamp
+    if register is not None:
+        return register()
     too_big = limit_problem(source)  # sqlglot recurses per level: 50 parentheses ran out of stack
     if too_big:
         raise DefaultProblem(f"the default {too_big}")
     if dbms == "postgresql":
-        source = _standard_strings(source)
+        try:
+            source = pg_constants(source)
+        except ConstantProblem as exc:
+            raise DefaultProblem(str(exc)) from None
     try:
         trees = sqlglot.parse(source, read=read, error_level=ErrorLevel.RAISE)
     except SqlglotError as exc:
@@ -123,16 +174,50 @@ def _parse_text(text: str, dbms: str) -> exp.Expression:
         if isinstance(node, exp.HexString):
             _check_hex(node, dbms)
             continue
+        if isinstance(node, exp.BitString):
+            _check_bits(node, tree, dbms)
+            continue
         if isinstance(node, exp.Column):
             raise DefaultProblem(f"it names a column ({node.sql()}); a default is a constant or a function call")
         if isinstance(node, _FORBIDDEN_NODES) or not isinstance(node, (*_CONSTANT_NODES, exp.Identifier)):
             raise DefaultProblem(f"a {type(node).__name__.lower()} is not a constant expression")
         if isinstance(node, exp.Identifier) and not isinstance(node.parent, exp.DataType):
             raise DefaultProblem(f"{node.sql()!r} is not a constant")
+    _check_tokens(source, read, dbms)
     if dbms in ("mysql", "mssql", "ase"):  # `0xABC` is read as `0x0ABC` there: write the 0 it stands for
         tree = tree.transform(lambda n: exp.HexString(this="0" + n.this)
                               if isinstance(n, exp.HexString) and len(n.this) % 2 else n)
     return tree
+
+
+_NO_JOINED_LITERALS = frozenset({"sqlite", "oracle", "mssql", "ase"})
+"""The DBMSs that refuse two string literals side by side, which sqlglot joins in every dialect."""
+_STRING_TOKENS = frozenset({TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.HEX_STRING, TokenType.BIT_STRING,
+                            TokenType.BYTE_STRING, TokenType.RAW_STRING, TokenType.UNICODE_STRING})
+
+
+def _check_tokens(source: str, read: str, dbms: str) -> None:
+    """What sqlglot reads alike in every dialect but a DBMS does not: a niladic function (`CURRENT_TIME`,
+    `CURRENT_USER`) it has not, or not in that form (`NILADIC`): SQLite has no CURRENT_USER, Oracle no
+    CURRENT_TIME; and two string literals side by side (sqlglot joins them), which SQLite, Oracle, SQL
+    Server and ASE refuse (PostgreSQL's rule is `pgconstants`'s, MySQL joins them)."""
+    tokens = Dialect.get_or_raise(read).tokenize(source)
+    name = DBMS_NAMES.get(dbms, dbms)
+    for i, token in enumerate(tokens):
+        if dbms in _NO_JOINED_LITERALS and i and {token.token_type, tokens[i - 1].token_type} <= _STRING_TOKENS:
+            raise DefaultProblem(f"two string literals side by side, which {name} refuses")
+        word = token.text.upper()
+        if word not in _NILADIC_WORDS or token.token_type not in (TokenType.VAR, getattr(TokenType, word, None)):
+            continue  # a string or a quoted name that says CURRENT_USER is no function
+        after = [t.token_type for t in tokens[i + 1:i + 3]]
+        if after[:1] != [TokenType.L_PAREN]:
+            if word not in NILADIC.get(dbms, frozenset()):
+                raise DefaultProblem(f"{name} SQL has no {word}")
+        elif after == [TokenType.L_PAREN, TokenType.R_PAREN]:
+            if word not in NILADIC_CALLS.get(dbms, frozenset()):
+                raise DefaultProblem(f"{name} SQL has no {word}() (with parentheses)")
+        elif word not in NILADIC_PRECISION.get(dbms, frozenset()):
+            raise DefaultProblem(f"{word} takes no precision in {name} SQL")
 
 
 def _check_hex(node: exp.HexString, dbms: str) -> None:
@@ -144,82 +229,34 @@ def _check_hex(node: exp.HexString, dbms: str) -> None:
         raise DefaultProblem(f"X'{node.this}' has an odd number of hex digits, which SQLite refuses")
 
 
-_PG_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))|''|[^\\']+",
-                        re.DOTALL)
-_PG_LETTER_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+def _check_bits(node: exp.BitString, tree: exp.Expression, dbms: str) -> None:
+    """A bit string (`B'101'`; PostgreSQL's `X'1F'` is one too) is PostgreSQL's, and a default only whole:
+    its value is then its digits, in the column's type (`bit_string_problem`). MySQL's `b'101'` is a
+    binary string or a number by where it is used, which is not checked here."""
+    if dbms != "postgresql":
+        raise DefaultProblem(f"B'{node.this}' is a bit string, which is taken as a default only in PostgreSQL SQL")
+    while isinstance(tree, exp.Paren):
+        tree = tree.this
+    if tree is not node:
+        raise DefaultProblem(f"B'{node.this}' is a bit string, taken as a default only whole (not in an expression)")
 
 
-def _standard_strings(source: str) -> str:
-    """PostgreSQL SQL with each escape string constant (`E'\\t'`) rewritten as the standard string constant of
-    the same text (`'<tab>'`). sqlglot keeps an escape string as a byte string, which it writes for no other
-    dialect, and decodes some escapes unlike PostgreSQL (which refuses `E'\\xE9'`, not UTF-8, and `E'\\0'`);
-    the text is decoded here by PostgreSQL's rules (`_escape_string_text`)."""
-    if not re.search(r"[eE]'", source):
-        return source
-    try:
-        tokens = Dialect.get_or_raise("postgres").tokenize(source)
-    except SqlglotError:
-        return source  # the parse that follows says what is wrong
-    pieces: list[str] = []
-    done = 0
-    for token in tokens:
-        if token.token_type is not TokenType.BYTE_STRING:
-            continue
-        raw = source[token.start:token.end + 1]
-        if len(raw) < 3 or raw[:2] not in ("E'", "e'") or raw[-1] != "'":
-            raise DefaultProblem("an escape string sqlglot does not read as PostgreSQL does")
-        text = _escape_string_text(raw[2:-1])
-        pieces += [source[done:token.start], "'" + text.replace("'", "''") + "'"]
-        done = token.end + 1
-    return "".join(pieces) + source[done:]
+_TEXT_COLUMNS = frozenset({"TEXT", "CLOB", "LONG"})
 
 
-def _escape_string_text(body: str) -> str:
-    """The text of PostgreSQL's `E'body'` (manual, 4.1.2.2): `\\b \\f \\n \\r \\t`, octal and hex byte values,
-    `\\uXXXX` and `\\UXXXXXXXX` code points (a surrogate pair as two `\\u`), `''` and `\\'` for a quote, any other
-    escaped character as itself. The bytes must be UTF-8 without NUL, as a UTF8 database requires."""
-    out = bytearray()
-    high: int | None = None  # the first half of a surrogate pair, waiting for the second
-    pos = 0
-    while pos < len(body):
-        match = _PG_ESCAPE.match(body, pos)
-        if match is None:
-            raise DefaultProblem("an escape string PostgreSQL would not read")
-        octal, hexa, short, long, other = match.groups()
-        code = int(short or long, 16) if short or long else None
-        if high is not None and (code is None or not 0xDC00 <= code <= 0xDFFF):
-            raise DefaultProblem("an escape string with half a Unicode surrogate pair, which PostgreSQL refuses")
-        if code is not None:
-            if high is not None:
-                code, high = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00), None
-            elif 0xD800 <= code <= 0xDBFF:
-                high = code
-                pos = match.end()
-                continue
-            if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-                raise DefaultProblem(f"an escape string with the Unicode escape value {code:X}, which PostgreSQL "
-                                     "refuses")
-            out += chr(code).encode()
-        elif octal is not None:
-            out.append(int(octal, 8) & 0xFF)
-        elif hexa is not None:
-            out.append(int(hexa, 16))
-        elif other is not None:
-            if other in "uU":
-                raise DefaultProblem(f"an escape string with a short \\{other} escape, which PostgreSQL refuses")
-            out += _PG_LETTER_ESCAPES.get(other, other).encode()
-        else:
-            out += b"'" if match.group() == "''" else match.group().encode()
-        pos = match.end()
-    if high is not None:
-        raise DefaultProblem("an escape string with half a Unicode surrogate pair, which PostgreSQL refuses")
-    try:
-        text = out.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DefaultProblem("an escape string whose bytes are not UTF-8, which PostgreSQL refuses") from None
-    if "\x00" in text:
-        raise DefaultProblem("an escape string holding a NUL character, which PostgreSQL refuses")
-    return text
+def bit_string_problem(tree: exp.Expression, column: SqlType) -> str | None:
+    """Why PostgreSQL refuses a bit-string default for a column of type `column`, or None: it takes one for a
+    bit column of its length (the model's BIT is one bit) or, as the text of its digits, for a character
+    column; for any other type it refuses the CREATE TABLE."""
+    while isinstance(tree, exp.Paren):
+        tree = tree.this
+    if not isinstance(tree, exp.BitString):
+        return None
+    if column.family is TypeFamily.CHARACTER or column.name in _TEXT_COLUMNS:
+        return None
+    if column.family is TypeFamily.BIT:
+        return None if len(tree.this) == 1 else f"B'{tree.this}' has {len(tree.this)} bits, and BIT holds one"
+    return f"B'{tree.this}' is a bit string, which PostgreSQL takes only in a bit or character column, not {column}"
 
 
 def render_default(parsed: ParsedDefault, write: str) -> str:
@@ -256,11 +293,15 @@ def export_default(parsed: ParsedDefault, target: str, column: SqlType) -> Parse
     `USER` where SQLite refuses them, a function of one DBMS where the next has none, `1 / 2` where the
     next divides otherwise. So the tree is rebuilt from forms with a checked equivalent in `target` only
     (`_portable`): literals, NULL, arithmetic on numbers, joined text, the current date and time in a
-    datetime column, the user's name, a binary column's hex literal."""
+    datetime column, the user's name, a binary column's hex literal. PostgreSQL's bit string is its one bit
+    in a BIT column (written BOOLEAN) for every DBMS, PostgreSQL too, and the text of its digits in a
+    character column (`_bits`)."""
+    tree = _unwrapped(parsed.tree)
+    if isinstance(tree, exp.BitString):
+        return ParsedDefault(_bits(tree, parsed.dbms == target, target, column), target)
     if parsed.dbms == target:
         return parsed
     source = parsed.dbms or "other"
-    tree = _unwrapped(parsed.tree)
     if _binary(column):
         return ParsedDefault(_blob(tree, target), target)
     if isinstance(tree, exp.HexString):
@@ -302,6 +343,18 @@ def _blob(tree: exp.Expression, target: str) -> exp.Expression:
     if target == "oracle" and digits:  # Oracle reads an empty RAW as NULL
         return exp.Anonymous(this="HEXTORAW", expressions=[exp.Literal.string(digits)])
     raise DefaultProblem(f"X'{digits}' has no checked equivalent in {DBMS_NAMES.get(target, target)} SQL")
+
+
+def _bits(node: exp.BitString, same: bool, target: str, column: SqlType) -> exp.Expression:
+    """PostgreSQL's bit-string default for `target`: in a BIT column (which DDL writes BOOLEAN, as the run
+    reads it) its one bit as TRUE or FALSE; in a character column the text of its digits, which is what
+    PostgreSQL's assignment gives (kept as written for PostgreSQL itself)."""
+    problem = bit_string_problem(node, column)
+    if problem:
+        raise DefaultProblem(problem)
+    if column.family is TypeFamily.BIT:
+        return exp.Boolean(this=node.this == "1")
+    return node.copy() if same else _text(exp.Literal.string(node.this), "postgresql", target, column)
 
 
 def _string(node: exp.Expression) -> bool:
@@ -434,7 +487,10 @@ def run_default(value: str | int | float | bool, dbms: str) -> str | int | float
     run's evaluator reads, so that Oracle's `'it''s'` is `it's` (not two literals joined), and `SYSDATE`,
     `getdate()` or DB2's `CURRENT TIMESTAMP` the change's time. Two literals are values already: a hex
     literal (SQLite's `x'00'`) its bytes, which the evaluator has no literal for, and Oracle's `''` NULL,
-    as Oracle reads it. A default TB003 refuses is left as written (the run reads it as before)."""
+    as Oracle reads it. PostgreSQL's bit string `B'101'` is the text `101` (what PostgreSQL assigns to a
+    character column; a BIT column reads `1` and `0` as true and false), which Spark SQL would read as the
+    number 5. A default TB003 refuses is left as written (the run reads it as before); one it refuses only
+    for the column's type (a bit string in a number column) is read as for a character column."""
     if not isinstance(value, str):
         return value
     try:
@@ -448,6 +504,8 @@ def run_default(value: str | int | float | bool, dbms: str) -> str | int | float
         return bytes.fromhex(tree.this)  # whole bytes: `_parse_text` made an odd count whole, or refused it
     if dbms == "oracle" and _empty_text(tree):
         return None
+    if isinstance(tree, exp.BitString):  # its digits, as PostgreSQL assigns it (Spark would read a number)
+        parsed = ParsedDefault(exp.Literal.string(tree.this), dbms)
     try:
         return render_default(parsed, "spark")
     except DefaultProblem:
@@ -471,10 +529,10 @@ def default_problem(column: ColumnDef, dbms: str) -> str | None:
     if column.default is None:
         return None
     try:
-        parse_default(column.default, dbms)
+        parsed = parse_default(column.default, dbms)
     except DefaultProblem as exc:
         return str(exc)
-    return None
+    return bit_string_problem(parsed.tree, column.sql_type)
 
 
 def _first_line(message: str) -> str:

@@ -51,3 +51,10 @@ def codes(m: Model) -> list[str]:
 
 def findings_with(m: Model, code: str) -> list[Finding]:
     return [f for f in validate(m) if f.code == code]
+
+
+def one_table(dbms: str, columns: dict[str, tuple[str, Any]], name: str = "defaults") -> Model:
+    """Server `s` of `dbms` with table T: ID, and each named column with its (type, default)."""
+    cols = [col("ID", nullable=False)] + [{"name": n, "type": t, "default": d} for n, (t, d) in columns.items()]
+    return Model.model_validate({"format": "mapwright/1", "name": name, "servers": [server("s", dbms)],
+                                 "tables": [table("s", "T", cols, pk=["ID"])]})

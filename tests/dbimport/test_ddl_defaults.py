@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import one_table
 
 from engine.ddl import model_ddl
 from engine.model import Model
@@ -26,15 +27,6 @@ from engine.rules import validate
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
 DIALECTS = ["sqlite", "postgresql", "oracle", "mssql", "mysql"]
 """Every SQL dialect the DDL export is installed with here (DB2, ASE and Informix need third-party ones)."""
-
-
-def one_table(dbms: str, columns: dict[str, tuple[str, Any]]) -> Model:
-    """Server `s` of `dbms` with table T: ID, and each named column with its (type, default)."""
-    cols = [{"name": "ID", "type": "INTEGER", "nullable": False}] + [
-        {"name": name, "type": type_, "default": default} for name, (type_, default) in columns.items()]
-    return Model.model_validate({"format": "mapwright/1", "name": "defaults",
-                                 "servers": [{"id": "s", "dbms": dbms}],
-                                 "tables": [{"server": "s", "name": "T", "columns": cols, "primary_key": ["ID"]}]})
 
 
 def sqlite_row(ddl: str) -> dict[str, Any]:

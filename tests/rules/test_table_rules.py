@@ -349,7 +349,8 @@ def test_tb003_constant_expressions_are_fine(default: Any, dbms: str) -> None:
         ("USER", "sqlite", "names a column"),  # no niladic user function in SQLite or MySQL
         ("USER", "mysql", "names a column"),
         ("SESSION_USER", "oracle", "names a column"),
-        ("x'00'", "postgresql", "hex string"),  # a bit string in PostgreSQL
+        ("x'0G'", "postgresql", "not a hexadecimal digit"),  # X'..' is a bit string in PostgreSQL (B'00000000')
+        ("x'00'", "oracle", "not one SQL expression"),  # Oracle has no hex literal
         ("x'ABC'", "sqlite", "odd number of hex digits"),
         ("E'\\xE9'", "postgresql", "not UTF-8"),  # PostgreSQL refuses both; sqlglot read them as é and NUL
         ("E'\\0'", "postgresql", "NUL"),

@@ -63,5 +63,5 @@ def test_spark_fills_the_same_defaults() -> None:
 
 
 def test_a_default_the_rules_refuse_is_read_as_written() -> None:
-    assert run_default("X'0A'", "postgresql") == "X'0A'"  # TB003: a hex string; the run reads it as before
+    assert run_default("X'0A'", "oracle") == "X'0A'"  # TB003: Oracle has no hex literal; read as before
     assert run_default(7, "oracle") == 7
