@@ -65,8 +65,7 @@ class Edit:
             setattr(model, self.key, self.after)
             return
         items: list[Any] = getattr(model, _LISTS[self.kind])
-        where = next((i for i, e in enumerate(items) if entity_key(self.kind, e) == self.key), None) \
-            if self.before is not None else None
+        where = self._where(items) if self.before is not None else None
         if self.before is not None and where is None:
             raise KeyError(f"{self.kind} {self.key!r} is not in the model")
         if self.after is None:
@@ -76,6 +75,14 @@ class Edit:
         else:
             items[where] = self.after
         model.drop_index()
+
+    def _where(self, items: list[Any]) -> int | None:
+        """The index of the entity this edit replaces: first where it stood when the edit was made (it is
+        there when the edits are applied in order, so a batch of removals costs no scan), else found by key."""
+        at = self.position
+        if at is not None and 0 <= at < len(items) and entity_key(self.kind, items[at]) == self.key:
+            return at
+        return next((i for i, e in enumerate(items) if entity_key(self.kind, e) == self.key), None)
 
     def inverted(self) -> Edit:
         """The edit that undoes this one."""

@@ -6,17 +6,31 @@ edits are authoring commands. Method: a method name (empty removes the map).
 Inputs: source columns separated by commas (a concat's inputs, in order),
 a constant's value or an expression's SQL. A cell committed as it is shown
 changes nothing: its text (a nested method's description) is never parsed back.
+
+On a model of thousands of mappings the grid stays quick: each row's texts are worked out once and kept
+until an edit of its mapping (a cell's `data()` is a lookup), a header click sorts in one Python pass over
+the rows (`MappingGridModel.sort`; the proxy's own sort would call `data()` twice per comparison), and the
+search reads each row's kept text once (`GridFilterProxy`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from designer.authoring import commands as cmd
+from designer.browser.models import collector_paused
 from designer.document import Document
 from designer.labels import plain_label, plain_tip
 from designer.values import OutOfRange, parse_like, value_text
@@ -25,10 +39,16 @@ from engine import operations as ops
 from engine.authoring.errors import refusal
 from engine.edits import Edit
 from engine.model.methods import METHOD_CLASSES, Column, Concat, Constant, Expression, Method
+from engine.model.schema import Mapping
 from engine.reversibility import describe
 
 HEADERS = ("Mapping", "Target column", "Method", "Inputs")
 MAPPING, TARGET, METHOD, INPUTS = range(4)
+SEARCH_ROLE = int(Qt.ItemDataRole.UserRole) + 1  # a row's cells' text, joined by a character no one types
+# the roles `data()` answers, as plain ints: it is called for every role of every cell painted, and comparing an
+# int with an enum member costs several times more
+TEXT_ROLES = frozenset({int(Qt.ItemDataRole.DisplayRole), int(Qt.ItemDataRole.EditRole)})
+TOOLTIP_ROLE, FOREGROUND_ROLE = int(Qt.ItemDataRole.ToolTipRole), int(Qt.ItemDataRole.ForegroundRole)
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -64,53 +84,175 @@ def _spans(rows: list[tuple[str, str]]) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _runs(rows: list[int]) -> list[tuple[int, int]]:
+    """Sorted row numbers as (first, last) runs of consecutive rows."""
+    out: list[tuple[int, int]] = []
+    for row in rows:
+        if out and out[-1][1] == row - 1:
+            out[-1] = (out[-1][0], row)
+        else:
+            out.append((row, row))
+    return out
+
+
+class Cells(NamedTuple):
+    """What one row shows, worked out once: its method, the four cells' text and their text to search."""
+
+    method: Method | None
+    texts: tuple[str, str, str, str]
+    search: str
+
+
+def _cells(mapping_id: str, column: str, method: Method | None) -> Cells:
+    texts = (mapping_id, column, method.method if method else "", inputs_text(method))
+    return Cells(method, texts, "\x1f".join(texts))
+
+
 class MappingGridModel(QAbstractTableModel):
+    """One row per target column of each mapping. `rows` are (mapping id, column) in the order shown (the model's
+    order, or sorted by a column); each row's `Cells` are kept until an edit of its mapping."""
+
     sig_problem = Signal(str)
 
     def __init__(self, document: Document) -> None:
         super().__init__()
         self.document = document
-        self.rows: list[tuple[str, str]] = []
-        self.spans: dict[str, tuple[int, int]] = {}  # mapping id -> its first and last row
+        self.rows: list[tuple[str, str]] = []  # as shown
+        self.row_of: dict[tuple[str, str], int] = {}  # (mapping id, column) -> its row in `rows`
+        self.sorted_by: tuple[int, Qt.SortOrder] = (-1, Qt.SortOrder.AscendingOrder)  # -1: the model's order
+        self._model_rows: list[tuple[str, str]] = []  # in the model's order
+        self._rank: dict[tuple[str, str], int] = {}  # a row's place in the model's order (ties of a sort)
+        self._spans: dict[str, tuple[int, int]] = {}  # mapping id -> its first and last row of `_model_rows`
+        self._cells: dict[str, dict[str, Cells]] = {}  # mapping id -> column -> what its row shows
         document.sig_changed.connect(self.reload)
         self.reload()
 
     def reload(self, edits: list[Edit] | None = None) -> None:
         """Rows from the model: the same rows only repaint (selection and scroll stay); others reset.
 
-        With `edits`, only their mappings' rows repaint, and an edit that keeps every mapping's rows (a method,
-        `where` or flag changed) does not recompute them: a large model's grid costs nothing per edit.
+        With `edits`, only their mappings' rows repaint (and are worked out again), and an edit that keeps every
+        mapping's rows (a method, `where` or flag changed) does not recompute them: a large model's grid costs
+        nothing per edit. A sorted grid moves rows only when an edit changed what they are sorted by.
         """
         if edits is not None and not any(e.kind in ("table", "mapping") for e in edits):
             return
-        touched = {k for e in edits or [] for k in e.touched() if e.kind == "mapping"}
-        tables = {k for e in edits or [] if e.kind == "table" for k in e.touched()}  # once, not once a mapping
-        touched |= {m.id for m in self.document.model.mappings if m.target in tables}
-        if edits is None or not all(_same_rows(e) for e in edits):
+        mappings = {k for e in edits or [] if e.kind == "mapping" for k in e.touched()}
+        if edits is None:
+            self._cells.clear()
+        for mapping_id in mappings:
+            self._cells.pop(mapping_id, None)
+        if edits is None or not all(_same_rows(e) or self._same_mapping_rows(e) for e in edits):
             rows = self._rows()
-            if rows != self.rows:
+            if rows != self._model_rows:
                 self.beginResetModel()
-                self.rows = rows
-                self.spans = _spans(rows)
+                self._set_model_rows(rows)
                 self.endResetModel()
                 return
         if edits is None:
             if self.rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(HEADERS) - 1))
             return
-        for mapping_id in sorted(touched):
-            if mapping_id in self.spans:
-                first, last = self.spans[mapping_id]
-                self.dataChanged.emit(self.index(first, 0), self.index(last, len(HEADERS) - 1))
+        tables = {k for e in edits if e.kind == "table" for k in e.touched()}  # once, not once a mapping
+        touched = mappings | {m.id for m in self.document.model.mappings if m.target in tables}
+        changed = sorted(self.row_of[key] for m in touched if m in self._spans
+                         for key in self._model_rows[self._spans[m][0]:self._spans[m][1] + 1])
+        if self.sorted_by[0] >= 0 and not all(self._in_place(row) for row in changed):
+            self._show_sorted()  # an edit changed what the rows are sorted by: they move
+            return
+        for first, last in _runs(changed):
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(HEADERS) - 1))
 
     def _rows(self) -> list[tuple[str, str]]:
-        model = self.document.model
         rows: list[tuple[str, str]] = []
-        for mapping in model.mappings:
-            target = model.table(mapping.target)
-            names = target.column_names() if target else []
-            rows += [(mapping.id, c) for c in names + [c for c in mapping.columns if c not in names]]
+        for mapping in self.document.model.mappings:
+            rows += self._mapping_rows(mapping)
         return rows
+
+    def _mapping_rows(self, mapping: Mapping) -> list[tuple[str, str]]:
+        """The target's columns, then any column the mapping maps that its target lacks."""
+        target = self.document.model.table(mapping.target)
+        names = target.column_names() if target else []
+        return [(mapping.id, c) for c in names + [c for c in mapping.columns if c not in names]]
+
+    def _same_mapping_rows(self, edit: Edit) -> bool:
+        """An edit of a mapping that keeps its id and target (a column map added or removed) keeps the grid's
+        rows when the mapping's rows are the same: worked out for that mapping alone, not for every one."""
+        if edit.kind != "mapping" or edit.before is None or edit.after is None or edit.before.id != edit.after.id \
+                or edit.before.target != edit.after.target:
+            return False
+        mapping, span = self.document.model.mapping(edit.after.id), self._spans.get(edit.after.id)
+        return mapping is not None and span is not None \
+            and self._model_rows[span[0]:span[1] + 1] == self._mapping_rows(mapping)
+
+    def _set_model_rows(self, rows: list[tuple[str, str]]) -> None:
+        self._model_rows = rows
+        self._rank = {key: n for n, key in enumerate(rows)}
+        self._spans = _spans(rows)
+        self._cells = {m: cells for m, cells in self._cells.items() if m in self._spans}
+        self.rows = self._sorted_rows()
+        self.row_of = {key: n for n, key in enumerate(self.rows)}
+
+    def cells(self, row: int) -> Cells:
+        """What row `row` shows (worked out on first use, kept until an edit of its mapping)."""
+        return self._cells_of(self.rows[row])
+
+    def _cells_of(self, key: tuple[str, str]) -> Cells:
+        mapping_id, column = key
+        by_column = self._cells.get(mapping_id)
+        if by_column is None:  # every row of the mapping at once: one lookup of it
+            mapping = self.document.model.mapping(mapping_id)
+            first, last = self._spans.get(mapping_id, (0, -1))
+            by_column = self._cells[mapping_id] = {
+                c: _cells(mapping_id, c, mapping.columns.get(c) if mapping else None)
+                for _m, c in self._model_rows[first:last + 1]}
+        found = by_column.get(column)
+        if found is None:  # a row the mapping gained since (a column added to its target)
+            mapping = self.document.model.mapping(mapping_id)
+            found = by_column[column] = _cells(mapping_id, column, mapping.columns.get(column) if mapping else None)
+        return found
+
+    # --- sorting ---------------------------------------------------------------------------------------------
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort by `column` (-1: the model's order), stably (equal cells keep the model's order), as a header
+        click asks; rows selected stay selected. One key per row, so thousands of rows sort in milliseconds."""
+        if (column, order) == self.sorted_by:  # QTableView.sortByColumn asks twice
+            return
+        self.sorted_by = (column, order)
+        self._show_sorted()
+
+    def _show_sorted(self) -> None:
+        self.layoutAboutToBeChanged.emit()
+        persistent = self.persistentIndexList()
+        held = [self.rows[i.row()] if i.row() < len(self.rows) else None for i in persistent]
+        self.rows = self._sorted_rows()
+        self.row_of = {key: n for n, key in enumerate(self.rows)}
+        if persistent:
+            self.changePersistentIndexList(persistent, [
+                self.index(self.row_of[key], i.column()) if key in self.row_of else QModelIndex()
+                for i, key in zip(persistent, held, strict=True)])
+        self.layoutChanged.emit()
+
+    def _sorted_rows(self) -> list[tuple[str, str]]:
+        column, order = self.sorted_by
+        if not 0 <= column < len(HEADERS):
+            return list(self._model_rows)
+        with collector_paused():  # the first sort by method or inputs works out every row's cells
+            texts = [key[column] for key in self._model_rows] if column in (MAPPING, TARGET) \
+                else [self._cells_of(key).texts[column] for key in self._model_rows]
+        at = sorted(range(len(texts)), key=texts.__getitem__, reverse=order == Qt.SortOrder.DescendingOrder)
+        return [self._model_rows[n] for n in at]
+
+    def _in_place(self, row: int) -> bool:
+        """Whether row `row` still sorts between its neighbours."""
+        return (row == 0 or self._before(row - 1, row)) and (row == len(self.rows) - 1 or self._before(row, row + 1))
+
+    def _before(self, a: int, b: int) -> bool:
+        column, order = self.sorted_by
+        text_a, text_b = self.cells(a).texts[column], self.cells(b).texts[column]
+        if text_a != text_b:
+            return (text_a < text_b) != (order == Qt.SortOrder.DescendingOrder)
+        return self._rank[self.rows[a]] < self._rank[self.rows[b]]
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -128,21 +270,21 @@ class MappingGridModel(QAbstractTableModel):
         return base | Qt.ItemFlag.ItemIsEditable if index.column() in (METHOD, INPUTS) else base
 
     def method_at(self, row: int) -> Method | None:
-        mapping_id, column = self.rows[row]
-        mapping = self.document.model.mapping(mapping_id)
-        return mapping.columns.get(column) if mapping else None
+        return self.cells(row).method
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self.rows):
+        row = index.row()
+        if not index.isValid() or row >= len(self.rows):
             return None
-        mapping_id, column = self.rows[index.row()]
-        method = self.method_at(index.row())
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return (mapping_id, column, method.method if method else "", inputs_text(method))[index.column()]
-        if role == Qt.ItemDataRole.ToolTipRole and method is not None:
-            return plain_tip(f"{column} = {describe(method)}")
-        if role == Qt.ItemDataRole.ForegroundRole and method is None and index.column() == METHOD:
-            return Qt.GlobalColor.gray
+        if role in TEXT_ROLES:
+            return self.cells(row).texts[index.column()]
+        if role == SEARCH_ROLE:
+            return self.cells(row).search
+        if role == TOOLTIP_ROLE:
+            method = self.cells(row).method
+            return plain_tip(f"{self.rows[row][1]} = {describe(method)}") if method is not None else None
+        if role == FOREGROUND_ROLE and index.column() == METHOD:
+            return Qt.GlobalColor.gray if self.cells(row).method is None else None
         return None
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
@@ -209,6 +351,26 @@ class MappingGridModel(QAbstractTableModel):
         return cmd.AuthoringCommand(self.document, edits, f"Inputs of {column}")
 
 
+class GridFilterProxy(QSortFilterProxyModel):
+    """The grid's search (rows with a cell containing the text, ignoring case: one read of the row's kept text,
+    none while the search is empty) and its sorting, which is the grid model's."""
+
+    def __init__(self, source: MappingGridModel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._source = source
+        self.setSourceModel(source)
+        self.setFilterRole(SEARCH_ROLE)
+        self.setFilterKeyColumn(MAPPING)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+    def set_text(self, text: str) -> None:
+        with collector_paused():  # the first search works out every row's cells
+            self.setFilterFixedString(text)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self._source.sort(column, order)
+
+
 class MappingGrid(QWidget):
     """The grid with a search line over every cell."""
 
@@ -217,18 +379,14 @@ class MappingGrid(QWidget):
     def __init__(self, document: Document) -> None:
         super().__init__()
         self.model = MappingGridModel(document)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setFilterKeyColumn(-1)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy = GridFilterProxy(self.model, self)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search mappings, columns, methods…")
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self.proxy.setFilterFixedString)
+        self.search.textChanged.connect(self.proxy.set_text)
         self.view = QTableView()
         self.view.setModel(self.proxy)
-        # rows start in the model's order; sorting all of them on open would read every cell (seconds on a
-        # large model): a click on a header sorts
+        # rows start in the model's order: a click on a header sorts
         self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

@@ -13,8 +13,9 @@ from designer.canvas.scene import MappingScene
 from designer.document import Document
 from designer.labels import menu_text
 from engine import operations as ops
-from engine.edits import chain, set_setting
+from engine.edits import Edit, chain, set_setting
 from engine.keys import distribution_key
+from engine.model.schema import Model
 
 METHODS = ("concat", "split", "substring", "cast", "constant", "system", "upper", "lower", "trim", "expression")
 
@@ -72,8 +73,9 @@ class CanvasController(QObject):
         refs = [self.scene.ref_of(item, item.scenePos()) for item in self.scene.selectedItems()]
         maps = sorted({(r[1], r[2]) for r in refs if r and r[0] in ("link", "method")})
         tables = sorted({r[1] for r in refs if r and r[0] == "table"})
-        steps = [lambda m, a=a, c=c: ops.set_method(m, a, c, None) for a, c in maps]
-        steps += [lambda m, t=t: ops.delete_table(m, t) for t in tables]
+        steps: list[Callable[[Model], list[Edit]]] = [
+            lambda m, a=a, c=c: ops.set_method(m, a, c, None) for a, c in maps]  # type: ignore[misc]
+        steps.append(lambda m: ops.delete_tables(m, tables))  # all at once: one pass, however many tables
         self.document.apply(chain(self.model, *steps), "Delete")
 
     def show_menu(self, ref: tuple[Any, ...], at: QPoint) -> None:

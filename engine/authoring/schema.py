@@ -18,7 +18,7 @@ from engine.authoring.references import (
 from engine.edits import Edit, chain, replace, set_setting
 from engine.model.schema import Model, Server, Table
 from engine.model.types import TypeError_, parse_type
-from engine.operations import delete_table
+from engine.operations import delete_tables
 
 Step = Callable[[Model], list[Edit]]
 
@@ -136,9 +136,8 @@ def remove_server(model: Model, server_id: str) -> list[Edit]:
     if model.server(server_id) is None:
         raise AuthoringError(f"no server {server_id!r}")
     keys = [t.key for t in model.tables if t.server == server_id]
-    steps: list[Step] = [lambda m, k=k: delete_table(m, k) for k in keys]  # type: ignore[misc]
-    steps.append(lambda m: [replace(m, "server", m.server(server_id), None)])
-    return chain(model, *steps)
+    return chain(model, lambda m: delete_tables(m, keys),  # one pass over the model, however many tables
+                 lambda m: [replace(m, "server", m.server(server_id), None)])
 
 
 # --- tables --------------------------------------------------------------------------------------------------
