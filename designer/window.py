@@ -607,6 +607,8 @@ class MainWindow(QMainWindow):
             self.autosaver.discard() if not self.document.dirty else None
             if self.warm_session is not None:
                 self.warm_session.stop()
+            for browser in list(self.browsers):  # the runs' windows go with the designer's, as its tools do
+                browser.close()
             event.accept()
         else:
             event.ignore()

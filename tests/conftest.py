@@ -32,16 +32,8 @@ workers then share the rest while these run, instead of one worker finishing the
 them (longest first is the classic schedule; CI's last minutes were one test on one core)."""
 
 
-LAST = ("tests/designer/test_warm.py::test_the_window_keeps_one_spark_warm",)
-"""Run after everything else, so that no test follows it in its worker: after it, the conflict browser's reads
-off the GUI thread in the same process never report (seen at stop 30's code as at stop 31's; the cause is not
-found yet, and each test passes alone)."""
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
-        if item.nodeid.startswith(LAST):
-            return len(LONGEST_FIRST) + 1
         return next((i for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)), len(LONGEST_FIRST))
     items.sort(key=rank)  # stable: every other test keeps its place
 

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from PySide6.QtCharts import QChart
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QGroupBox, QTableView
 from pytestqt.qtbot import QtBot
@@ -35,6 +35,18 @@ def opened(browser: ConflictBrowser, ordering_run: Path, qtbot: QtBot) -> Confli
     with qtbot.waitSignal(browser.sig_run_opened):
         browser.open_run(ordering_run)
     return browser
+
+
+def an_event_loop_still_runs() -> bool:
+    """Whether new event loops still wait for their timers: Qt's `exec` returns -1 at once when a quit has
+    left `quitNow` set outside the application's own `exec`. Two loops: a Quit still queued is handled in the
+    first, which it ends as if by its timer."""
+    codes = []
+    for _ in range(2):
+        loop = QEventLoop()
+        QTimer.singleShot(10, loop.quit)
+        codes.append(loop.exec())
+    return codes == [0, 0]
 
 
 def column(view: QTableView, title: str) -> list[str]:
@@ -241,10 +253,18 @@ def test_python_m_designer_browser_opens_a_run(qtbot: QtBot, ordering_run: Path,
     guard.setSingleShot(True)
     guard.timeout.connect(app.quit)
     guard.start(60_000)
+    # This `exec()` shares the suite's application: an earlier test's window closed inside it (none of this
+    # test is visible) would post the automatic quit of a last window, and that Quit, handled after `exec()`,
+    # makes every later event loop of the process return at once (Qt's `quitNow` stays set): every later
+    # wait for a signal then fails at once (seen after the warm-session test, whose window closes late)
+    app.setQuitOnLastWindowClosed(False)
     try:
         assert browser_main([str(ordering_run)]) == 0
     finally:
         guard.stop()  # a pending quit would end some later test's event loop
+        QCoreApplication.removePostedEvents(app, QEvent.Type.Quit)
+        app.setQuitOnLastWindowClosed(True)
+    assert an_event_loop_still_runs()
     [browser] = shown
     assert browser.conflicts.rowCount() == 2 and browser.rundir == ordering_run
     browser.deleteLater()

@@ -115,6 +115,19 @@ def test_a_browser_can_be_opened_again_after_one_was_closed(window: MainWindow, 
     assert second.isVisible() and window.browsers == [second]
 
 
+def test_closing_the_designer_closes_the_run_windows_it_opened(window: MainWindow, tmp_path: Path) -> None:
+    """Left open, they kept the application running with no designer (and the last one's close quit it)."""
+    runs = [window.open_run(write_run(tmp_path / name)) for name in ("a", "b")]
+    outside = ConflictBrowser()  # a browser the window did not open is not the window's to close
+    outside.show()
+    assert all(b.isVisible() for b in runs)
+    assert window.close()
+    assert not any(b.isVisible() for b in runs)
+    delete_later_now()
+    assert window.browsers == [] and outside.isVisible()
+    outside.close()
+
+
 def test_selecting_a_long_reject_does_not_widen_the_browser(qtbot: QtBot, tmp_path: Path) -> None:
     raw = '{"op": "I", "row": {"NOTE": "' + "x" * 3400 + '"}}'
     run = write_run(tmp_path / "run", rejects=[{"file": "changes/a.jsonl", "line": 7, "reason": "bad", "raw": raw}])
