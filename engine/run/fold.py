@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
 
 from engine.run.context import RunContext, TablePlan, default_value
 from engine.run.detect import DeliveryResult, apply_delivery
 from engine.run.schedule import event_order
-from engine.run.state import RowState, SiteState, TableState
+from engine.run.state import RowState, SiteState, TableState, hashable
 from engine.run.values import ConversionError, conform, row_to_json, to_json_value, to_text
 
 Row = dict[str, Any]
@@ -130,7 +131,7 @@ def _record(event: Event, result: DeliveryResult, out: FoldOutput) -> None:
 def queue_entry(event: Event, reason: str) -> dict[str, Any]:
     """An error-queue entry: a change record (CONTRACT section 4) addressed to the destination, so it can
     be executed again there, with where it came from and why it stopped."""
-    site, table_name = event["table"].split(".", 1)
+    site, table_name = split_table_key(event["table"], event["site"])
     entry: dict[str, Any] = {"site": site, "txn": event["txn"], "seq": event["seq"],
                              "commit_ts": to_json_value(event["commit_ts"]), "table": table_name,
                              "op": event["op"]}
@@ -141,6 +142,15 @@ def queue_entry(event: Event, reason: str) -> dict[str, Any]:
     entry.update({"origin": event["origin"], "mapping": event["mapping"],
                   "delivered_at": to_json_value(event["at"]), "reason": reason})
     return entry
+
+
+def split_table_key(table_key: str, site: str) -> tuple[str, str]:
+    """(server, table name) of a `srv.T` key whose server is `site`: a server id may hold a dot (`hq.eu`), so
+    the key is cut after the site, never at its first dot."""
+    if table_key.startswith(site + "."):
+        return site, table_key[len(site) + 1:]
+    server, _, name = table_key.partition(".")
+    return server, name
 
 
 def apply_local(table: TableState, event: Event) -> None:
@@ -159,7 +169,7 @@ def apply_local(table: TableState, event: Event) -> None:
     assert new is not None
     current = table.rows[ids[0]].values if ids else None
     row = local_row(plan, current, new, event["at"])
-    if current is not None and identity_values(plan, row) != identity_values(plan, current):
+    if current is not None and key_values(plan, row) != key_values(plan, current):
         for rowid in table.find(plan.identity, identity_values(plan, row)):
             if rowid != ids[0]:
                 table.delete(rowid)  # an update onto another row's key replaces it
@@ -169,6 +179,11 @@ def apply_local(table: TableState, event: Event) -> None:
 def identity_values(plan: TablePlan, image: Row | None) -> list[Any]:
     """The identity column values of an image, in the table's current types."""
     return [_current_type(plan, c, (image or {}).get(c)) for c in plan.identity]
+
+
+def key_values(plan: TablePlan, image: Row | None) -> tuple[Any, ...]:
+    """The identity values of an image as they compare as a key (`state.hashable`: NaN equals NaN)."""
+    return tuple(hashable(v) for v in identity_values(plan, image))
 
 
 def local_row(plan: TablePlan, current: Row | None, image: Row, now: Any) -> Row:
@@ -192,16 +207,22 @@ def _current_type(plan: TablePlan, column: str, value: Any) -> Any:
 
 
 def row_sort_key(values: Row, columns: Sequence[str]) -> tuple[Any, ...]:
-    """A total order on rows by the given columns (NULL first, numbers by value, the rest as text)."""
+    """A total order on rows by the given columns, as Spark orders the typed columns (ascending, NULL
+    first): numbers by value with NaN after every other (+Infinity too), timestamps by instant (the text
+    of the year 999 sorts after 1000), the rest as text."""
     return tuple(sort_key(values.get(c)) for c in columns)
 
 
-def sort_key(value: Any) -> tuple[int, Any]:
+def sort_key(value: Any) -> tuple[Any, ...]:
     if value is None:
-        return (0, 0)
-    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
-        return (1, Decimal(value) if not isinstance(value, float) else Decimal(repr(value)))
-    return (2, to_text(value) or "")
+        return (0,)
+    if isinstance(value, float):
+        return (1, 1) if value != value else (1, 0, Decimal(value))  # Decimal(value) is exact
+    if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
+        return (1, 0, Decimal(value))
+    if isinstance(value, datetime):
+        return (2, value)
+    return (3, to_text(value) or "")
 
 
 Grouping = Literal["key", "table", "site"]

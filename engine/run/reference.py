@@ -20,7 +20,7 @@ from engine.model.schema import Model
 from engine.run.context import MappingPlan, RunContext, TablePlan, build_context
 from engine.run.converge import converge
 from engine.run.debezium import add_snapshot_rows, read_debezium
-from engine.run.fold import fold_events, identity_values
+from engine.run.fold import fold_events, key_values
 from engine.run.methods import SystemValues, evaluate_method, map_image, replication_key, where_holds
 from engine.run.net_effect import Chain, NetChange, RowOp, chain_operations, net_effect
 from engine.run.records import ChangeRecord, InputError, Reject, read_changes, read_snapshots
@@ -180,7 +180,7 @@ def local_events(txn: Transaction, ctx: RunContext) -> list[dict[str, Any]]:
                 "commit_ts": txn.commit_ts, "origin": txn.site, "txn": txn.txn}
         plan = ctx.tables[record.table]
         ops: list[tuple[str, Row | None, Row | None]] = [(record.op, record.before, record.after)]
-        if record.op == "U" and identity_values(plan, record.before) != identity_values(plan, record.after):
+        if record.op == "U" and key_values(plan, record.before) != key_values(plan, record.after):
             ops = [("D", record.before, None), ("I", None, record.after)]
         for j, (op, old, new) in enumerate(ops):
             events.append({**base, "seq": 2 * i + j, "op": op, "old": old, "new": new})
@@ -197,7 +197,7 @@ def transaction_chains(txn: Transaction, ctx: RunContext) -> list[tuple[str, Cha
         plan = ctx.tables[table_key]
 
         def row_key(image: Row, plan: TablePlan = plan) -> tuple[Any, ...]:
-            return tuple(hashable(v) for v in identity_values(plan, image))
+            return key_values(plan, image)
 
         out.extend((table_key, chain) for chain in chain_operations(ops, row_key))
     return out
@@ -252,7 +252,12 @@ def _where_of(mapping: MappingPlan, now: datetime) -> Callable[[Row | None], boo
 def _key_of(mapping: MappingPlan, txn: Transaction, ctx: RunContext) -> Callable[[Row], Any]:
     """The mapping's DKey of a source image (read with op `U`: both images of a chain compare alike)."""
     system = SystemValues(txn.site, txn.commit_ts, txn.txn, "U")
-    return lambda image: replication_key(mapping, ctx.tables[mapping.target], image, system)
+
+    def key(image: Row) -> tuple[Any, ...] | None:
+        values = replication_key(mapping, ctx.tables[mapping.target], image, system)
+        return None if values is None else tuple(hashable(v) for v in values)  # NaN equals NaN
+
+    return key
 
 
 def delivery_event(txn: Transaction, mapping: MappingPlan, change: NetChange, ctx: RunContext,

@@ -24,10 +24,19 @@ class RowState:
     writer: str
 
 
+NAN = float("nan")
+"""The one NaN every key holds: NaN equals NaN in a key (as `values.same_value`, Spark's `<=>`, its joins and
+its grouping have it), but two NaN floats are neither equal nor, in Python 3.10+, of one hash, so a dict
+finds one NaN only by itself."""
+
+
 def hashable(value: Any) -> Any:
-    """A value as a dict key: JSON values (UDT, complex) as canonical text, the rest as they are."""
+    """A value as a dict key: JSON values (UDT, complex) as canonical text, NaN as `NAN`, the rest as they
+    are (`-0.0` finds `0.0`: equal floats share a hash)."""
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True, default=str)
+    if isinstance(value, float) and value != value:
+        return NAN
     return value
 
 
