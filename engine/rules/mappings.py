@@ -45,7 +45,9 @@ def unknown_endpoints(ctx: Context, mapping: Mapping) -> Iterator[Finding]:
     for role, ref in (("source", mapping.source), ("target", mapping.target)):
         if ctx.model.table(ref) is not None:
             continue
-        server_id, _, name = ref.partition(".")
+        # the longest server id the reference starts with: an id may hold a dot (`hq.eu.T`)
+        server_id = max((s.id for s in ctx.model.servers if ref.startswith(f"{s.id}.")), key=len, default=None)
+        server_id, name = (server_id, ref[len(server_id) + 1:]) if server_id else ref.partition(".")[::2]
         server = ctx.model.server(server_id)
         if server is None:
             why = f"server {server_id!r} is not in the model"

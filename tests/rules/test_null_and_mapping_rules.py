@@ -619,3 +619,13 @@ def test_mp002_mapping_draws_no_conflict_findings_either() -> None:
     assert_fires(_subset_into(SRC), "CR008", mapping="m", table=TGT, group="g")  # control
     found = [f for f in validate(_subset_into("s.NOPE")) if f.location.mapping == "m"]
     assert {f.code for f in found} == {"MP002"}, show(found)
+
+
+def test_mp002_names_a_server_whose_id_holds_a_dot() -> None:
+    """`hq.eu.NOPE` is table NOPE of server `hq.eu`, not table `eu.NOPE` of a server `hq` there is none of."""
+    m = model([server("hq.eu"), server("br")],
+              [table("hq.eu", "T", [col("ID", nullable=False)], pk=["ID"]),
+               table("br", "T", [col("ID", nullable=False)], pk=["ID"])],
+              [mapping("m", "br.T", "hq.eu.NOPE", {"ID": "ID"})])
+    [finding] = fired(m, "MP002")
+    assert finding.message == "target 'hq.eu.NOPE' is unknown: server hq.eu has no table 'NOPE' (it has T)"
