@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any, cast
 
@@ -485,12 +487,13 @@ def _described(node: exp.Expression) -> str:
 def run_default(value: str | int | float | bool, dbms: str) -> str | int | float | bool | bytes | None:
     """The default as a run evaluates it: text in its server's SQL rewritten as Spark SQL, the dialect the
     run's evaluator reads, so that Oracle's `'it''s'` is `it's` (not two literals joined), and `SYSDATE`,
-    `getdate()` or DB2's `CURRENT TIMESTAMP` the change's time. Two literals are values already: a hex
-    literal (SQLite's `x'00'`) its bytes, which the evaluator has no literal for, and Oracle's `''` NULL,
-    as Oracle reads it. PostgreSQL's bit string `B'101'` is the text `101` (what PostgreSQL assigns to a
-    character column; a BIT column reads `1` and `0` as true and false), which Spark SQL would read as the
-    number 5. A default TB003 refuses is left as written (the run reads it as before); one it refuses only
-    for the column's type (a bit string in a number column) is read as for a character column."""
+    `SYSTIMESTAMP`, `NOW()`, `getdate()` or DB2's `CURRENT TIMESTAMP` the change's time (`_run_form`). Two
+    literals are values already: a hex literal (SQLite's `x'00'`) its bytes, which the evaluator has no
+    literal for, and Oracle's `''` NULL, as Oracle reads it. PostgreSQL's bit string `B'101'` is the text
+    `101` (what PostgreSQL assigns to a character column; a BIT column reads `1` and `0` as true and false),
+    which Spark SQL would read as the number 5. A default TB003 refuses is left as written (the run reads it
+    as before); one it refuses only for the column's type (a bit string in a number column) is read as for
+    a character column. The run then conforms the value to its column's type (`context.default_value`)."""
     if not isinstance(value, str):
         return value
     try:
@@ -506,10 +509,37 @@ def run_default(value: str | int | float | bool, dbms: str) -> str | int | float
         return None
     if isinstance(tree, exp.BitString):  # its digits, as PostgreSQL assigns it (Spark would read a number)
         parsed = ParsedDefault(exp.Literal.string(tree.this), dbms)
+    else:
+        parsed = ParsedDefault(parsed.tree.transform(_run_form), dbms)
     try:
         return render_default(parsed, "spark")
     except DefaultProblem:
         return value
+
+
+_CURRENT_TIMESTAMPS: tuple[type[exp.Expression], ...] = (exp.Systimestamp, exp.Localtimestamp)
+"""What sqlglot reads as the current timestamp under another name (Oracle's `SYSTIMESTAMP`, `LOCALTIMESTAMP`:
+the run's clock is UTC, so local is the same instant)."""
+_NOW_CALLS = frozenset({"NOW"})
+"""Calls some dialects leave unnamed (MySQL's `NOW()`) that are the current timestamp wherever they exist."""
+_MAX_EXPONENT = 1000
+"""Digits a number in exponent form may spell out (`values.MAX_UNBOUNDED_DIGITS`); beyond, it is left as is."""
+
+
+def _run_form(node: exp.Expression) -> exp.Expression:
+    """A part of a default as the run's evaluator reads it: the current timestamp by its Spark name, and a
+    number in exponent form (`1e-3`, which the evaluator has no literal for) as exact decimal digits."""
+    if isinstance(node, _CURRENT_TIMESTAMPS) or (isinstance(node, exp.Anonymous) and node.name.upper() in _NOW_CALLS
+                                                 and not node.expressions):
+        return exp.CurrentTimestamp()
+    if isinstance(node, exp.Literal) and not node.is_string and "e" in node.this.lower():
+        try:
+            number = Decimal(node.this)
+        except InvalidOperation:
+            return node
+        if number.is_finite() and abs(number.adjusted()) <= _MAX_EXPONENT:
+            return exp.Literal.number(format(number, "f"))
+    return node
 
 
 def is_null_default(value: str | int | float | bool, dbms: str) -> bool:
@@ -525,14 +555,51 @@ def is_null_default(value: str | int | float | bool, dbms: str) -> bool:
 
 
 def default_problem(column: ColumnDef, dbms: str) -> str | None:
-    """Why a column's default cannot be used (TB003), or None."""
+    """Why a column's default cannot be used (TB003), or None: it is not one constant expression, or its
+    value does not fit the column's type as a record's value would not (CONTRACT section 7: a fraction in an
+    integer column, digits past a DECIMAL's precision, text longer than the column; the DBMS refuses the
+    insert or stores another value). A default the run cannot evaluate (`uuid()`) is not judged by value."""
     if column.default is None:
         return None
     try:
         parsed = parse_default(column.default, dbms)
     except DefaultProblem as exc:
         return str(exc)
-    return bit_string_problem(parsed.tree, column.sql_type)
+    return bit_string_problem(parsed.tree, column.sql_type) or _value_problem(column, dbms)
+
+
+_SAMPLE_NOW = datetime(2026, 1, 5, 10, 0, 0, 123456, tzinfo=UTC)
+"""The instant a default that reads the clock is judged at: one with a fraction of a second, the longest
+text a timestamp renders as."""
+
+
+_JUDGED = frozenset({TypeFamily.EXACT_NUMERIC, TypeFamily.APPROX_NUMERIC, TypeFamily.CHARACTER, TypeFamily.DATETIME})
+"""The types whose defaults are judged by value: numbers, text and times read alike in every DBMS; binary
+text (PostgreSQL's `'\\x00'` is one byte) and boolean words (PostgreSQL's `'yes'`) do not."""
+
+
+def _value_problem(column: ColumnDef, dbms: str) -> str | None:
+    """Why the value of a column's default does not fit the column's type, or None."""
+    from engine.run.values import ConversionError, conform  # engine.run imports this module
+    from engine.sql import evaluate as sql_evaluate
+    from engine.sql.errors import UnsupportedSql
+
+    assert column.default is not None
+    if column.sql_type.family not in _JUDGED:
+        return None
+    value = run_default(column.default, dbms)
+    if isinstance(value, str):
+        try:
+            value = sql_evaluate.evaluate_sql(value, {}, _SAMPLE_NOW)
+        except UnsupportedSql:
+            return None
+        except (ArithmeticError, ValueError) as exc:  # 1/0: no value at all
+            return f"{column.default} has no value ({exc})"
+    try:
+        conform(value, column.sql_type)
+    except ConversionError as exc:
+        return f"its value does not fit {column.sql_type} ({exc})"
+    return None
 
 
 def _first_line(message: str) -> str:

@@ -15,6 +15,7 @@ from engine.keys import distribution_key
 from engine.model.methods import Method
 from engine.model.schema import Model, Resolution, Table, TableConflicts
 from engine.model.types import SqlType, TypeFamily
+from engine.run.values import ConversionError, conform
 from engine.sql import evaluate as sql_evaluate  # the module: engine.sql.evaluate imports engine.run.values
 from engine.sql.errors import UnsupportedSql
 from engine.sqldefaults import run_default
@@ -154,13 +155,20 @@ def identity_columns(table: Table) -> tuple[str, ...]:
 
 
 def default_value(plan: TablePlan, column: str, now: Any) -> Any:
-    """The value an insert gives a column it does not carry: its default (a SQL literal or
-    CURRENT_TIMESTAMP, evaluated at `now`), else NULL."""
+    """The value an insert gives a column it does not carry: its default (a SQL literal or the current
+    date or time, evaluated at `now`) as its column's type holds it (`values.conform`: `CURRENT_DATE` in a
+    TIMESTAMP column is that day at midnight, `CURRENT_TIMESTAMP` in a character column the text a cast
+    gives, `2026-01-05 10:00:00`), else NULL. The Spark fold writes the same (`resolve.default_value_sql`).
+    A default the evaluator cannot run is kept as written; one whose value does not fit the column is
+    refused by TB003 (`sqldefaults.default_problem`) and raises `RunModelError` here."""
     raw = plan.defaults.get(column)
-    if not isinstance(raw, str):
-        return raw
+    value = raw
+    if isinstance(raw, str):
+        try:
+            value = sql_evaluate.evaluate_sql(raw, {}, now)
+        except UnsupportedSql:
+            value = raw
     try:
-        return sql_evaluate.evaluate_sql(raw, {}, now)
-    except UnsupportedSql:
-        return raw
-
+        return conform(value, plan.types.get(column))
+    except ConversionError as exc:
+        raise RunModelError(f"table {plan.key}: the default of {column} does not fit its type (TB003): {exc}") from None

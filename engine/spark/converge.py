@@ -39,7 +39,7 @@ from engine.spark.canonical import row_values, struct_ddl, token, typed_sql, wri
 from engine.spark.inworker import model_of
 from engine.spark.methods import Binding, compile_method, spark_kind_of, where
 from engine.spark.methods import conform as conform_sql
-from engine.spark.types import rep, row_from_arrow, type_sql
+from engine.spark.types import key_sql, order_sql, rep, row_from_arrow, type_sql
 
 JSON_OPTIONS = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "ignoreNullFields": "false"}
 """`to_json`/`from_json` options that keep a typed key exactly (microseconds, NULL fields)."""
@@ -113,11 +113,12 @@ def _compared(group: list[MappingPlan], explaining: list[MappingPlan], mapped: d
 
     coulds = [sql.col(_could(m, target), f"could{i}") for i, m in enumerate(group)]
     nothing = [F.lit(None).cast("boolean").alias(f"could{i}") for i in range(len(group))]
-    parts = [side(rows[target.key], f"t{j}", _key_struct("row", dkey, target), have, _vals("row", list(have)),
+    parts = [side(rows[target.key], f"t{j}", _key_struct("row", dkey, target), have, _vals("row", target, list(have)),
                   [F.lit(False).alias("unfit"), *coulds]) for j, have in enumerate(haves)]
     for i, mapping in enumerate(group):
         have = tuple(_compared_columns(mapping))
-        parts.append(side(mapped[mapping.id], f"s{i}", _key_struct("vals", dkey, target, list(have)), have, "vals",
+        parts.append(side(mapped[mapping.id], f"s{i}", _key_struct("vals", dkey, target, list(have)), have,
+                          _vals("vals", target, list(have)),
                           [F.col("unfit"), *nothing]))
     parts += [side(mapped[other.id], "x", _key_struct("vals", dkey, target, _compared_columns(other)), None, "vals",
                    [F.lit(False).alias("unfit"), *nothing]) for other in explaining]
@@ -171,7 +172,7 @@ def _key_struct(struct: str, dkey: list[str], target: Table, have: list[str] | N
     """A row's DKey as a struct in the target's types (`have`: the columns a mapped row holds; the others
     are NULL, as the reference's `mapped.get` gives them)."""
     return "named_struct(" + ", ".join(
-        f"{sql.string(c)}, {struct}.{sql.ident(c)}" if have is None or c in have
+        f"{sql.string(c)}, {key_sql(f'{struct}.{sql.ident(c)}', _type(target, c))}" if have is None or c in have
         else f"{sql.string(c)}, CAST(NULL AS {rep(_type(target, c)).ddl})" for c in dkey) + ")"
 
 
@@ -183,10 +184,13 @@ def _struct_ddl(table: Table, columns: list[str]) -> str:
     return "struct<" + ", ".join(f"{sql.ident(c)}: {rep(_type(table, c)).ddl}" for c in columns) + ">"
 
 
-def _vals(struct: str, columns: list[str]) -> str:
+def _vals(struct: str, table: Table, columns: list[str]) -> str:
+    """A row's compared values as a struct to hash, each as it compares (`types.key_sql`: `2.0` and `2` of a
+    NUMBER hash alike)."""
     if not columns:
         return "named_struct('_', 0)"
-    return "named_struct(" + ", ".join(f"{sql.string(c)}, {struct}.{sql.ident(c)}" for c in columns) + ")"
+    return "named_struct(" + ", ".join(f"{sql.string(c)}, {key_sql(f'{struct}.{sql.ident(c)}', _type(table, c))}"
+                                       for c in columns) + ")"
 
 
 def _could(mapping: MappingPlan, target: Table) -> str:
@@ -298,7 +302,8 @@ def _examples(keys: DataFrame, mappings: list[MappingPlan], mapped: dict[str, Da
         firsts.append(keys.where((F.col("mapping") == mapping.id) & F.col("diverged"))
                       .select("mapping", "key_json", sql.col(f"from_json(key_json, {sql.string(ddl)}, {_options()})",
                                                              "key"))
-                      .orderBy(*(F.col("key")[c].asc_nulls_first() for c in dkey)).limit(MAX_EXAMPLES)
+                      .orderBy(*(F.expr(o).asc_nulls_first() for c in dkey
+                                for o in order_sql(f"key.{sql.ident(c)}", _type(target, c)))).limit(MAX_EXAMPLES)
                       .select("mapping", "key_json"))
     wanted: dict[str, list[str]] = {}
     for r in sql.union(firsts).collect():

@@ -71,8 +71,9 @@ match a token (two were about a tenth of the decoding of 1,000,000 records)."""
 HEX = r"^(0[xX])?([0-9a-fA-F]{2})*\z"
 RED_FLAGS = r"\\u[dD][89a-fA-F]|[:\[,]\s*-0+(\.0+)?([eE][+-]?[0-9]+)?\s*[,}\]]"
 """What Spark's JSON reading holds otherwise than Python's: escaped surrogates (Python keeps a lone one,
-which the reference refuses) and a negative zero (Spark drops its sign). Such a line goes to the reference."""
-_MAYBE_RED = f"(contains(text, {sql.string(chr(92) + 'u')}) OR text RLIKE '-0[^0-9]')"
+which the reference refuses) and a negative zero (Spark drops its sign). Such a line goes to the reference
+(a snapshot's line too: `snapshots`)."""
+MAYBE_RED = f"(contains(text, {sql.string(chr(92) + 'u')}) OR text RLIKE '-0[^0-9]')"
 """What every red flag holds (cheap to look for; the pattern runs only on such lines). A JSON zero's `-0`
 is followed by no digit (`-00` is no JSON), where a date's or an offset's `-0` always is."""
 DECIMAL_15 = r"DECIMAL\(([1-9]|1[0-5]),[0-9]+\)"
@@ -203,7 +204,7 @@ def plain_versions(table: Table) -> dict[int | None, dict[str, SqlType | None]]:
 def clean(model: Model, ids: dict[str, str]) -> str:
     """True when Spark reads the line (its VARIANT `v`) exactly as the reference would accept it."""
     line_ok = sql.all_of(["is_valid_utf8(text)", f"size <= {MAX_RECORD_BYTES}",
-                          f"NOT ({_MAYBE_RED} AND text RLIKE {sql.string(RED_FLAGS)})",
+                          f"NOT ({MAYBE_RED} AND text RLIKE {sql.string(RED_FLAGS)})",
                           "v IS NOT NULL", one_json_value("_w", "text"), _txn_ok(), _commit_ok()])
     shape = shape_of("v")
     by_table = []
@@ -309,7 +310,8 @@ def _values_ok(table: Table, types: dict[str, SqlType | None], tid: str) -> str:
 
 
 def token_fits(value: str, t: SqlType) -> str | None:
-    """Whether a clean token read as `_RAW` (not NULL) is a value of type `t`; None when every one is."""
+    """Whether a clean token read as `_RAW` (not NULL; for a decimal, also a snapshot's text or Parquet value)
+    is a value of type `t`; None when every one is."""
     kind = rep(t).kind
     if kind == "text":
         if t.family is TypeFamily.CHARACTER and t.length is not None:
@@ -319,10 +321,15 @@ def token_fits(value: str, t: SqlType) -> str | None:
         bits = INTEGER_BITS.get(t.name, 64)
         return f"{value} BETWEEN {-(2 ** (bits - 1))} AND {2 ** (bits - 1) - 1}" if bits < 64 else None
     if kind == "decimal":
-        digits = (t.precision or 38) - (t.scale or 0)
-        if digits >= 38 - (t.scale or 0):
-            return None  # DECIMAL(38, s) holds no more
-        return f"abs(CAST({value} AS DECIMAL(38,{t.scale or 0}))) < CAST('{10 ** digits}' AS DECIMAL(38,0))"
+        # rounded to the column's scale as the reference rounds it; `try_cast`: a value read as `_RAW` holds
+        # up to 20 digits before the point, more than DECIMAL(38, s) holds for s > 18, and an ANSI cast of
+        # it would fail the query where this only wants FALSE
+        scale = t.scale or 0
+        digits = (t.precision or 38) - scale
+        scaled = f"try_cast({value} AS DECIMAL(38,{scale}))"
+        if digits >= 38 - scale:
+            return f"{scaled} IS NOT NULL"  # DECIMAL(38, s) holds every value the cast gives
+        return f"abs({scaled}) < CAST('{10 ** digits}' AS DECIMAL(38,0))"
     if kind == "double":
         limit = REAL_MAX if t.name == "REAL" else DOUBLE_MAX
         return f"(NOT isnan({value}) AND abs({value}) <= {sql.lit(limit)})"

@@ -32,6 +32,7 @@ from pyspark.sql import functions as F
 
 from engine.model.io import dump_model
 from engine.model.schema import Model, Table
+from engine.model.types import SqlType
 from engine.run.context import MappingPlan, RunContext, build_context
 from engine.run.records import versions_of
 from engine.run.reference import Transaction, local_events, transaction_deliveries
@@ -45,7 +46,7 @@ from engine.spark.inworker import context_of, model_of, schedule_of
 from engine.spark.jobs import observed
 from engine.spark.methods import Binding, Typed, cast_value, compile_method, spark_kind_of, where
 from engine.spark.methods import conform as conform_sql
-from engine.spark.types import rep, table_opaque, table_type_sql
+from engine.spark.types import key_sql, rep, table_opaque, table_type_sql
 
 BEGINNING = datetime.min.replace(tzinfo=UTC)
 EVENT_COLUMNS = ("kind", "rank", "at", "commit_ts", "origin", "txn", "seq", "op", "mapping", "version", "error",
@@ -167,10 +168,10 @@ def _changed(frame: DataFrame, model: Model, ctx: RunContext, ids: dict[str, str
         tid = ids[table.key]
         plan = ctx.tables[table.key]
         this = f"table = {sql.string(table.key)}"
-        before = _identity_json(f"b_{tid}", plan.identity)
-        after = _identity_json(f"a_{tid}", plan.identity)
+        before = _identity_json(f"b_{tid}", table, plan.identity)
+        after = _identity_json(f"a_{tid}", table, plan.identity)
         lookup.append((this, f"CASE WHEN op = 'I' THEN {after} ELSE {before} END"))
-        moves.append((this, f"op = 'U' AND NOT ({_identity_same(f'b_{tid}', f'a_{tid}', plan.identity)})"))
+        moves.append((this, f"op = 'U' AND NOT ({_identity_same(f'b_{tid}', f'a_{tid}', table, plan.identity)})"))
     frame = frame.select("*", sql.col(sql.case(lookup), "_lookup"), sql.col(f"coalesce({sql.case(moves)}, FALSE)",
                                                                              "_moves"))
     changes, counts, oks = [], [], []
@@ -238,13 +239,22 @@ _WORKING = ("seq", "commit_ts", "force_python", "_n", "_lookup", "_first_touch",
 """What the transaction window needs and nothing after it reads (the events take `_i` and `_commit`)."""
 
 
-def _identity_json(image: str, identity: tuple[str, ...]) -> str:
-    fields = ", ".join(f"{sql.string(c)}, {image}.{sql.ident(c)}" for c in identity)
+def _identity_json(image: str, table: Table, identity: tuple[str, ...]) -> str:
+    """An image's identity as JSON text, each value as it compares (`types.key_sql`: -0.0 is 0.0, `1.50`
+    of a NUMBER is `1.5`), so that two records of one row have one text."""
+    fields = ", ".join(f"{sql.string(c)}, {key_sql(f'{image}.{sql.ident(c)}', _type(table, c))}" for c in identity)
     return f"to_json(named_struct({fields}))"
 
 
-def _identity_same(before: str, after: str, identity: tuple[str, ...]) -> str:
-    return sql.all_of([f"{before}.{sql.ident(c)} <=> {after}.{sql.ident(c)}" for c in identity])
+def _identity_same(before: str, after: str, table: Table, identity: tuple[str, ...]) -> str:
+    return sql.all_of([f"{key_sql(f'{before}.{sql.ident(c)}', _type(table, c))} <=> "
+                       f"{key_sql(f'{after}.{sql.ident(c)}', _type(table, c))}" for c in identity])
+
+
+def _type(table: Table, name: str) -> SqlType:
+    column = table.column(name)
+    assert column is not None
+    return column.sql_type
 
 
 def _binding(table: Table, image: str, op: str, spark_kind: Any) -> Binding:
@@ -282,7 +292,9 @@ def _mapping_changes(mapping: MappingPlan, source: Table, target: Table, ids: di
               for c in mapping.dkey]
         ka = [cast_value(compile_method(mapping.columns[c], after("U")), target.column(c).sql_type)  # type: ignore[union-attr]
               for c in mapping.dkey]
-        moved = f"NOT {sql.all_of([f'{b.sql} <=> {a.sql}' for b, a in zip(kb, ka, strict=True)])}"
+        same = [f"{key_sql(b.sql, _type(target, c))} <=> {key_sql(a.sql, _type(target, c))}"
+                for c, b, a in zip(mapping.dkey, kb, ka, strict=True)]
+        moved = f"NOT {sql.all_of(same)}"
         key_ok = sql.all_of([t.ok for t in (*kb, *ka)])
     else:
         moved, key_ok = "FALSE", "TRUE"

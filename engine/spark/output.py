@@ -20,16 +20,19 @@ from engine.model.types import TypeFamily
 from engine.run.context import identity_columns
 from engine.run.rundir import CONFLICT_ROW_FIELDS, CONFLICT_SCALARS
 from engine.spark import sqltext as sql
-from engine.spark.types import rep
+from engine.spark.types import order_sql, rep
 
 PART_PREFIX = "part-"
 
 
 def write_table(rows: DataFrame, table: Table, path: Path) -> None:
     """A table's final rows (`seq`, `row`) as one Parquet file at `path`, ordered by the table's identity
-    (NULL first), in the reference's column types."""
-    identity = identity_columns(table)
-    ordered = _sorted(rows, *(F.col("row")[c].asc_nulls_first() for c in identity), F.col("seq"))
+    as the reference orders it (NULL first, numbers by value: `types.order_sql`), in the reference's column
+    types."""
+    types = {c.name: c.sql_type for c in table.columns}
+    order = [F.expr(o).asc_nulls_first() for c in identity_columns(table)
+             for o in order_sql(f"row.{sql.ident(c)}", types[c])]
+    ordered = _sorted(rows, *order, F.col("seq"))
     columns = [sql.col(_output(f"row.{sql.ident(c.name)}", c.sql_type), c.name) for c in table.columns]
     _single_file(ordered.select(*columns), path, "parquet")
 

@@ -46,7 +46,7 @@ from engine.spark.grouped import Fold, fold_groups, fold_within
 from engine.spark.inworker import context_of, model_of
 from engine.spark.jobs import concurrently, observed
 from engine.spark.neteffect import EVENT_COLUMNS, snapshot_values, version_columns
-from engine.spark.types import rep, table_opaque, table_type_sql
+from engine.spark.types import key_sql, rep, table_opaque, table_type_sql
 
 OUTPUT = ("kind string, tkey string, ordinal long, text string, sort string, status string, n long, "
           "site string, origin string, `table` string, mapping string, txn string, commit_ts string, "
@@ -157,8 +157,7 @@ def resolve(events: dict[str, DataFrame], model: Model,
             every = _checked(frame, table, ctx)  # the kept check holds only some of the events
             applied.append(f"SELECT 1 AS one FROM ({every}) WHERE NOT _past AND kind = 'delivery'")
         elif mode == "key":
-            fields = ", ".join(f"{sql.string(c)}, ({key}).{sql.ident(c)}" for c in identity)
-            group = f"concat({sql.string(f'key:{table.key}:')}, to_json(named_struct({fields})))"
+            group = f"concat({sql.string(f'key:{table.key}:')}, to_json({_key_struct(key, table, identity)}))"
             to_reference.append(_as_text(frame, table, group))
         else:
             group = sql.string(f"table:{table.key}" if mode == "table" else f"site:{table.server}")
@@ -193,7 +192,6 @@ def _checked(events: str, table: Table, ctx: RunContext) -> str:
     over one sort: whether the row exists before the event, the columns' states, and the judgement."""
     plan = ctx.tables[table.key]
     key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
-    fields = ", ".join(f"{sql.string(c)}, ({key}).{sql.ident(c)}" for c in plan.identity)
     order = "PARTITION BY _key ORDER BY at, rank, commit_ts, origin, txn, seq"
     mapped = {m.id: set(m.columns) for m in ctx.into(table.key)}
     versions = {number: set(version_columns(table, number)) for number in _versions(table)}
@@ -234,9 +232,11 @@ def _checked(events: str, table: Table, ctx: RunContext) -> str:
               f"WHEN op = 'I' THEN TRUE WHEN op = 'U' THEN {changes} ELSE FALSE END")
     # past the group's first delivery Spark cannot fold (`_past`), the reference folds the rest; the event
     # before it (`_cut`) hands the row over: one window for these, beside the next event's op
-    bad = f"(NOT ({ok}) OR (kind = 'delivery' AND op = 'U' AND {unsure}))"
+    # a second snapshot row of one group (a key with a NULL part, or a table with no key: no duplicate, and
+    # each row is its own) is the reference's to fold, which keeps every row
+    bad = f"(NOT ({ok}) OR (kind = 'delivery' AND op = 'U' AND {unsure}) OR (kind = 'snapshot' AND _exists))"
     upto = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
-    keyed = f"SELECT *, named_struct({fields}) AS _key FROM {events}"
+    keyed = f"SELECT *, {_key_struct(key, table, plan.identity)} AS _key FROM {events}"
     existed = f"SELECT *, coalesce(lag(op) OVER ({order}) <> 'D', FALSE) AS _exists FROM ({keyed})"
     states = f"SELECT *, {', '.join(setting)} FROM (SELECT *, {', '.join(carried)} FROM ({existed}))"
     judged = (f"SELECT *, lead(op) OVER ({order}) IS NULL AS _last, max({bad}) OVER ({upto}) AS _past, "
@@ -259,6 +259,13 @@ def _handed_over(checked: str, table: Table) -> str:
     snapshot = snapshot_values(table, origin="_writer", row=f"CAST(_after AS {table_type_sql(table)})", seq="0")
     columns = [sql.named(f"CASE WHEN _cut THEN {snapshot[c]} ELSE {sql.ident(c)} END", c) for c in EVENT_COLUMNS]
     return f"(SELECT {', '.join(columns)}, _key FROM {checked} WHERE _past OR _cut) AS _handed"
+
+
+def _key_struct(image: str, table: Table, identity: tuple[str, ...]) -> str:
+    """SQL of an image's identity as a struct to group a row's events by: each value as it compares
+    (`types.key_sql`: `1.50` and `1.5` of a NUMBER, -0.0 and 0.0 of a DOUBLE are one key)."""
+    fields = ", ".join(f"{sql.string(c)}, {key_sql(f'({image}).{sql.ident(c)}', _type(table, c))}" for c in identity)
+    return f"named_struct({fields})"
 
 
 def _finite(value: str) -> str:
@@ -284,7 +291,7 @@ def _same(a: str, b: str, t: Any) -> str:
     reference (Python's comparison of NaN and the infinities differs from Spark's)."""
     if rep(t).kind == "double":
         return f"({a} <=> {b} AND {_finite(a)})"
-    return f"{a} <=> {b}"
+    return f"{key_sql(a, t)} <=> {key_sql(b, t)}"  # a number held as text: by value
 
 
 def _versions(table: Table) -> list[int | None]:
@@ -294,7 +301,8 @@ def _versions(table: Table) -> list[int | None]:
 
 def default_value_sql(raw: Any, t: Any) -> str | None:
     """A column's default as the reference fills it (`context.default_value`) in the column's type: a
-    literal, or the event's time for CURRENT_TIMESTAMP; None when Spark cannot give it exactly."""
+    literal conformed to the type, or the event's time (its day at midnight for the current date) in a
+    timestamp column; None when Spark cannot give it exactly (the reference's fold gives it then)."""
     from engine.run.values import ConversionError, conform
     from engine.sql import evaluate as sql_evaluate
     from engine.sql.errors import UnsupportedSql
@@ -310,10 +318,17 @@ def default_value_sql(raw: Any, t: Any) -> str | None:
         except UnsupportedSql:
             return None
         if reads_current_time(tree):
-            return f"CAST(at AS {r.ddl})" if r.kind == "timestamp" and tree.key == "currenttimestamp" else None
-        value = sql_evaluate.evaluate_sql(raw, {}, None)
+            if r.kind != "timestamp":
+                return None
+            if tree.key == "currenttimestamp":
+                return f"CAST(at AS {r.ddl})"
+            return f"CAST(CAST(at AS DATE) AS {r.ddl})" if tree.key == "currentdate" else None
+        try:
+            value = sql_evaluate.evaluate_sql(raw, {}, None)
+        except (UnsupportedSql, ArithmeticError, ValueError):
+            return None
     try:
-        conform(value, t)
+        value = conform(value, t)
     except ConversionError:
         return None
     if value is None:

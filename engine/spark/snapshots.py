@@ -36,6 +36,8 @@ from engine.run.records import InputError, read_snapshot_file, snapshot_files
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_values, row_writer
 from engine.spark.decode import (
+    MAYBE_RED,
+    RED_FLAGS,
     clean_typed_sql,
     first_value,
     one_json_value,
@@ -124,8 +126,8 @@ def _jsonl_rows(lines: DataFrame, table: Table) -> DataFrame:
                                                                                              strict=True))
     parsed = lines.withColumn("_w", F.expr(parsed_line("text"))).withColumn("v", F.expr(first_value("_w"))) \
         .withColumn("_raw", F.expr(f"try_variant_get(v, '$', {sql.string(f'struct<{raw_ddl}>')})"))
-    checks = [f"{shape_of('v')} RLIKE {sql.string(pattern)}",
-              "is_valid_utf8(text)", one_json_value("_w", "text")]
+    checks = [f"{shape_of('v')} RLIKE {sql.string(pattern)}", "is_valid_utf8(text)",
+              f"NOT ({MAYBE_RED} AND text RLIKE {sql.string(RED_FLAGS)})", one_json_value("_w", "text")]
     for c in table.columns:
         value = f"_raw.{sql.ident(c.name)}"
         fits = token_fits(value, c.sql_type)
@@ -133,8 +135,11 @@ def _jsonl_rows(lines: DataFrame, table: Table) -> DataFrame:
             checks.append(f"({value} IS NULL OR coalesce({fits}, FALSE))")
     fields = ", ".join(f"{sql.string(c.name)}, {clean_typed_sql('_raw.' + sql.ident(c.name), c.sql_type)}"
                        for c in table.columns)
-    return parsed.select("line", sql.col(f"coalesce({sql.all_of(checks)}, FALSE)", "clean"),
-                         sql.col(f"CAST(named_struct({fields}) AS {table_type_sql(table)})", "row"))
+    # typed only where clean: the casts are ANSI, and an unclean value (one that does not fit) would fail
+    # the query where the reference's reading gives the input error
+    return parsed.select("line", "_raw", sql.col(f"coalesce({sql.all_of(checks)}, FALSE)", "clean")).select(
+        "line", "clean", sql.col(f"CASE WHEN clean THEN CAST(named_struct({fields}) AS {table_type_sql(table)}) END",
+                                 "row"))
 
 
 _RAW_TOKEN = {"text": "string", "int": "bigint", "decimal": "decimal(38,18)", "double": "double",
@@ -195,9 +200,8 @@ def _cell_fits(cell: str, t: SqlType) -> str:
         return f"char_length({cell}) <= {t.length}" if t.family is TypeFamily.CHARACTER and t.length else "TRUE"
     if kind == "int":
         return f"({cell} RLIKE {sql.string(_INT)} AND {token_fits(f'try_cast({cell} AS BIGINT)', t) or 'TRUE'})"
-    if kind == "decimal":
-        check = token_fits(f"try_cast({cell} AS DECIMAL(38,18))", t) or "TRUE"
-        return f"({cell} RLIKE {sql.string(_DECIMAL)} AND {check})"
+    if kind == "decimal":  # the text cast to the column's scale, rounded once as the reference rounds it
+        return f"({cell} RLIKE {sql.string(_DECIMAL)} AND {token_fits(cell, t) or 'TRUE'})"
     if kind == "double":
         return f"({cell} RLIKE {sql.string(_DOUBLE)} AND {token_fits(f'try_cast({cell} AS DOUBLE)', t)})"
     if kind == "timestamp":
@@ -262,8 +266,10 @@ def _parquet_rows(spark: SparkSession, path: Path, table: Table, seq: Any) -> Da
             exact = False
             fields.append(f"{sql.string(c.name)}, CAST(NULL AS {r.ddl})")
             continue
-        raw = _RAW_TOKEN[r.kind] if r.kind in ("int", "decimal", "double") else r.ddl
-        fit = token_fits(f"try_cast({value} AS {raw})", c.sql_type) if r.kind in ("int", "decimal", "double", "text") \
+        # a decimal as it is (DECIMAL(38,18) would round a scale over 18 once before the column's rounding)
+        raw = value if r.kind == "decimal" else f"try_cast({value} AS {_RAW_TOKEN[r.kind]})" \
+            if r.kind in ("int", "double") else f"try_cast({value} AS {r.ddl})"
+        fit = token_fits(raw, c.sql_type) if r.kind in ("int", "decimal", "double", "text") \
             else binary_fits(value, c.sql_type) if r.kind == "binary" else None
         if fit is not None:
             checks.append(f"({value} IS NULL OR coalesce({fit}, FALSE))")
@@ -303,7 +309,7 @@ def _suspicious(frames: dict[str, DataFrame], model: Model) -> list[str]:
                                                                             for u in table.unique_indexes]
         keyed = []
         for i, columns in enumerate(sets):
-            key_sql = f"to_json(named_struct({', '.join(f'{sql.string(c)}, row.{sql.ident(c)}' for c in columns)}))"
+            key_sql = f"to_json(named_struct({', '.join(f'{sql.string(c)}, {_key_part(table, c)}' for c in columns)}))"
             full = sql.all_of([f"row.{sql.ident(c)} IS NOT NULL" for c in columns])
             keyed.append(f"named_struct('set', {i}, 'key', CASE WHEN {full} THEN {key_sql} END)")
         keyed = keyed or ["named_struct('set', -1, 'key', CAST(NULL AS STRING))"]  # no key: each row once, for its flag
@@ -316,6 +322,16 @@ def _suspicious(frames: dict[str, DataFrame], model: Model) -> list[str]:
                                                                    F.max("flag").alias("flag"))
     problems = counted.groupBy("table").agg(F.max(sql.col("flag OR (key IS NOT NULL AND n > 1)")).alias("problem"))
     return sorted(r["table"] for r in problems.where("problem").collect())
+
+
+def _key_part(table: Table, name: str) -> str:
+    """A key column's value as the reference compares keys: a double's negative zero is its zero (`0.0 ==
+    -0.0` in Python, where `to_json` writes `-0.0`)."""
+    column = table.column(name)
+    value = f"row.{sql.ident(name)}"
+    if column is not None and rep(column.sql_type).kind == "double":
+        return f"CASE WHEN {value} = 0 THEN 0 ELSE {value} END"
+    return value
 
 
 def _read_by_reference(spark: SparkSession, model: Model, tables: list[str], files: list[tuple[Path, Table]],

@@ -119,6 +119,53 @@ def type_sql(t: T.DataType) -> str:
     return t.simpleString()
 
 
+def is_number_text(t: SqlType) -> bool:
+    """Whether a column's values are numbers Spark holds as text (a DECIMAL without precision, or wider
+    than 38 digits: `opaque_text`'s plain digits, `-123.450`)."""
+    return rep(t).opaque and t.family is TypeFamily.EXACT_NUMERIC
+
+
+def number_text_sql(value: str) -> str:
+    """SQL of a number's plain text (`opaque_text`) in one spelling a value: no trailing zero after the point,
+    no point without digits after it, no negative zero (`1.50`, `1.5` -> `1.5`; `2.0` -> `2`; `-0.00` -> `0`)."""
+    trimmed = f"regexp_replace({value}, '([.][0-9]*[1-9])0+$|[.]0*$', '$1')"
+    return f"regexp_replace({trimmed}, '^-0$', '0')"
+
+
+def key_sql(value: str, t: SqlType) -> str:
+    """SQL of a value as it compares (`values.same_value`: equal numbers are equal whatever their scale and
+    sign of zero, CONTRACT section 7), for a key to group, join or hash by: a double's -0.0 as 0.0, a number
+    held as text in one spelling (`number_text_sql`); any other value as itself. Its type is the value's."""
+    r = rep(t)
+    if r.kind == "double":
+        return f"(CASE WHEN {value} = 0 THEN CAST(0 AS DOUBLE) ELSE {value} END)"
+    if is_number_text(t):
+        return number_text_sql(value)
+    return value
+
+
+def order_sql(value: str, t: SqlType) -> list[str]:
+    """SQL sort keys (each ascending, NULL first) ordering a column's values as the reference orders them
+    (`fold.sort_key`: NULL first, numbers by value). A number held as text is ordered by its sign, then by
+    its integer digits' count and digits and its fraction's digits (ascending for a positive number,
+    descending for a negative one); any other value by itself."""
+    if not is_number_text(t):
+        return [value]
+    number = number_text_sql(value)
+    negative = f"startswith({number}, '-')"
+    digits = f"regexp_replace({number}, '^-', '')"
+    whole = f"substring_index({digits}, '.', 1)"
+    fraction = f"CASE WHEN contains({digits}, '.') THEN substring_index({digits}, '.', -1) ELSE '' END"
+    # a negative number's parts in descending order: its integer digits' count negated, and its digits
+    # complemented (9 - d) with a terminator above every digit, so that text order is their reverse
+    flipped = "translate({0}, '0123456789', '9876543210')"
+    parts = [f"length({whole})", whole, fraction]
+    descending = [f"-length({whole})", flipped.format(whole), f"concat({flipped.format(fraction)}, ':')"]
+    return [f"CASE WHEN {value} IS NULL THEN 0 WHEN {negative} THEN 1 ELSE 2 END",
+            *(f"CASE WHEN {negative} THEN {d} END" for d in descending),
+            *(f"CASE WHEN NOT {negative} THEN {p} END" for p in parts)]
+
+
 def table_opaque(table: Table) -> bool:
     return any(rep(c.sql_type).opaque for c in table.columns)
 

@@ -249,7 +249,7 @@ def test_an_invalid_regex_in_an_expression_is_mp004(sql: str) -> None:
 
 def test_the_evaluator_refuses_a_bad_pattern_and_deep_sql_in_one_line() -> None:
     from engine.model.schema import Table
-    from engine.run.context import default_value, table_plan
+    from engine.run.context import RunModelError, default_value, table_plan
     from engine.run.sqleval import UnsupportedSql, evaluate_sql, predicate_holds
 
     with pytest.raises(UnsupportedSql, match="invalid regular expression '\\('"):
@@ -260,13 +260,17 @@ def test_the_evaluator_refuses_a_bad_pattern_and_deep_sql_in_one_line() -> None:
     with pytest.raises(UnsupportedSql, match="levels once parsed"):
         evaluate_sql(" + ".join(["1"] * 500), {})
     assert evaluate_sql("(" * 10 + "1 + 1" + ")" * 10, {}) == 2
-    # a column default beyond the limits is kept as text, as any default the evaluator cannot read
+    # a column default beyond the limits is kept as text, as any default the evaluator cannot read, and a
+    # column of another type refuses that text in one line that names the rule (TB003 reports the model)
     deep_default = "(" * 300 + "1" + ")" * 300
     columns = [{"name": "C", "type": "INTEGER", "default": deep_default},
-               {"name": "D", "type": "INTEGER", "default": "(2)"}]
+               {"name": "D", "type": "INTEGER", "default": "(2)"},
+               {"name": "E", "type": "VARCHAR(700)", "default": deep_default}]
     plan = table_plan(Table.model_validate({"server": "s", "name": "T", "columns": columns}), None)
-    assert default_value(plan, "C", None) == deep_default
+    with pytest.raises(RunModelError, match=r"the default of C does not fit its type \(TB003\)"):
+        default_value(plan, "C", None)
     assert default_value(plan, "D", None) == 2
+    assert default_value(plan, "E", None) == deep_default
 
 
 # --- schedule.json ------------------------------------------------------------------------------------
