@@ -103,10 +103,16 @@ def where_problems(where: str, source: Table) -> list[tuple[str, str | None]]:
     if parsed.problem:
         return [(f"where clause {parsed.problem}", None)]
     known = {c.lower() for c in source.column_names()}
-    unknown = [(f"where clause names {name!r}, which {source.key} does not have", name)
-               for name in parsed.columns if name.lower() not in known]
+    problems: list[tuple[str, str | None]] = [
+        (f"where clause names {name!r}, which {source.key} does not have", name)
+        for name in parsed.columns if name.lower() not in known]
     why = not_a_condition(where, {c.name: c.sql_type for c in source.columns})
-    return unknown + ([(f"where clause is not a condition: {why}", None)] if why else [])
+    if why:
+        problems.append((f"where clause is not a condition: {why}", None))
+    if parsed.reads_clock:
+        problems.append(("where clause reads the current time (current_timestamp, current_date): which rows the "
+                         "mapping sends would change with the clock, so no run could say whether it converges", None))
+    return problems
 
 
 def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:

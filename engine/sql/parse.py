@@ -21,7 +21,7 @@ from sqlglot.tokenizer_core import TokenType
 from engine.limits import MAX_SQL_CHARS, MAX_SQL_DEPTH, MAX_SQL_NESTING
 from engine.sql.allowlist import allowlist_problem
 from engine.sql.errors import UnsupportedSql
-from engine.sql.lineage import columns_read
+from engine.sql.lineage import columns_read, reads_current_time
 from engine.sql.patterns import compiled_regex
 
 # sqlglot logs a warning when it falls back to reading text as a command; the finding says it, in one line
@@ -44,12 +44,14 @@ class ParsedSql:
     `error` is a syntax error ("does not parse: ..."). `problem` completes a sentence about a snippet
     that parses but cannot run ("has an invalid regular expression ..."); `beyond_limits` marks the
     problems a model file may not hold at all (too long, nested too deeply), which loading refuses.
+    `reads_clock`: it calls a function of the current time (`lineage.reads_current_time`).
     """
 
     columns: tuple[str, ...] = ()
     error: str | None = None
     problem: str | None = None
     beyond_limits: bool = False
+    reads_clock: bool = False
 
 
 def limit_problem(text: str) -> str | None:
@@ -118,7 +120,8 @@ def parse_expression(text: str) -> ParsedSql:
     if depth > MAX_SQL_DEPTH:
         return ParsedSql(problem=f"is nested too deeply: {depth} levels once parsed (at most {MAX_SQL_DEPTH})",
                          beyond_limits=True)
-    return ParsedSql(columns=columns_read(tree), problem=regex_problem(tree) or allowlist_problem(tree, text))
+    return ParsedSql(columns=columns_read(tree), problem=regex_problem(tree) or allowlist_problem(tree, text),
+                     reads_clock=reads_current_time(tree))
 
 
 def regex_problem(tree: exp.Expr) -> str | None:

@@ -432,6 +432,19 @@ def test_mp003_unknown_column(where: str, column: str) -> None:
     assert_fires(with_columns({}, where=where), "MP003", mapping="m", table=SRC, column=column)
 
 
+@pytest.mark.parametrize(("where", "fires"), [
+    ("current_timestamp() > timestamp'2026-01-01 00:00:00'", True),
+    ("ID > 3 AND current_date() < date'2027-01-01'", True),
+    ("CURRENT_TIMESTAMP IS NOT NULL", True),
+    ("ID > 3", False),
+])
+def test_mp003_a_where_that_reads_the_clock(where: str, fires: bool) -> None:
+    """Which rows such a mapping sends changes with the clock: a run could not say whether it converges (the
+    reference failed at convergence, Spark reported the same rows diverged)."""
+    found = [f for f in fired(with_columns({}, where=where), "MP003") if "current time" in f.message]
+    assert len(found) == (1 if fires else 0)
+
+
 @pytest.mark.parametrize("where", ["NAME <> ", "(ID > 3", "AND AND", "SELECT 1"])
 def test_mp003_does_not_parse(where: str) -> None:
     assert_fires(with_columns({}, where=where), "MP003", mapping="m", table=SRC)
