@@ -52,6 +52,17 @@ def decimal_type(node: exp.Expr, types: Mapping[str, SqlType]) -> Dec | None:
     return None
 
 
+def result_type(op: type[exp.Expr], left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int]:
+    """Spark's DECIMAL(precision, scale) of `left op right` (+, -, *, /, %), of the operands' (precision, scale)."""
+    precision, scale, _ = _result(op, left, right)
+    return precision, scale
+
+
+def literal_type(text: str) -> Dec | None:
+    """An integer or decimal literal's type in DECIMAL arithmetic: its fewest digits (DecimalType.fromLiteral)."""
+    return _literal(text)
+
+
 def quotient(a: Decimal, b: Decimal, scale: int) -> Decimal:
     """`a / b` (b not 0) as Spark gives a DECIMAL quotient: rounded half up to its type's `scale`."""
     return _WIDE.divide(a, b).quantize(Decimal(1).scaleb(-scale), context=_WIDE)

@@ -2,19 +2,31 @@
 fails on) what Spark never evaluates, and fails where Spark fails before any row: NullPropagation over
 NULL-intolerant operators, ConstantFolding of column-free nodes, SimplifyConditionals,
 ReplaceNullWithFalseInPredicate. `mark_static_nulls` marks the nodes that are NULL whatever the row
-(`meta["null"]`), the conditionals whose branches all give one value (`meta["one_value"]`) and the parts of
-a conditional's conditions that are FALSE once a NULL there is FALSE (`meta["false"]`); `static_failure`
-finds the constant whose folding fails the whole query; `evaluate` computes a column-free node (the
-evaluator's, passed in to keep one direction of imports)."""
+(`meta["null"]`; `meta["early_null"]` for those Spark's first NullPropagation already makes a NULL literal,
+before anything is folded), the conditionals whose branches all give one value (`meta["one_value"]`) and the
+parts of a conditional's conditions (or of `x IS TRUE`) that are FALSE once a NULL there is FALSE
+(`meta["false"]`); `static_failure` finds the constant whose folding fails the whole query; `evaluate`
+computes a column-free node (the evaluator's, passed in to keep one direction of imports).
+
+Checked against Spark 4.3 (tests/sql): its optimizer runs NullPropagation, then ConstantFolding, then
+BooleanSimplification, SimplifyConditionals and ReplaceNullWithFalseInPredicate, and again until nothing
+changes. ConstantFolding folds every child of a conditional (an `if`, a CASE, a `coalesce`: its condition
+and first argument too) as a branch that may never run, so a failure there is left for the rows; and a
+node that failed so is never tried again.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from sqlglot import exp
 
+from engine.sql.coercion import widened, wider_of
+
 Evaluate = Callable[[exp.Expr], Any]
+Key = Callable[[exp.Expr], Hashable]
+"""Spark's semantic equality of expressions as a key (`canonical.key`)."""
 
 _NULL_INTOLERANT = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Neg, exp.Abs, exp.Length,
                     exp.Upper, exp.Lower, exp.Trim, exp.Substring, exp.Cast, exp.EQ, exp.NEQ, exp.GT, exp.GTE,
@@ -27,8 +39,11 @@ _NULL_INTOLERANT = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp
 by such operators: `left` is a `substring`). Not `locate` (a NULL position is 0): `instr`, which Spark is
 given as INSTR, is (`mark_static_nulls`)."""
 
+_NOT_EARLY = (exp.Right,)
+"""NULL-intolerant here, but not an operator Spark's NullPropagation folds: `right(s, n)` is an `if` there."""
 
-def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate) -> None:
+
+def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate, same: Key | None = None) -> None:
     """Mark the nodes that are NULL whatever the row (`meta["null"]`), as Spark's optimizer folds them
     (NullPropagation) before anything runs: `NULL / (1 % 0)` is NULL, not an error."""
     for node in reversed(list(tree.walk(bfs=False))):  # every child before its parent
@@ -62,8 +77,48 @@ def mark_static_nulls(tree: exp.Expr, evaluate: Evaluate) -> None:
             null = _folds_to(node, evaluate, None)  # ConstantFolding: `try_cast('-' as bigint)` is NULL
         if null:
             node.meta["null"] = True
-        elif isinstance(node, exp.If | exp.Case) and _one_value(node, evaluate):
+            if _early_null(node, children):
+                node.meta["early_null"] = True
+        elif isinstance(node, exp.If | exp.Case) and _one_value(node, evaluate, same):
             node.meta["one_value"] = True
+        tested = _tested_for_true(node, evaluate)  # `x IS TRUE`: a NULL in `x` is FALSE there
+        if tested is not None:
+            _mark_false(tested, evaluate)
+
+
+def _early_null(node: exp.Expr, children: list[exp.Expr]) -> bool:
+    """Whether Spark's NullPropagation makes `node` a NULL literal in its first pass, before ConstantFolding
+    has folded anything: a NULL, a cast of one, and what is NULL-intolerant of such a node, a `coalesce` of
+    nothing else, `x IN (...)` of such an `x`. Only these keep a failing constant beside them from being
+    folded: in `cast(NULL AND NULL AS INT) / least(s, mod(0, 0))` Spark folds the AND to NULL in the same
+    pass as it folds `mod(0, 0)`, which fails the query (found by the property test)."""
+    if isinstance(node, exp.Null):
+        return True
+    if isinstance(node, exp.Paren):
+        return is_early_null(node.this)
+    if isinstance(node, exp.Coalesce):
+        return bool(children) and all(is_early_null(c) for c in children)
+    if isinstance(node, exp.In):
+        return is_early_null(node.this)
+    intolerant = (isinstance(node, _NULL_INTOLERANT) and not isinstance(node, _NOT_EARLY)) or (
+        isinstance(node, exp.StrPosition) and bool(node.meta) and node.meta.get("written") == "instr")
+    return intolerant and any(is_early_null(c) for c in children)
+
+
+def _tested_for_true(node: exp.Expr, evaluate: Evaluate) -> exp.Expr | None:
+    """`x` of `x IS TRUE` (which Spark reads as `x <=> TRUE`), `x <=> TRUE` or `TRUE <=> x`: where Spark's
+    ReplaceNullWithFalseInPredicate takes a NULL in `x` for FALSE, as in a condition. `(x AND NULL) IS TRUE`
+    is FALSE without `x`."""
+    if isinstance(node, exp.Is):
+        target = node.expression
+        tested: exp.Expr = node.this
+        return tested if isinstance(target, exp.Boolean) and bool(target.this) else None
+    if isinstance(node, exp.NullSafeEQ):
+        sides: tuple[exp.Expr, exp.Expr] = (node.this, node.expression)
+        for side, other in (sides, sides[::-1]):
+            if not reads_a_column(other) and _folds_to(other, evaluate, True):
+                return side
+    return None
 
 
 def _mark_false(node: exp.Expr, evaluate: Evaluate) -> bool:
@@ -153,9 +208,10 @@ def branches(node: exp.If | exp.Case) -> list[exp.Expr | None]:
     return [i.args.get("true") for i in ifs] + [default]
 
 
-def _one_value(node: exp.If | exp.Case, evaluate: Evaluate) -> bool:
-    """Whether every branch of a conditional gives the same value whatever the row: the same expression,
-    or constants that evaluate alike (ConstantFolding first). Spark's SimplifyConditionals then drops the
+def _one_value(node: exp.If | exp.Case, evaluate: Evaluate, same: Key | None) -> bool:
+    """Whether every branch of a conditional gives the same value whatever the row: the same expression
+    (`same`: Spark's semanticEquals, so `if(c, n + 0, n)` of an integer `n`), or constants that evaluate
+    alike (ConstantFolding first). Spark's SimplifyConditionals then drops the
     conditions, so one that would fail on a row is never evaluated (`CASE WHEN s = 8 THEN abs(1) ELSE
     cast(TRUE as int) END` is 1 even where `s` is '2.7'). A branch that fails as a constant is not folded,
     and the conditions stay."""
@@ -164,12 +220,14 @@ def _one_value(node: exp.If | exp.Case, evaluate: Evaluate) -> bool:
     if len(given) < len(values):
         return False
     simplified = [_simplified(v, evaluate) for v in given]  # the rules run to a fixed point: a branch's own
-    if all(v == simplified[0] for v in simplified[1:]):  # conditionals are simplified before it is compared
+    keys = [same(v) if same is not None else v for v in simplified]  # conditionals simplified first
+    if all(k == keys[0] for k in keys[1:]):
         return True
     if any(reads_a_column(v) for v in given):
         return False
-    try:
-        constants = [evaluate(v) for v in given]
+    try:  # each cast to the conditional's type first, as Spark's analysis casts them: if(c, 1, 1.0) is 1.0
+        to = wider_of(given, {})
+        constants = [widened(evaluate(v), to) for v in given]
     except Exception:  # noqa: BLE001  a constant that fails is not folded, as in Spark
         return False
     return all(type(c) is type(constants[0]) and c == constants[0] for c in constants[1:])
@@ -208,8 +266,21 @@ def _folds_to(node: exp.Expr, evaluate: Evaluate, value: bool | None) -> bool:
         return False
 
 
+def clear_marks(tree: exp.Expr) -> None:
+    """Take off what `mark_static_nulls` marked, before the tree is marked again once rewritten."""
+    for node in tree.walk():
+        if node.meta:
+            for mark in ("null", "early_null", "false", "one_value"):
+                node.meta.pop(mark, None)
+
+
 def is_static_null(node: exp.Expr) -> bool:
     return bool(node.meta.get("null")) if node.meta else False
+
+
+def is_early_null(node: exp.Expr) -> bool:
+    """Whether `node` is a NULL literal once Spark's first NullPropagation has run (`_early_null`)."""
+    return bool(node.meta.get("early_null")) if node.meta else False
 
 
 def is_static_false(node: exp.Expr) -> bool:
@@ -217,36 +288,48 @@ def is_static_false(node: exp.Expr) -> bool:
     return bool(node.meta.get("false")) if node.meta else False
 
 
-def static_failure(tree: exp.Expr, evaluate: Evaluate, failure: type[Exception]) -> Exception | None:
+def static_failure(tree: exp.Expr, evaluate: Evaluate, first_fold: Evaluate,
+                   failure: type[Exception]) -> Exception | None:
     """The `failure` Spark's ConstantFolding raises before it reads a row, if any.
 
-    ConstantFolding evaluates every node that reads no column, and outside a conditional's branches (an IF's
-    or a CASE's values, a CASE's later conditions, a COALESCE's later arguments) a failure there fails the
-    query whatever the rows: `try_cast(s as bigint) <> 7 % 0` fails, though on a row where the cast is NULL
-    the comparison would never read its right side. Inside a branch a failure is left for the rows (and the
-    node is never tried again, even once SimplifyConditionals has lifted it out of its conditional). A node
-    that reads a column only in a branch SimplifyConditionals drops is folded once it has: `if(TRUE, 7, n) %
-    length('')` fails as `7 % 0` (found by the property test)."""
-    def visit(node: exp.Expr, in_branch: bool) -> Exception | None:
-        if is_static_null(node) or is_static_false(node):
+    In its first pass ConstantFolding evaluates (`first_fold`) every node that reads no column, but for the
+    NULLs NullPropagation made first (`is_early_null`); a failure outside every conditional fails the query
+    whatever the rows: `try_cast(s as bigint) <> 7 % 0` fails, though on a row where the cast is NULL the
+    comparison would never read its right side. Inside a conditional (an `if`'s, a CASE's or a `coalesce`'s
+    every child) a failure is left for the rows, and that node is never tried again, even once
+    SimplifyConditionals has lifted it out of its conditional: `if(TRUE, i + 7 % 0, 1)` is NULL where `i` is.
+    In later passes a node that reads a column only in a branch SimplifyConditionals dropped is folded
+    (`evaluate`: as the earlier rules left it) once it has: `if(TRUE, 7, n) % length('')` fails as `7 % 0`
+    (found by the property test)."""
+    def first_pass(node: exp.Expr, in_branch: bool) -> Exception | None:
+        if is_early_null(node):
             return None
-        if not reads_a_column(node):  # folded in the first pass, where it stands
-            return None if in_branch else _fails(node)
-        if isinstance(node, exp.If | exp.Case):
-            chosen = _picked_branch(node, evaluate)
-            if chosen is not None:  # the conditional is replaced by its branch, which takes its place
-                return None if not reads_a_column(chosen) else visit(chosen, in_branch)
-        if not in_branch and _constant(node):  # foldable once its conditionals are simplified
-            return _fails(node)
+        if not reads_a_column(node):
+            return None if in_branch else _fails(node, first_fold)
         for child, branch in _positions(node):
-            found = visit(child, in_branch or branch)
+            found = first_pass(child, in_branch or branch)
             if found is not None:
                 return found
         return None
 
-    def _fails(node: exp.Expr) -> Exception | None:
+    def later_passes(node: exp.Expr, in_branch: bool) -> Exception | None:
+        if is_static_null(node) or is_static_false(node) or not reads_a_column(node):
+            return None  # a literal by then, folded (or left for the rows) in the first pass
+        if isinstance(node, exp.If | exp.Case):
+            chosen = _picked_branch(node, evaluate)
+            if chosen is not None:  # the conditional is replaced by its branch, which takes its place
+                return later_passes(chosen, in_branch)
+        if not in_branch and _constant(node):  # foldable once its conditionals are simplified
+            return _fails(node, evaluate)
+        for child, branch in _positions(node):
+            found = later_passes(child, in_branch or branch)
+            if found is not None:
+                return found
+        return None
+
+    def _fails(node: exp.Expr, fold: Evaluate) -> Exception | None:
         try:
-            evaluate(node)
+            fold(node)
         except failure as exc:
             return exc
         except Exception:  # noqa: BLE001  what the reference cannot fold is not a folding failure
@@ -265,7 +348,7 @@ def static_failure(tree: exp.Expr, evaluate: Evaluate, failure: type[Exception])
                 return _constant(chosen)
         return all(_constant(c) for c in node.iter_expressions() if not isinstance(c, exp.DataType))
 
-    return visit(tree, False)
+    return first_pass(tree, False) or later_passes(tree, False)
 
 
 def reads_a_column(node: exp.Expr) -> bool:
@@ -273,21 +356,7 @@ def reads_a_column(node: exp.Expr) -> bool:
 
 
 def _positions(node: exp.Expr) -> list[tuple[exp.Expr, bool]]:
-    """`node`'s children, each with whether it is a branch Spark may not evaluate (its
-    `ConditionalExpression.alwaysEvaluatedInputs` are the others)."""
-    if isinstance(node, exp.If):
-        return [(c, c is not node.this) for c in node.iter_expressions()]
-    if isinstance(node, exp.Case):
-        ifs = list(node.args.get("ifs") or [])
-        first = ifs[0].this if ifs else None
-        out: list[tuple[exp.Expr, bool]] = []
-        if node.this is not None:
-            out.append((node.this, False))
-        for branch in ifs:
-            out += [(c, c is not first) for c in branch.iter_expressions()]
-        if node.args.get("default") is not None:
-            out.append((node.args["default"], True))
-        return out
-    if isinstance(node, exp.Coalesce):
-        return [(c, c is not node.this) for c in node.iter_expressions()]
-    return [(c, False) for c in node.iter_expressions() if not isinstance(c, exp.DataType)]
+    """`node`'s children, each with whether ConstantFolding folds it as a conditional branch: every child of
+    a conditional (Spark's `ConditionalExpression`: `if`, CASE, `coalesce`), its condition too."""
+    conditional = isinstance(node, exp.If | exp.Case | exp.Coalesce)
+    return [(c, conditional) for c in node.iter_expressions() if not isinstance(c, exp.DataType)]

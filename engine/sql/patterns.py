@@ -5,6 +5,7 @@ replacement string (`regexp_replace`) as literal pieces and group numbers."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -34,20 +35,27 @@ class _Refused(ValueError):
     """A construct whose Java meaning the translation does not carry over to Python."""
 
 
-@lru_cache(maxsize=256)
-def compiled_regex(pattern: str, after_cr: bool = False) -> re.Pattern[str]:
+def compiled_regex(pattern: str, after_cr: bool = False, text: str = "") -> re.Pattern[str]:
     """A compiled RLIKE or regexp_replace pattern (`java_regex`); one that does not compile (from a column,
     say), or that uses what the reference does not translate, fails the run in one line. Java's `\\w`, `\\d`,
     `\\s` and `(?i)` are ASCII's unless a pattern asks otherwise, and Python's Unicode's: compiled ASCII,
-    `été` is no `^\\w+$` on either side. `after_cr`: for text that a `\\r` precedes (see `java_regex`)."""
+    `été` is no `^\\w+$` on either side. `after_cr`: for text that a `\\r` precedes (see `java_regex`).
+    `text`, the text it is for, decides how far a word boundary looks back over combining marks
+    (`_boundary`); without it, as far as none."""
+    marks = _longest_mark_run(text) if "\\b" in pattern or "\\B" in pattern else 0
+    return _compiled(pattern, after_cr, marks)
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str, after_cr: bool, marks: int) -> re.Pattern[str]:
     try:
-        return re.compile(java_regex(pattern, after_cr), re.ASCII)
+        return re.compile(java_regex(pattern, after_cr, marks), re.ASCII)
     except (re.error, ValueError) as exc:
         shown = pattern if len(pattern) <= 60 else f"{pattern[:57]}..."
         raise UnsupportedSql(f"invalid regular expression {shown!r}: {exc}") from None
 
 
-def java_regex(pattern: str, after_cr: bool = False) -> str:
+def java_regex(pattern: str, after_cr: bool = False, marks: int = 0) -> str:
     """A Java regular expression (Spark's RLIKE and regexp_*) as a Python one of the same matches, walked one
     character at a time, outside and inside character classes (where `.`, `$` and `^` are literal):
 
@@ -60,7 +68,10 @@ def java_regex(pattern: str, after_cr: bool = False) -> str:
     - the flags `(?s)`, `(?m)`, `(?i)` (and `(?-s)`..., `(?s:...)`) hold from where they are to the end of
       their group, alternatives after a `|` included, as in Java: `s` and `m` are applied here, `i` becomes a
       scoped `(?i:...)` around what follows in the group;
-    - `\\Q...\\E` is quoted text, `\\0` takes up to three octal digits (`\\0101` is `A`).
+    - `\\Q...\\E` is quoted text, `\\0` takes up to three octal digits (`\\0101` is `A`);
+    - `\\b` and `\\B` are Java 17's word boundaries (`_boundary`): its word characters are Unicode letters
+      and digits and `_`, and a combining mark after one, where `\\w` is ASCII's (`éb` has no boundary
+      before `b`); `marks` is the longest run of combining marks the text has.
 
     Refused (`_Refused`), where Java and Python read the same text differently, or only one of them reads
     it: a class within a class (`[a[b]]`, `[[:alpha:]]`) and an intersection (`&&`), the flags `x`, `d`,
@@ -71,8 +82,9 @@ def java_regex(pattern: str, after_cr: bool = False) -> str:
 
     `after_cr` is for a `regexp_replace` from a position that a `\\r` precedes: Spark's matcher has the text
     from there on as its region, but its `$` still looks before it, and is no end between `\\r` and `\\n`.
-    Not translated: Java 17's `\\b` and `\\B`, whose word characters are Unicode letters and digits (`éb` has
-    no boundary before `b`), where `\\w` is ASCII's and Python's `\\b` follows `\\w`."""
+    Not translated: Java's matcher walks UTF-16 units, so an empty match (`\\B`, `x*`, a lookaround) may fall
+    between the two halves of a character beyond U+FFFF, which Spark then writes as `?` (`\\B` in `𝐀b`);
+    Python's text has no such position."""
     end, line_end = (rf"(?:(?!\A\n){_END})", rf"(?:(?!\A\n){_LINE_END})") if after_cr else (_END, _LINE_END)
     out: list[str] = []
     saved: list[tuple[frozenset[str], bool, int]] = []  # the state outside each open group
@@ -82,7 +94,7 @@ def java_regex(pattern: str, after_cr: bool = False) -> str:
     while i < len(pattern):
         char = pattern[i]
         if char == "\\":
-            i = _escape(pattern, i, out, end)
+            i = _escape(pattern, i, out, end, marks)
             continue
         if char == "[":
             i = _char_class(pattern, i, out)
@@ -148,7 +160,7 @@ def java_regex(pattern: str, after_cr: bool = False) -> str:
     return "".join(out)
 
 
-def _escape(pattern: str, i: int, out: list[str], end: str | None) -> int:
+def _escape(pattern: str, i: int, out: list[str], end: str | None, marks: int = 0) -> int:
     """The escape at `i` (a backslash) as Python reads Java's, in a class where `end` (Java's `\\Z`) is None;
     the index after it."""
     in_class = end is None
@@ -169,7 +181,11 @@ def _escape(pattern: str, i: int, out: list[str], end: str | None) -> int:
         return i + 2 + len(digits)
     if code and code in "123456789" and (in_class or pattern[i + 2:i + 3] in tuple("0123456789")):
         raise _Refused("a back reference in a class, or followed by a digit (Java and Python read it apart)")
-    if code == "v":
+    if code in ("b", "B"):
+        if in_class:  # Java: an illegal escape; Python: a backspace
+            raise _Refused("\\b or \\B in a class (Java refuses it)")
+        out.append(_boundary(marks, negated=code == "B"))
+    elif code == "v":
         out.append(_VERTICAL if in_class else f"[{_VERTICAL}]")
     elif code == "z" and not in_class:
         out.append(r"\Z")
@@ -208,6 +224,60 @@ def _char_class(pattern: str, i: int, out: list[str]) -> int:
         if char == "]":
             return i
     return i  # unterminated: Python refuses it
+
+
+def _boundary(marks: int, negated: bool) -> str:
+    """Java 17's `\\b` (`\\B` negated), `Pattern.Bound`: a word character on one side of the position and none
+    on the other, where a word character is a letter or a decimal digit (`Character.isLetterOrDigit`) or
+    `_`, or a non-spacing mark whose run of marks follows a letter or digit (`hasBaseCharacter`), never
+    looking before the matcher's region. Python's own `\\b` follows `\\w`, ASCII's here. A lookbehind has a
+    fixed width, so one is written for each length of a run of marks up to `marks`, the longest the text
+    has: exact for that text. Python's Unicode is 14.0 and Java 17's 13.0; a letter new in 14.0 is a word
+    character here only."""
+    word, base, mark = _word_classes()
+    after_base = "".join(f"|(?<={base}{mark}{{{n}}})" for n in range(1, marks + 1))
+    left = f"(?:(?<={word}){after_base})"
+    right = f"(?:(?={word})|(?={mark})(?:(?<={base}){after_base}))" if marks else f"(?={word})"
+    return f"(?:{left}{right}|(?!{left})(?!{right}))" if negated else f"(?:{left}(?!{right})|(?!{left}){right})"
+
+
+@lru_cache(maxsize=1)
+def _word_classes() -> tuple[str, str, str]:
+    """Java's word character, its letter or digit, and its non-spacing mark, as Python classes: Python's
+    Unicode `\\w` is `str.isalnum()` and `_`, so Java's is that without the Nl and No numbers (`½`, `Ⅻ`, `²`)."""
+    numbers, marks = [], []
+    for point in range(0x110000):
+        char = chr(point)
+        category = unicodedata.category(char)
+        if category == "Mn":
+            marks.append(point)
+        elif category in ("Nl", "No") and char.isalnum():
+            numbers.append(point)
+    others = _ranges(numbers)
+    return f"(?u:[^\\W{others}])", f"(?u:[^\\W_{others}])", f"[{_ranges(marks)}]"
+
+
+def _ranges(points: list[int]) -> str:
+    """Sorted code points as the ranges of a class, each as `\\U` escapes."""
+    out, i = [], 0
+    while i < len(points):
+        j = i
+        while j + 1 < len(points) and points[j + 1] == points[j] + 1:
+            j += 1
+        out.append(f"\\U{points[i]:08x}" + (f"-\\U{points[j]:08x}" if j > i else ""))
+        i = j + 1
+    return "".join(out)
+
+
+def _longest_mark_run(text: str) -> int:
+    """The longest run of non-spacing marks in `text`, rounded up to a power of two (fewer compiled forms)."""
+    if text.isascii():
+        return 0
+    longest = run = 0
+    for char in text:
+        run = run + 1 if unicodedata.category(char) == "Mn" else 0
+        longest = max(longest, run)
+    return 0 if longest == 0 else 1 << (longest - 1).bit_length()
 
 
 def java_matches(regex: re.Pattern[str], text: str) -> list[re.Match[str]]:

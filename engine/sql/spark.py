@@ -22,7 +22,8 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from engine.sql.evaluate import parse_sql, rewritten
+from engine.sql.evaluate import parse_sql
+from engine.sql.replaces import rewritten
 
 
 def checked_sql(sql: str) -> str:
@@ -31,7 +32,7 @@ def checked_sql(sql: str) -> str:
     return rewritten(parse_sql(sql).copy(), _as_written).sql(dialect="spark")
 
 
-def _as_written(node: exp.Expression) -> exp.Expression:
+def _as_written(node: exp.Expr) -> exp.Expr:
     """`node` as the function the snippet wrote, where sqlglot would write another (see the module)."""
     written = node.meta.get("written") if node.meta else None
     if isinstance(node, exp.StrPosition) and written == "instr":
@@ -53,12 +54,12 @@ def bound_sql(sql: str, column: Callable[[str], str | None], now: str) -> str:
     while tag in sql:
         tag += "x"
 
-    def mark(text: str) -> exp.Expression:
+    def mark(text: str) -> exp.Expr:
         name = f"{tag}{len(marks)}y"
         marks[name] = text
         return exp.column(name)
 
-    def rewrite(node: exp.Expression) -> exp.Expression:
+    def rewrite(node: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.Column):
             bound = column(node.name)
             return mark(f"({bound})" if bound is not None else "NULL")

@@ -9,6 +9,8 @@ Text meets a number only as `text = literal`: against a column that is NULL on t
 the text anyway and the reference cannot (it does not know column types). A strict cast of text always
 reads a column (`cast(coalesce(S1, ...) as bigint)`): Spark's optimizer may compute a constant that
 fails, `cast('x' as bigint)`, where no row reaches it, which the reference does not model.
+Conditionals whose branches differ in type (`widened_expr`) take the wider type (`engine.sql.coercion`);
+the reference is given the columns' types (`TYPES`), as a run gives it the mapping's.
 """
 
 from __future__ import annotations
@@ -17,7 +19,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from engine.model.types import parse_type
+
 SCHEMA = "RID int, I1 bigint, I2 bigint, S1 string, S2 string, B1 boolean"
+TYPES = {"I1": parse_type("BIGINT"), "I2": parse_type("BIGINT"), "S1": parse_type("VARCHAR(20)"),
+         "S2": parse_type("VARCHAR(20)"), "B1": parse_type("BOOLEAN")}
 ALPHABET = "aB1 2-_%ß"
 TEXTS = st.text(ALPHABET, max_size=5)
 
@@ -98,12 +104,13 @@ def bool_expr(draw: Any, depth: int = 3) -> str:
     s = lambda: draw(str_expr(depth - 1))  # noqa: E731
     cmp = _pick(draw, ["=", "<>", "<", "<=", ">", ">=", "<=>", "IS DISTINCT FROM"])
     pattern = _lit(draw(st.text("aB1%_", max_size=4)))
+    regex = _pick(draw, ["'^[a-z]'", "'\\\\bB'", "'ß\\\\b'", "'\\\\B1'", "'-\\\\b'"])  # \b: Java's words
     return draw(st.sampled_from([
         lambda: f"({i()} {cmp} {i()})", lambda: f"({s()} {cmp} {s()})",
         lambda: f"(coalesce(S2, {s()}) = {draw(st.integers(-10, 10))})",
         lambda: f"({a()} AND {a()})", lambda: f"({a()} OR {a()})", lambda: f"(NOT {a()})",
         lambda: f"({i()} IS NULL)", lambda: f"({s()} IS NOT NULL)", lambda: f"({s()} LIKE {pattern})",
-        lambda: f"({s()} ILIKE {pattern})", lambda: f"({s()} RLIKE '^[a-z]')",
+        lambda: f"({s()} ILIKE {pattern})", lambda: f"({s()} RLIKE {regex})",
         lambda: f"({i()} IN (1, NULL, {i()}))", lambda: f"({i()} IN (2, -1))",
         lambda: f"({i()} BETWEEN {i()} AND {i()})", lambda: f"(({i()} / {i()}) > {i()})",
         # the functions added to the allow-list
@@ -113,6 +120,21 @@ def bool_expr(draw: Any, depth: int = 3) -> str:
     ]))()
 
 
+@st.composite
+def widened_expr(draw: Any, depth: int = 3) -> str:
+    """Conditionals whose branches differ in type: an integer beside a DECIMAL is a DECIMAL, text beside an
+    integer a BIGINT (text that is no number fails where taken), text beside a DECIMAL a DOUBLE."""
+    i = lambda: draw(int_expr(depth - 1))  # noqa: E731
+    s = lambda: draw(str_expr(depth - 1))  # noqa: E731
+    b = lambda: draw(bool_expr(depth - 1))  # noqa: E731
+    return draw(st.sampled_from([
+        lambda: f"if({b()}, {i()}, 2.5)", lambda: f"CASE WHEN {b()} THEN {i()} ELSE {s()} END",
+        lambda: f"coalesce({i()}, 0.25)", lambda: f"nvl2({s()}, {i()}, -1.5)", lambda: f"if({b()}, {s()}, 1.5)",
+        lambda: f"CASE WHEN {b()} THEN 1 WHEN {b()} THEN 2.5 ELSE {s()} END",
+        lambda: f"cast(if({b()}, {i()}, 0.5) as string)", lambda: f"(if({b()}, {i()}, 2.50) / 4)",
+    ]))()
+
+
 def any_expr(depth: int = 3) -> st.SearchStrategy[str]:
-    return st.one_of(int_expr(depth), str_expr(depth), bool_expr(depth),
+    return st.one_of(int_expr(depth), str_expr(depth), bool_expr(depth), widened_expr(depth),
                      st.builds(lambda a, b: f"({a} / {b})", int_expr(depth - 1), int_expr(depth - 1)))

@@ -3,14 +3,17 @@
 Each example is a batch: a few generated rows as ONE Spark DataFrame and many generated expressions
 evaluated in ONE job (a column each). An expression the reference says fails (division by zero, a
 strict cast of text that is not a number) must fail on Spark too; a few of those are run alone.
+`MAPWRIGHT_SQL_EXAMPLES` runs the property test on that many batches (12 by default; with
+`MAPWRIGHT_EXPLORE=1`, new random ones).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
-from exprgen import SCHEMA, any_expr, rows
+from exprgen import SCHEMA, TYPES, any_expr, rows
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from pyspark.sql import functions as F
@@ -20,13 +23,14 @@ from engine.sql.evaluate import evaluate_sql
 from engine.sql.spark import checked_sql
 
 ERRORS_CHECKED_PER_BATCH = 3
+EXAMPLES = int(os.environ.get("MAPWRIGHT_SQL_EXAMPLES", "12"))
 FAILED = object()
 
 
 def _reference(sql: str, table: list[dict[str, Any]]) -> list[Any] | object:
-    """The reference's value on each row, or FAILED when it fails on any row."""
+    """The reference's value on each row (given the columns' types), or FAILED when it fails on any row."""
     try:
-        return [evaluate_sql(sql, row) for row in table]
+        return [evaluate_sql(sql, row, None, TYPES) for row in table]
     except SqlRuntimeError:
         return FAILED
 
@@ -47,7 +51,7 @@ def _spark_fails(df: Any, sql: str) -> bool:
 
 
 @pytest.mark.slow
-@settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+@settings(max_examples=EXAMPLES, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # no shrinking: a
 # failure already names the one expression and the rows, and shrinking Spark jobs takes many minutes
 @given(table=rows, exprs=st.lists(any_expr(), min_size=10, max_size=30))

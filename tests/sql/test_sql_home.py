@@ -89,7 +89,7 @@ def test_the_allow_list_accepts_pure_scalar_sql(sql: str) -> None:
 
 PROBED_WHERE_CLAUSES = [  # a validation probe found these refused (MP003), though they are pure scalar SQL
     "year(AT) = 2026", "isnull(CODE)", "AT > to_date('2026-01-01')", "datediff(AT, BORN) > 30",
-    "startswith(CODE, 'a')", "floor(AMT) > 1", "nullif(CODE, NAME) IS NULL", "current_date() > AT",
+    "startswith(CODE, 'a')", "floor(AMT) > 1", "nullif(CODE, NAME) IS NULL", "date_add(AT, 1) > AT",
     "greatest(ID, 3) > 3", "instr(CODE, 'a') > 0",
 ]
 
