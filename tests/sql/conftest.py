@@ -20,11 +20,20 @@ def spark() -> Iterator[Any]:
 
     session = spark_session("local[2]", app_name="mapwright-sql-tests", partitions=2)
     session.sparkContext.setLogLevel("OFF")  # the failures the tests provoke on purpose log a page each
-    # the session may be the one an earlier directory's pipeline runs configured (a small run interprets its
-    # expressions, and Spark's interpreted path differs from its generated code: a concat's parts after a
-    # NULL): the SQL tests always compare with the generated code, which a large run executes
+    yield session
+    session.stop()
+
+
+@pytest.fixture(autouse=True)
+def _generated_code(request: pytest.FixtureRequest) -> None:
+    """Set the session as the SQL tests compare with it, again for each test that uses it: a pipeline run in
+    the same worker, before or between them, configures it for its size (a small run interprets its
+    expressions, and Spark's interpreted path differs from its generated code: a concat's parts after a
+    NULL). The SQL tests always compare with the generated code, which a large run executes. (Autouse, so
+    that a hypothesis test may use it.)"""
+    if "spark" not in request.fixturenames:
+        return
+    session = request.getfixturevalue("spark")
     session.conf.set("spark.sql.codegen.wholeStage", "true")
     session.conf.set("spark.sql.codegen.factoryMode", "FALLBACK")
     session.conf.set("spark.sql.ansi.enabled", "true")
-    yield session
-    session.stop()
