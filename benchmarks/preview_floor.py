@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     model = load_model(args.model)
     began = time.monotonic()
     # the JVM a preview of this size gets: `mapwright run`'s for one run, the worker's for a warm session
-    spark: Any = _start_spark(args.master, small=not args.warm)
+    spark: Any = _start_spark(args.master, None if args.warm else input_bytes(args.data))
     with tempfile.TemporaryDirectory(prefix="mapwright-floor-") as tmp:
         if args.warm:
             from engine.sampledata.generator import generate
