@@ -30,6 +30,7 @@ from sqlalchemy.sql import quoted_name
 from sqlalchemy.sql.compiler import GenericTypeCompiler
 from sqlglot import exp
 
+from engine.exportdefault import export_default
 from engine.model.schema import Model, Table
 from engine.model.types import SqlType, TypeFamily
 from engine.sqldefaults import (
@@ -37,7 +38,6 @@ from engine.sqldefaults import (
     SQLGLOT_BY_SQLALCHEMY,
     DefaultProblem,
     ParsedDefault,
-    export_default,
     parse_default,
     render_default,
 )
