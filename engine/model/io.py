@@ -106,7 +106,7 @@ def _check_model_file(name: str, info: os.stat_result) -> None:
     if stat.S_ISDIR(info.st_mode):
         raise ModelLoadError(name, "is a folder, not a model file")
     if not stat.S_ISREG(info.st_mode):
-        raise ModelLoadError(name, f"is {_file_kind(info.st_mode)}, not a model file (a model is a regular file; "
+        raise ModelLoadError(name, f"is {file_kind(info.st_mode)}, not a model file (a model is a regular file; "
                              "a pipe, device or socket is never read)")
     if info.st_size > MAX_MODEL_BYTES:
         raise _too_big(name, f"{info.st_size / 1e6:.1f} MB")
@@ -117,7 +117,7 @@ def _too_big(name: str, size: str) -> ModelLoadError:
                           "(is this a data file?)")
 
 
-def _file_kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
     """What a file that is not a regular file is, in words."""
     if stat.S_ISFIFO(mode):
         return "a named pipe (FIFO)"

@@ -78,6 +78,7 @@ CODES: dict[str, Code] = {
     "MP003": Code(E, "where clause is not valid"),
     "MP004": Code(E, "expression is not valid Spark SQL"),
     "MP005": Code(E, "column map names an unknown target column"),
+    "MP006": Code(W, "regular expression may backtrack exponentially"),
     "CR001": Code(E, "column is in more than one column group"),
     "CR002": Code(E, "additive or average on a group that is not one numeric column"),
     "CR003": Code(E, "append method on a unique index with a non-character column"),

@@ -17,6 +17,7 @@ from engine.rules.context import Context
 from engine.rules.findings import Finding, Location
 from engine.rules.typecompat import type_compatibility
 from engine.sql import parse_expression
+from engine.sql.backtracking import backtracking_risk, pattern_literals
 from engine.sql.conditions import not_a_condition
 from engine.sqldefaults import is_null_default
 
@@ -30,7 +31,8 @@ def check_mapping(ctx: Context, mapping: Mapping) -> list[Finding]:
     if source is None or target is None:
         return list(unknown_endpoints(ctx, mapping))
     findings: list[Finding] = []
-    for rule in (method_inputs, where_clause, distribution_key_rules, null_rules, reverse_rules, type_rules):
+    for rule in (method_inputs, where_clause, backtracking_patterns, distribution_key_rules, null_rules,
+                 reverse_rules, type_rules):
         findings.extend(rule(ctx, mapping, source, target))
     findings.extend(type_compatibility(mapping, source, target))
     return findings
@@ -113,6 +115,31 @@ def where_problems(where: str, source: Table) -> list[tuple[str, str | None]]:
         problems.append(("where clause reads the current time (current_timestamp, current_date): which rows the "
                          "mapping sends would change with the clock, so no run could say whether it converges", None))
     return problems
+
+
+def backtracking_patterns(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
+    """MP006 (a warning): a literal regular expression of the `where` clause or of an `expression` that may
+    backtrack exponentially (`engine.sql.backtracking`): one row that almost matches stalls the run. Only SQL
+    that parses and can run is read (else MP003 or MP004 says why)."""
+    snippets: list[tuple[str, str, Table, str | None]] = \
+        [("where clause", mapping.where, source, None)] if mapping.where else []
+    snippets += [(f"expression for {column}", node.sql, target, column) for column, method in mapping.columns.items()
+                 for _, node in method.walk() if isinstance(node, Expression)]
+    for what, sql, table, column in snippets:
+        if ("rlike" not in sql.lower() and "regexp" not in sql.lower()) or parse_expression(sql).problem \
+                or parse_expression(sql).error:
+            continue
+        for pattern in pattern_literals(sql):
+            risk = backtracking_risk(pattern)
+            if risk:
+                yield Finding("MP006", f"{what}: the regular expression {_shown(pattern)} may take exponential "
+                              f"time on a row that almost matches: {risk}; rewrite it without nesting (`(a+)+` "
+                              "is `a+`), or make the inner part possessive (`a++`) or atomic (`(?>...)`)",
+                              _at(mapping, table, column))
+
+
+def _shown(pattern: str) -> str:
+    return repr(pattern if len(pattern) <= 60 else pattern[:57] + "...")
 
 
 def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:

@@ -4,10 +4,14 @@ and a swap that a kill at any instant cannot lose.
 The protocol, for `--out RUNDIR` (say `/p/run`):
 
 1. *Check* (`check_out_dir`), before anything else: RUNDIR must be absent, an empty folder or a Mapwright
-   run directory (`is_run_directory`: its manifest.json names the engine `mapwright`). So must
+   run directory (`is_run_directory`: its manifest.json names the engine `mapwright`) holding only what a
+   run writes (`stranger`: a NOTES.md added to it would be deleted with the old run). So must
    `RUNDIR.attempt`, where a failed run over a succeeded one writes. Anything else is refused untouched.
 2. *Lock* (`claim`): `fcntl.flock` on the sibling `/p/.run.mapwright-lock`, which holds the owner's pid;
-   the kernel releases it when the process dies, however it dies. A second run gets `RunDirBusy`.
+   the kernel releases it when the process dies, however it dies. A second run gets `RunDirBusy`. The lock
+   file is opened without following a link and must be a regular file of this user (`_lock_problem`):
+   another user's link there would have the run write its pid into whatever it points to. Nothing of the
+   protocol writes through a link: a link under a name the run works under is in its way, never followed.
    The lock file is also the run's record of what it makes beside RUNDIR: before it makes
    `/p/.run.mapwright-new` or `-old` (or those of `run.attempt`) it adds the name to the file, one JSON
    string a line (`_reserve`). A clean end removes the file; a killed run leaves it, with its record.
@@ -15,8 +19,9 @@ The protocol, for `--out RUNDIR` (say `/p/run`):
    file records, and the `.run.XXXXXXXX.partial|old` folders of versions before this protocol when they
    hold exactly what that protocol left (`_legacy_leftover`). A folder that merely has such a name is a
    user's: it is never removed nor moved; one that takes a name the run needs refuses the run
-   (`out_dir_problem`). If RUNDIR is missing while a saved old copy of ours exists (a kill between the
-   two renames of the fallback), the old copy is put back first.
+   (`out_dir_problem`), a verdict the lock gives, never a guess: while another run holds the lock, the names
+   are its own and this run is told that run is busy. If RUNDIR is missing while a saved old copy of ours
+   exists (a kill between the two renames of the fallback), the old copy is put back first.
 4. *Stage and swap* (`publish`): the run is written into `/p/.run.mapwright-new`, which is then exchanged
    with RUNDIR in one step (`exchange`: Linux renameat2, macOS renamex_np); the staged name now holds the old run,
    which is removed. Where exchange is not supported: RUNDIR is renamed to `/p/.run.mapwright-old`, the
@@ -40,12 +45,17 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from engine.run.layout import MANIFEST as MANIFEST  # re-exported: what a run directory is, for its writers
+from engine.run.layout import RUN_FILES as RUN_FILES
+from engine.run.layout import folder_problem, stranger, stranger_problem
+from engine.run.layout import is_run_directory as is_run_directory
+from engine.run.layout import run_status as run_status
+
 ATTEMPT_SUFFIX = ".attempt"
-MANIFEST = "manifest.json"
-_MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 _MAX_RECORD_BYTES = 64 * 1024
 _LEGACY_LEFTOVER = r"\.{name}\.[a-z0-9_]{{8}}\.(partial|old)"  # mkdtemp names of the earlier protocol
 _LEGACY_MODE = 0o700  # what mkdtemp gives the folders it makes
+_BUSY_WAIT_S = 0.25  # how long a lock held for a moment (another run's check, `_in_the_way_now`) is waited for
 
 
 class _Record:
@@ -72,59 +82,14 @@ class ExchangeUnsupported(OSError):
     """The platform or file system cannot exchange two directories atomically."""
 
 
-def is_run_directory(path: Path) -> bool:
-    """True when `path` is a folder whose manifest.json is a JSON object naming the engine `mapwright`."""
-    return _manifest(path) is not None
-
-
-def run_status(path: Path) -> str | None:
-    """The status a run directory's manifest gives (`succeeded`, `failed`...), None if not a run directory."""
-    doc = _manifest(path)
-    status = doc.get("status") if doc is not None else None
-    return status if isinstance(status, str) else None
-
-
-def _manifest(path: Path) -> dict[str, object] | None:
-    if path.is_symlink() or not path.is_dir():
-        return None
-    try:
-        file = path / MANIFEST
-        if not file.is_file() or file.stat().st_size > _MAX_MANIFEST_BYTES:
-            return None
-        doc = json.loads(file.read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict):
-        return None
-    engine = doc.get("engine")
-    if not isinstance(engine, str) or engine.split(" ")[0] != "mapwright":
-        return None
-    return doc
-
-
 def out_dir_problem(out: Path) -> str | None:
     """Why a run may not write `out` or, should it fail, `out.attempt` beside it (one line); None if it may.
 
     A folder that holds one of the names the run works under beside them, and that no run on `out` recorded
-    in its lock file, is a user's: the run is refused rather than remove it or write into it."""
-    return _problem(out) or _problem(attempt_dir(out)) or _in_the_way(out, _recorded(lock_file(out), out))
-
-
-def _problem(out: Path) -> str | None:
-    if out.is_symlink():
-        return f"{out}: is a symbolic link; give the folder itself as the run directory"
-    if not out.exists():
-        return None
-    if not out.is_dir():
-        return f"{out}: is a file, not a folder; a run directory must be new, empty or an earlier run"
-    try:
-        empty = not any(out.iterdir())
-    except OSError as exc:
-        return f"{out}: cannot be read ({exc.strerror})"
-    if empty or is_run_directory(out):
-        return None
-    why = "its manifest.json does not name the engine mapwright" if (out / MANIFEST).exists() else "no manifest.json"
-    return f"{out}: is not empty and is not a Mapwright run directory ({why}); choose a new or empty folder"
+    in its lock file, is a user's: the run is refused rather than remove it or write into it. While another
+    run holds the lock, such a folder is that run's: no problem here, and the lock step says it is busy."""
+    return (folder_problem(out) or folder_problem(attempt_dir(out)) or _lock_problem(out)
+            or _in_the_way_now(out))
 
 
 def check_out_dir(out: Path) -> None:
@@ -150,6 +115,38 @@ def lock_file(out: Path) -> Path:
 def _working_names(out: Path) -> list[Path]:
     """The folders a run on `out` makes beside it (staged run, saved old copy; for `out` and its attempt)."""
     return [_sibling(target, kind) for target in (out, attempt_dir(out)) for kind in ("new", "old")]
+
+
+def _in_the_way_now(out: Path) -> str | None:
+    """`_in_the_way` before this process locks `out`, as the lock says it: while a run holds the lock, the
+    working names are its own (None: the lock step says that run is busy). Otherwise the record is read
+    under a shared lock, which no run can take from us meanwhile, or, with no lock file, with none made
+    while we looked (a run makes its lock file before any folder)."""
+    if not any(os.path.lexists(path) for path in _working_names(out)):
+        return None
+    path = lock_file(out)
+    for _ in range(20):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            problem = _in_the_way(out, set())
+            if not os.path.lexists(path):
+                return problem
+            continue  # a run started while we looked: ask its lock
+        except OSError:
+            return None  # not a lock file we can read: `_lock_problem` says why, or the lock step does
+        try:
+            if not _is_lock_file(os.fstat(fd)):
+                return None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return None  # a run is at work: the names are its own
+            if _same_file(fd, path):
+                return _in_the_way(out, _recorded_in(fd, out))
+        finally:
+            os.close(fd)  # and with it the shared lock
+    return None
 
 
 def _in_the_way(out: Path, recorded: set[str]) -> str | None:
@@ -207,23 +204,83 @@ def _why(exc: OSError) -> str:
     return f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc.strerror or exc)
 
 
-def _lock(out: Path) -> _Record:
-    """Lock `out` and take over its lock file, keeping what a killed owner recorded until it is recovered."""
+def _lock_problem(out: Path) -> str | None:
+    """Why the lock file beside `out` cannot be the lock of a run: a link, not a regular file, another user's
+    (whose link or file would have the run write its pid and record through it); None when absent or fine."""
     path = lock_file(out)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{path}: the lock file of runs on {out} cannot be read ({exc.strerror})"
+    return _lock_file_problem(path, info)
+
+
+def _lock_file_problem(path: Path, info: os.stat_result) -> str | None:
+    if stat.S_ISLNK(info.st_mode):
+        what = "is a symbolic link"
+    elif not stat.S_ISREG(info.st_mode):
+        what = "is not a regular file"
+    elif info.st_uid != os.geteuid():
+        what = f"belongs to another user (uid {info.st_uid})"
+    elif info.st_nlink > 1:
+        what = "has other names (hard links)"
+    else:
+        return None
+    return (f"{path}: {what}, so it is not a run's lock file (a run writes its process id into it, and never "
+            "through a link or into another's file): remove it, or write the run elsewhere")
+
+
+def _is_lock_file(info: os.stat_result) -> bool:
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and info.st_nlink <= 1
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """True while `path` names the file open as `fd` (its owner had not removed it meanwhile)."""
+    try:
+        named, opened = os.lstat(path), os.fstat(fd)
+    except FileNotFoundError:
+        return False
+    return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
+
+
+def _lock(out: Path) -> _Record:
+    """Lock `out` and take over its lock file, keeping what a killed owner recorded until it is recovered.
+
+    The file is opened without following a link and without blocking, and taken only when it is a regular
+    file of this user with one name (`_lock_problem`). A lock held for a moment only (another run's check,
+    `_in_the_way_now`) is waited for; one held longer is another run at work: `RunDirBusy`."""
+    path = lock_file(out)
+    busy_until = time.monotonic() + _BUSY_WAIT_S
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        problem = _lock_problem(out)  # before opening: opening a device can act on it
+        if problem:
+            raise RunDirError(problem)
         try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # made a link since we looked
+                raise RunDirError(_lock_file_problem(path, os.lstat(path)) or str(exc)) from None
+            raise
+        try:
+            info = os.fstat(fd)
+            if info.st_nlink > 0 and not _is_lock_file(info):  # replaced since we looked
+                raise RunDirError(_lock_file_problem(path, info) or f"{path}: not a lock file")
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            if time.monotonic() < busy_until:
+                os.close(fd)
+                time.sleep(0.01)
+                continue
             pid = _owner(fd)
             os.close(fd)
             raise RunDirBusy(f"{out}: another run is writing it (process {pid}); wait for it to end or cancel "
                              "it") from None
-        try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:  # else the previous owner removed the file between our open and our lock: try again
+        except BaseException:
+            os.close(fd)
+            raise
+        if _same_file(fd, path):  # else the previous owner removed the file between our open and our lock
             record = _Record(fd, path, _recorded_in(fd, out))
             with contextlib.suppress(OSError):  # the pid is for the message of a second run; a full disk
                 _rewrite(record)                # must not stop this one (it will say so when it writes)
@@ -239,20 +296,6 @@ def _owner(fd: int) -> str:
             return text
         time.sleep(0.025)
     return "unknown"
-
-
-def _recorded(path: Path, out: Path) -> set[str]:
-    """The working names of `out` that the lock file at `path` records (read without the lock: a check)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return set()
-    try:
-        return _recorded_in(fd, out)
-    except OSError:
-        return set()
-    finally:
-        os.close(fd)
 
 
 def _recorded_in(fd: int, out: Path) -> set[str]:
@@ -320,7 +363,7 @@ def _reserve(target: Path, kind: str) -> Path:
         if os.pwrite(record.fd, line, os.fstat(record.fd).st_size) != len(line):  # a record cut short
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(record.lock))  # proves nothing
         record.names.add(path.name)
-    _remove(path)
+    remove_path(path)
     return path
 
 
@@ -343,7 +386,7 @@ def recover(target: Path) -> None:
                     os.rename(folder / target.name, target)
                     break
     for leftover in (*ours, *legacy):
-        _remove(leftover)
+        remove_path(leftover)
 
 
 def _legacy_leftovers(target: Path) -> list[Path]:
@@ -374,7 +417,7 @@ def _legacy_leftover(folder: Path, name: str) -> bool:
         return False
 
 
-def _remove(path: Path) -> None:
+def remove_path(path: Path) -> None:
     if path.is_symlink() or path.is_file():
         path.unlink()
     elif path.is_dir():
@@ -392,18 +435,21 @@ def publish(target: Path, fill: Callable[[Path], None]) -> Path:
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
-    problem = _problem(target)  # it may have changed while the run ran: never swap out what is not ours
+    problem = folder_problem(target)  # it may have changed while the run ran: never swap out what is not ours
     if problem:
         shutil.rmtree(staged, ignore_errors=True)
         raise RunDirError(problem)
     if not os.path.lexists(target):
         os.rename(staged, target)
-        _sync_dir(target.parent)
+        sync_dir(target.parent)
         _settle(record)
         return target
     try:
         exchange(staged, target)
         discarded = staged
+        found = stranger(discarded)  # put there after the check above: swap back, and refuse
+        if found is not None:
+            exchange(staged, target)
     except ExchangeUnsupported:
         try:
             discarded = _reserve(target, "old")
@@ -411,19 +457,32 @@ def publish(target: Path, fill: Callable[[Path], None]) -> Path:
             shutil.rmtree(staged, ignore_errors=True)
             raise
         os.rename(target, discarded)
-        os.rename(staged, target)
-    _sync_dir(target.parent)
+        found = stranger(discarded)
+        if found is not None:
+            os.rename(discarded, target)
+        else:
+            os.rename(staged, target)
+    if found is not None:
+        problem = stranger_problem(found, discarded, target)
+        shutil.rmtree(staged, ignore_errors=True)
+        _settle(record)
+        raise RunDirError(problem)
+    sync_dir(target.parent)
     shutil.rmtree(discarded, ignore_errors=True)
     _settle(record)
     return target
 
 
 def discard(target: Path) -> None:
-    """Remove `target` in a way a kill cannot leave half removed under its own name. Lock held."""
-    if os.path.lexists(target):
+    """Remove `target` in a way a kill cannot leave half removed under its own name. Lock held. A folder
+    holding what no run writes (`stranger`) is left as it is."""
+    if os.path.lexists(target) and stranger(target) is None:
         doomed = _reserve(target, "new")
         os.rename(target, doomed)
-        shutil.rmtree(doomed, ignore_errors=True)
+        if stranger(doomed) is not None:  # put there meanwhile
+            os.rename(doomed, target)
+        else:
+            shutil.rmtree(doomed, ignore_errors=True)
         _settle(_record_of(target))
 
 
@@ -462,7 +521,7 @@ def _libc() -> ctypes.CDLL | None:
         return None
 
 
-def _sync_dir(folder: Path) -> None:
+def sync_dir(folder: Path) -> None:
     """Make a rename durable (best effort: some file systems refuse fsync on a folder)."""
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)

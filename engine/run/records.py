@@ -9,6 +9,9 @@ than `MAX_DEPTH`, and a value that does not fit its column's type (section 7).
 Both engines read lines as bytes and decode them here, so they reject alike.
 Snapshots are the initial state, not records: a snapshot that does not fit
 its table, or holds a NULL or duplicate key, stops the run (`InputError`).
+Every file is read only as a regular file of at most `MAX_INPUT_FILE_BYTES`
+(`engine.run.inputfiles`); a snapshot or changes file that is a pipe, a
+device, a folder or a broken link is an `InputError` naming it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import codecs
 import csv
 import io
 import json
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,6 +31,7 @@ from typing import Any
 from engine.model.schema import Model, Table
 from engine.model.types import SqlType, TypeError_, parse_type
 from engine.run.context import identity_columns
+from engine.run.inputfiles import InputFileError, check_input_file, open_input_file, read_input_file
 from engine.run.state import hashable
 from engine.run.values import (
     ConversionError,
@@ -323,6 +328,20 @@ def _version_name(version: Version) -> str:
     return "(implicit)" if version.number is None else str(version.number)
 
 
+MAX_INPUT_FILE_BYTES = 16 << 30
+"""The largest changes or snapshot file a run reads (16 GiB; the reference holds a file whole): sample data
+of a hundred million events, far beyond what a run of this tool is for, and a bound on a file that grows."""
+
+
+def checked_input(path: Path) -> Path:
+    """`path`, once checked as a regular file a run may read (`inputfiles`); `InputError` naming it if not."""
+    try:
+        check_input_file(path, MAX_INPUT_FILE_BYTES)
+    except InputFileError as exc:
+        raise InputError(str(exc)) from None
+    return path
+
+
 BLANK = " \t\r\f\v"
 """The characters a blank change line may hold."""
 BLANK_BYTES = BLANK.encode("ascii")
@@ -335,16 +354,7 @@ def change_files(changes_dir: Path) -> list[Path]:
         return []
     if not changes_dir.is_dir():
         raise InputError(f"{changes_dir}: not a folder (change records go in changes/*.jsonl)")
-    files = sorted(changes_dir.glob("*.jsonl"))
-    for path in files:
-        if not path.is_file():
-            raise InputError(f"{path}: not a file")
-        try:
-            with path.open("rb"):
-                pass
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return files
+    return [checked_input(path) for path in sorted(changes_dir.glob("*.jsonl"))]
 
 
 def split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
@@ -364,7 +374,9 @@ def change_lines(changes_dir: Path) -> Iterator[tuple[str, int, bytes]]:
     """(file, line number from 1, bytes) for every non-blank line of `changes/*.jsonl`, files by name."""
     for path in change_files(changes_dir):
         try:
-            data = path.read_bytes()
+            data = read_input_file(path, MAX_INPUT_FILE_BYTES)
+        except InputFileError as exc:
+            raise InputError(str(exc)) from None
         except OSError as exc:
             raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
         for number, line in split_lines(data):
@@ -401,15 +413,19 @@ def read_snapshots(data_dir: Path, model: Model) -> dict[str, list[Row]]:
 
 def snapshot_files(data_dir: Path, model: Model) -> list[tuple[Path, Table]]:
     """The snapshot files and their tables, in the order they are read; `InputError` for a file of no table
-    of the model, or a second snapshot of one."""
+    of the model, a second snapshot of one, or a snapshot that is no regular file (a pipe, a device, a folder,
+    a broken link: passed over, it had left that site's initial rows out of a run that succeeded)."""
     root = data_dir / "snapshots"
     if not root.is_dir():
+        if os.path.lexists(root):
+            raise InputError(f"{root}: not a folder (snapshots go in snapshots/<server>/<table>.csv|jsonl|parquet)")
         return []
     out: list[tuple[Path, Table]] = []
     seen: set[str] = set()
-    for path in sorted(p for p in root.glob("*/*") if p.is_file()):
+    for path in sorted(root.glob("*/*")):
         if path.suffix.lower() not in SNAPSHOT_SUFFIXES:
             continue
+        checked_input(path)
         table = model.table(f"{path.parent.name}.{path.stem}")
         if table is None:
             raise InputError(f"{path}: no table {path.parent.name}.{path.stem} in the model")
@@ -454,10 +470,13 @@ def _snapshot_rows(path: Path) -> Iterator[tuple[int, Row]]:
         if suffix == ".parquet":
             import pyarrow.parquet as pq
 
-            for n, row in enumerate(pq.read_table(path).to_pylist(), start=1):
-                yield n, row
+            with open_input_file(path, MAX_INPUT_FILE_BYTES) as fh:
+                rows = pq.read_table(fh).to_pylist()
+            yield from enumerate(rows, start=1)
             return
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_input_file(path, MAX_INPUT_FILE_BYTES).decode("utf-8-sig")
+    except InputFileError as exc:
+        raise InputError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read ({exc})") from None
     except Exception as exc:  # pyarrow raises its own error types for a broken file

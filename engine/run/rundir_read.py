@@ -27,10 +27,14 @@ import pyarrow.parquet as pq
 
 from engine.model.io import MAX_MODEL_BYTES, one_line
 from engine.model.jsonpos import line_of
+from engine.run.inputfiles import InputFileError, open_input_file, read_input_file
 from engine.run.publish import is_run_directory  # noqa: F401  (one check, re-exported for readers)
 from engine.run.rundir import table_file
 
 MANIFEST = "manifest.json"
+MAX_MANIFEST_BYTES = 4 * 1024 * 1024
+MAX_RUN_FILE_BYTES = 64 << 30
+"""The largest file of a run directory read back (a run's conflicts of hundreds of millions of events fit)."""
 STATUSES = ("succeeded", "failed", "cancelled")
 COUNT_KEYS = ("records", "rejects", "filtered", "deliveries", "applied", "resolved", "queued", "conflicts")
 JSON_LINES = ("conflicts.jsonl", "error_queue.jsonl", "rejects.jsonl")
@@ -111,8 +115,8 @@ def last_attempt(rundir: Path) -> LastAttempt | None:
     if not path.is_file():
         return None
     try:
-        doc = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError) as exc:
+        doc = json.loads(read_input_file(path, MAX_MANIFEST_BYTES))
+    except (OSError, ValueError, RecursionError) as exc:  # InputFileError is a ValueError
         return LastAttempt(path, "failed", f"its manifest cannot be read ({_first_line(exc)})")
     if not isinstance(doc, dict):
         return LastAttempt(path, "failed", "its manifest is not a JSON object")
@@ -126,7 +130,7 @@ def last_attempt(rundir: Path) -> LastAttempt | None:
 def _is_older(attempt: LastAttempt, manifest: Doc) -> bool:
     """An attempt that started before the run at RUNDIR finished is history, not the last attempt."""
     try:
-        started = json.loads(attempt.manifest_path.read_bytes()).get("started")
+        started = json.loads(read_input_file(attempt.manifest_path, MAX_MANIFEST_BYTES)).get("started")
         return bool(_when(started) < _when(manifest.get("finished")))
     except (OSError, ValueError, TypeError, AttributeError):
         return False
@@ -178,7 +182,9 @@ def read_text(path: Path) -> str:
     if path.exists() and not path.is_file():  # a pipe or a device would block or never end
         raise RunDirDamaged(path, "not a regular file")
     try:
-        data = path.read_bytes()
+        data = read_input_file(path, MAX_RUN_FILE_BYTES)  # checked again as opened: it may have been swapped
+    except InputFileError as exc:
+        raise RunDirDamaged(path, str(exc).removeprefix(f"{path}: ")) from None
     except OSError as exc:
         raise RunDirUnreadable(path, f"cannot be read ({exc.strerror or exc})") from None
     nul = data.find(b"\x00")
@@ -328,8 +334,11 @@ def check_parquet(path: Path, expected_rows: int | None = None) -> int:
     if not path.is_file():
         raise RunDirDamaged(path, "is a folder, not a Parquet file" if path.is_dir() else "not a regular file")
     try:
-        parquet = pq.ParquetFile(path)
-        rows: int = sum(int(batch.num_rows) for batch in parquet.iter_batches(batch_size=65_536))
+        with open_input_file(path, MAX_RUN_FILE_BYTES) as fh:
+            parquet = pq.ParquetFile(fh)
+            rows: int = sum(int(batch.num_rows) for batch in parquet.iter_batches(batch_size=65_536))
+    except InputFileError as exc:
+        raise RunDirDamaged(path, str(exc).removeprefix(f"{path}: ")) from None
     except (pa.ArrowException, OSError, ValueError, EOFError) as exc:
         raise RunDirDamaged(path, f"not a readable Parquet file ({_first_line(exc)})") from None
     if expected_rows is not None and rows != expected_rows:
@@ -381,10 +390,7 @@ def model_tables(manifest: Doc) -> list[tuple[str, str]]:
     if not isinstance(path, str) or not isinstance(sha, str):
         return []
     try:
-        file = Path(path)
-        if not file.is_file() or file.stat().st_size > MAX_MODEL_BYTES:
-            return []
-        data = file.read_bytes()
+        data = read_input_file(Path(path), MAX_MODEL_BYTES)
         if hashlib.sha256(data).hexdigest() != sha:
             return []
         doc = json.loads(data)

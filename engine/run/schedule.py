@@ -10,6 +10,7 @@ link absent from the schedule has delay 0 and no outage.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -20,7 +21,11 @@ from engine.limits import MAX_DELAY_S
 from engine.model.io import format_path, one_line
 from engine.model.jsonpos import line_of
 from engine.model.jsonsafe import JsonLimitError, TooDeep, load_json
+from engine.run.inputfiles import InputFileError, read_input_file
 from engine.run.values import ValueDecodeError, parse_timestamp
+
+MAX_SCHEDULE_BYTES = 32 * 1024 * 1024
+"""The largest schedule.json a run reads (as a model file): a million outage windows fit in far less."""
 
 
 class ScheduleError(ValueError):
@@ -97,12 +102,22 @@ def _shown(value: Any) -> str:
 
 def load_schedule(path: Path) -> Schedule:
     """`DIR/schedule.json`, or the empty schedule when the file is absent. Read as strictly as a model:
-    nesting bounded, no NaN or Infinity, no unencodable text."""
-    if not path.exists():
-        return Schedule()
+    a regular file of at most `MAX_SCHEDULE_BYTES` (a FIFO had blocked the run, a link to /dev/zero filled
+    its memory; a broken link is an error, not an absent schedule), nesting bounded, no NaN or Infinity,
+    no unencodable text."""
+    return parse_schedule(*schedule_document(path))
+
+
+def schedule_document(path: Path) -> tuple[Any, str, str | None]:
+    """The JSON document of `DIR/schedule.json` (`{"links": []}` when absent), its name and its text, read
+    and checked as `load_schedule` reads it; `ScheduleError` naming the file (and the line) if it cannot be."""
+    if not os.path.lexists(path):
+        return {"links": []}, str(path), None
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input_file(path, MAX_SCHEDULE_BYTES).decode("utf-8")
         doc = load_json(text)
+    except InputFileError as exc:
+        raise ScheduleError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScheduleError(f"{path}: cannot read ({exc})") from None
     except json.JSONDecodeError as exc:
@@ -112,7 +127,7 @@ def load_schedule(path: Path) -> Schedule:
         raise ScheduleError(f"{path}:{line}: {exc.message} (a schedule nests at most {exc.limit})") from None
     except JsonLimitError as exc:
         raise ScheduleError(f"{path}:{line_of(text, exc.path)} {format_path(exc.path)}: {exc.message}") from None
-    return parse_schedule(doc, str(path), text)
+    return doc, str(path), text
 
 
 def delivery_time(schedule: Schedule, origin: str, destination: str, commit_ts: datetime) -> datetime:

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from engine.run.records import BLANK, MAX_RECORD_BYTES, SHOWN_RAW
+from engine.run.records import BLANK, MAX_RECORD_BYTES, SHOWN_RAW, checked_input
 
 LINES = "file_ord int, line long, text string, size int, blank boolean"
 """What `read_lines` gives: the file's place in the reference's order, the line number from 1, the text (its
@@ -39,9 +39,13 @@ def glob_escaped(path: str) -> str:
 
 def read_lines(spark: SparkSession, files: Sequence[str]) -> DataFrame:
     """Every line of `files` (absolute paths, in the order the reference reads them) but the empty ones,
-    with `blank` set on those of blanks only (no change record; a CSV row of spaces is a row)."""
+    with `blank` set on those of blanks only (no change record; a CSV row of spaces is a row). Each file is
+    checked as the reference reads it before Spark is given it (`records.checked_input`: a regular file
+    within the bound; a FIFO would block Spark's task, a device never end): `InputError` naming it."""
     if not files:
         return spark.createDataFrame([], LINES)
+    for path in files:
+        checked_input(Path(path))
     files = [visible(p) for p in files]
     raw = (spark.read.option("lineSep", "\n").text([glob_escaped(p) for p in files])
            .select(F.col("value"), F.col("_metadata.file_path").alias("uri"),

@@ -17,7 +17,6 @@ reads taken by the reference, which queues that row's change with the reason (`n
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from collections.abc import Callable
@@ -35,7 +34,7 @@ from engine.run.debezium import debezium_files
 from engine.run.records import InputError, change_files
 from engine.run.reference import RunCounts
 from engine.run.rundir import table_file
-from engine.run.schedule import load_schedule
+from engine.run.schedule import load_schedule, schedule_document
 from engine.spark import output
 from engine.spark import sqltext as sql
 from engine.spark.converge import reports
@@ -176,8 +175,7 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             build_context(model)  # a model the run cannot execute fails here, with the reference's reason
             schedule_path = data_dir / "schedule.json"
             load_schedule(schedule_path)  # a bad schedule fails here, with the reference's reason
-            schedule_doc = json.loads(schedule_path.read_text(encoding="utf-8")) if schedule_path.exists() \
-                else {"links": []}
+            schedule_doc = schedule_document(schedule_path)[0]  # read as a checked input file, as it was above
             changes = [str(p) for p in change_files(data_dir / "changes")]
             debezium = debezium_files(data_dir / "changes", model)
             snapshot_texts = snapshot_text_files(data_dir, model)

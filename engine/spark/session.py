@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.java import require_java
+from engine.model.io import one_line
 from resources import ROOT as RESOURCES
 
 LOG_CONFIG = RESOURCES / "spark" / "log4j2.properties"
@@ -36,8 +37,8 @@ C1_INPUT_BYTES = 128 << 20
 CODEGEN_CACHE_ENTRIES = 1000
 """Classes of generated code a JVM keeps for a query that needs the same code again (Spark's default: 100)."""
 
-_LOCAL = re.compile(r"^local(\[(\*|\d+)\])?$")
-_REMOTE = re.compile(r"^(spark|sc)://([^:/]+):(\d+)/?$")
+_LOCAL = re.compile(r"^local(\[(\*|[0-9]{1,9})\])?\Z")
+_REMOTE = re.compile(r"^(spark|sc)://([^:/\s]+):([0-9]{1,9})/?\Z")
 
 
 class MasterError(ValueError):
@@ -52,13 +53,27 @@ class Master:
     port: int | None = None
 
 
+MAX_LOCAL_THREADS = 4096
+"""The most worker threads `local[N]` may ask for (Spark takes N as a Java int, and plans 2N partitions)."""
+
+
 def parse_master(url: str) -> Master:
-    if _LOCAL.match(url):
+    """The master URL `url`, checked before Spark starts (`MasterError`, one line): `local[0]` had reached
+    Spark, which failed with a Java error, and a port beyond 65535 the socket library, with a traceback."""
+    local = _LOCAL.match(url)
+    if local:
+        threads = local.group(2)
+        if threads not in (None, "*") and not 1 <= int(threads) <= MAX_LOCAL_THREADS:
+            raise MasterError(f"master {url!r}: local[N] runs N worker threads, from 1 to {MAX_LOCAL_THREADS} "
+                              "(or local[*], one a core)")
         return Master(url, "local")
     match = _REMOTE.match(url)
     if not match:
-        raise MasterError(f"unknown master {url!r} (use local[N], local[*], spark://host:port or sc://host:port)")
+        raise MasterError(f"unknown master {one_line(repr(url))} (use local[N], local[*], spark://host:port or "
+                          "sc://host:port)")
     scheme, host, port = match.group(1), match.group(2), int(match.group(3))
+    if not 1 <= port <= 65535:
+        raise MasterError(f"master {url!r}: the port must be from 1 to 65535, got {port}")
     return Master(url, "standalone" if scheme == "spark" else "connect", host, port)
 
 

@@ -32,7 +32,8 @@ from engine.model.io import dump_model
 from engine.model.schema import Model, Table
 from engine.model.types import SqlType, TypeFamily
 from engine.run.debezium import SnapshotRow, add_snapshot_rows
-from engine.run.records import InputError, read_snapshot_file, snapshot_files
+from engine.run.inputfiles import InputFileError, open_input_file
+from engine.run.records import MAX_INPUT_FILE_BYTES, InputError, read_snapshot_file, snapshot_files
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_values, row_writer
 from engine.spark.decode import (
@@ -180,9 +181,9 @@ def _csv_rows(all_lines: DataFrame, path: Path, table: Table) -> DataFrame:
 def _csv_header(path: Path) -> tuple[list[str] | None, bool]:
     """The header row's names (read on the driver: one line), and whether it is plain CSV."""
     try:
-        with path.open("rb") as fh:
+        with open_input_file(path, MAX_INPUT_FILE_BYTES) as fh:
             first = fh.readline(1 << 20).decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError, InputFileError):
         return None, False
     first = first.removesuffix("\n").removesuffix("\r")
     if not first or '"' in first or "\r" in first:

@@ -299,9 +299,13 @@ def test_a_spark_failure_is_one_line_naming_its_root_cause(text: str, line: str)
 CHILD = """
 import importlib.util, json, os, sys, time
 from pathlib import Path
-spec = importlib.util.spec_from_file_location("publish", sys.argv[1])
-publish = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(publish)
+def load(name, path):  # the protocol's two files alone (standard library only), not all of engine.run
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = sys.modules[name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+load("engine.run.layout", Path(sys.argv[1]).with_name("layout.py"))
+publish = load("publish", sys.argv[1])
 out, how = Path(sys.argv[2]), sys.argv[3]
 rename, swap = os.rename, publish.exchange
 def slow_rename(a, b):  # stretch the time between steps, so that kills land between them often
@@ -316,12 +320,13 @@ if how == "renames":
         raise publish.ExchangeUnsupported(22, "exchange switched off")
     publish.exchange = unsupported
 n = json.loads((out / "manifest.json").read_text())["n"]
+PARTS = [name for name in publish.RUN_FILES if name != "manifest.json"]
 print("ready", flush=True)
 while True:
     n += 1
     def fill(tmp, n=n):
-        for i in range(6):
-            (tmp / f"part{i}").write_text(str(n) * 2000)
+        for part in PARTS:
+            (tmp / part).write_text(str(n) * 2000)
         (tmp / "manifest.json").write_text(json.dumps({"engine": "mapwright test", "status": "succeeded", "n": n}))
     with publish.claim(out):
         publish.publish(out, fill)
@@ -331,8 +336,8 @@ while True:
 def check_whole(out: Path) -> int:
     """RUNDIR holds one whole run (its manifest and every part of the same generation); returns it."""
     n = json.loads((out / "manifest.json").read_text())["n"]
-    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", *(f"part{i}" for i in range(6))]
-    assert all((out / f"part{i}").read_text() == str(n) * 2000 for i in range(6))
+    assert sorted(p.name for p in out.iterdir()) == sorted(publish.RUN_FILES)
+    assert all((out / part).read_text() == str(n) * 2000 for part in publish.RUN_FILES if part != "manifest.json")
     return int(n)
 
 
@@ -342,8 +347,8 @@ def test_sigkill_while_publishing_never_leaves_neither(tmp_path: Path, how: str,
     RUNDIR holds a whole run at every instant; with two renames, once the next run has recovered it."""
     out = tmp_path / "run"
     out.mkdir()
-    for i in range(6):
-        (out / f"part{i}").write_text("0" * 2000)
+    for part in publish.RUN_FILES:
+        (out / part).write_text("0" * 2000)
     (out / "manifest.json").write_text(json.dumps({"engine": "mapwright test", "status": "succeeded", "n": 0}))
     rng = random.Random(7)
     generations, interrupted, missing = [0], 0, 0

@@ -1,4 +1,4 @@
-"""NOT NULL rules (NN001, NL001, NL002) and mapping references (MP001-MP005)."""
+"""NOT NULL rules (NN001, NL001, NL002) and mapping references (MP001-MP006)."""
 
 from __future__ import annotations
 
@@ -162,6 +162,20 @@ CASES = [
         "expression-invalid-regex",
         lambda: with_columns({"NAME": {"method": "expression", "sql": "regexp_replace(NAME, '[0-9', '')"}}),
         lambda: with_columns({"NAME": {"method": "expression", "sql": "regexp_replace(NAME, '[0-9]', '')"}}),
+        {**AT, "column": "NAME"},
+    ),
+    Case(
+        "MP006",
+        "where-regex-nested-quantifiers",
+        lambda: with_columns({}, where="NAME rlike '^(a+)+$'"),
+        lambda: with_columns({}, where="NAME rlike '^(ab)+$'"),
+        {"mapping": "m", "table": SRC},
+    ),
+    Case(
+        "MP006",
+        "expression-regex-overlapping-alternatives",
+        lambda: with_columns({"NAME": {"method": "expression", "sql": "regexp_replace(NAME, '(x|[a-z])+', '')"}}),
+        lambda: with_columns({"NAME": {"method": "expression", "sql": "regexp_replace(NAME, '(x|[0-9])+', '')"}}),
         {**AT, "column": "NAME"},
     ),
     Case(

@@ -148,7 +148,7 @@ out, when = Path(sys.argv[1]), sys.argv[2]
 def die(*_, **__):
     os._exit(9)  # as SIGKILL does: no `finally` runs, the lock file and the folders the run made stay
 def fill(tmp):
-    (tmp / "part").write_text("half written")
+    (tmp / "rejects.jsonl").write_text("half written")
     if when in ("filling", "filling the attempt"):
         die()
     (tmp / "manifest.json").write_text('{"engine": "mapwright test", "status": "succeeded"}')
@@ -208,7 +208,7 @@ def test_leftovers_of_a_killed_run_are_removed_and_only_those(tmp_path: Path, go
     assert {k: v for k, v in snapshot(tmp_path).items() if k.split("/")[0] in others} == \
         {k: v for k, v in theirs.items() if k.split("/")[0] in others}  # byte for byte
     if when == "removing the old run":  # the new run was in place when the kill came
-        assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "part"]
+        assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "rejects.jsonl"]
     else:
         assert snapshot(out) == before
 
@@ -324,9 +324,11 @@ def test_without_exchange_two_renames_publish_the_same(tmp_path: Path, good_run:
         raise publish.ExchangeUnsupported(22, "not here")
 
     monkeypatch.setattr(publish, "exchange", unsupported)
-    (out / "marker").write_text("old run")
+    marker = out / "tables" / "gone" / "T.parquet"  # a file of the old run that the new one does not write
+    marker.parent.mkdir()
+    marker.write_text("old run")
     status, folder = run_reference_to_dir(model_path, data, out)
-    assert (status, folder) == ("succeeded", out) and not (out / "marker").exists()
+    assert (status, folder) == ("succeeded", out) and not marker.parent.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "model.json", "run"]
 
 
