@@ -5,10 +5,12 @@ Nothing from a model is pasted into SQL as text:
 - table, column and constraint names are always quoted identifiers (the name in the model is the
   identifier, exactly), escaped by the dialect's own identifier preparer;
 - a column `default` is SQL by the contract, so it goes through `engine.sqldefaults`: parsed as exactly
-  one constant expression, rendered for the target dialect and checked to parse back the same;
-  anything else is left out with a comment (and is finding TB003 in validation). DDL for another DBMS
-  than the server's translates only what has an exact equivalent there (`export_default`): `N'x'` is
-  `'x'` for SQLite, SQLite's `X'00'` is `'\\x00'::bytea` for PostgreSQL, and `USER` is left out for SQLite;
+  one constant expression whose value its column can hold (`default_problem`, finding TB003 in validation),
+  rendered for the target dialect and checked to parse back the same; anything else is left out with a
+  comment (an `INTEGER DEFAULT 99999999999999999999999` made a table that refuses every insert). DDL for
+  another DBMS than the server's translates only what has an exact equivalent there (`export_default`):
+  `N'x'` is `'x'` for SQLite, SQLite's `X'00'` is `'\\x00'::bytea` for PostgreSQL, and `USER` is left out
+  for SQLite;
 - names in comments are flattened to one printable line, so a comment cannot be broken out of.
 
 Each target server's DDL is written in its own dialect (from its DBMS), one section per server, unless
@@ -38,6 +40,7 @@ from engine.sqldefaults import (
     SQLGLOT_BY_SQLALCHEMY,
     DefaultProblem,
     ParsedDefault,
+    default_problem,
     parse_default,
     render_default,
 )
@@ -280,7 +283,10 @@ def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
     for c in table.columns:
         t = c.sql_type
         server_default = None
-        if c.default is not None:
+        problem = default_problem(c, dbms)  # TB003's check: a value the column cannot hold is not written
+        if problem is not None:
+            notes.append(comment(f"default of column {c.name} left out: {problem}"))
+        elif c.default is not None:
             try:
                 server_default = _server_default(parse_default(c.default, dbms), target, t)
             except DefaultProblem as exc:

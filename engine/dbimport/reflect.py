@@ -18,14 +18,17 @@ from typing import Any, cast
 import sqlalchemy as sa
 import sqlglot
 from pydantic import ValidationError
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Dialect
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
 from engine.authoring.errors import AuthoringError
 from engine.authoring.schema import checked_name
+from engine.dbimport.catalogs import PgFacts, pg_base_type, pg_facts, sqlite_shadow_tables
 from engine.dbimport.connect import DBMS_BY_DIALECT, ImportFailure
 from engine.dbimport.types import MappedType, contract_type
+from engine.model.io import one_line
 from engine.model.schema import ColumnDef, Table, UniqueIndex
 from engine.model.types import parse_type
 from engine.sqldefaults import (
@@ -75,11 +78,16 @@ class ImportedSchema:
 
 def checked_server_id(server: str) -> str:
     """`server` as Add server takes a server id (stripped), or an `ImportFailure` with Add server's reason:
-    an id with a dot or a space (a tab, a line break) would make table keys (`server.TABLE`) ambiguous."""
+    an id with a dot or a space (a tab, a line break) would make table keys (`server.TABLE`) ambiguous. Nor may
+    it hold a character the model's messages escape (`engine.model.io.one_line`: a control, a bidirectional
+    override such as U+202E that shows the rest of a line reversed) or any other unprintable one."""
     try:
-        return checked_name(server, "server")
+        name = checked_name(server, "server")
     except AuthoringError as exc:
         raise ImportFailure(str(exc)) from None
+    if one_line(name) != name or not name.isprintable():  # what the model's messages escape, never echoed raw
+        raise ImportFailure(f"a server name cannot hold a control or bidirectional character: {printable(name)}")
+    return name
 
 
 def _stored(dialect: Dialect, name: str) -> str:
@@ -162,6 +170,12 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
     if not available:
         raise ImportFailure(f"{where} has no tables")
     picked = _pick(available, tables, where)
+    if dialect.name == "sqlite":  # a virtual table's internals (FTS5's ft_data...): never tables of the model
+        shadows = sqlite_shadow_tables(connection, sa_schema)
+        for name in [n for n in picked if available[n] in shadows]:
+            picked.remove(name)
+            result.notes.append(ImportNote(f"{result.server}.{name}", None, "a shadow table, where virtual table "
+                                           f"{shadows[available[name]]} keeps its data; not imported"))
     report = progress or (lambda _d, _t, _w: None)
     report(0, len(picked), "")
     reader = _TableReader(dialect, result, SQLGLOT_BY_SQLALCHEMY.get(dialect.name, "postgres"),
@@ -176,6 +190,7 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
             uniques = inspector.get_multi_unique_constraints(schema=sa_schema, filter_names=names)
             indexes = inspector.get_multi_indexes(schema=sa_schema, filter_names=names)
         reader.unknown = _unrecognised(caught)
+        reader.pg = pg_facts(connection, sa_schema, names) if dialect.name == "postgresql" else None
         for stored, sa_name in zip(batch, names, strict=True):
             at = (sa_schema, sa_name)
             reader.declared = _sqlite_declared(connection, sa_schema, sa_name) if dialect.name == "sqlite" else {}
@@ -249,6 +264,7 @@ class _TableReader:
     write: str  # sqlglot dialect of the server's SQL in the model
     unknown: dict[str, set[str]] = field(default_factory=dict)  # this batch's unrecognised types, by column
     declared: dict[str, str] = field(default_factory=dict)  # SQLite: the table's declared types, by column
+    pg: PgFacts | None = None  # PostgreSQL: this batch's domains' sized base types and serial columns
 
     def note(self, table: str, column: str | None, message: str) -> None:
         self.result.notes.append(ImportNote(f"{self.result.server}.{table}", column, message))
@@ -299,7 +315,7 @@ class _TableReader:
         elif isinstance(info["type"], sa.types.NullType):
             mapped = MappedType("TEXT", f"{self._unknown(info['name'])}; imported as TEXT")
         else:
-            mapped = contract_type(info["type"], self.dialect)
+            mapped = contract_type(self._sized_domain(table, info), self.dialect)
             if declared and mapped.note is None:  # what SQLite's affinity made of a type the contract does
                 mapped = MappedType(mapped.type, f"{declared} is no contract type: imported as {mapped.type} "
                                                  "(SQLite's type affinity)")  # not have: never silently
@@ -311,9 +327,14 @@ class _TableReader:
         type_, raw = mapped.type, info.get("default")
         serial = {"INTEGER": "SERIAL", "BIGINT": "SERIAL8"}.get(type_)
         sequenced = info.get("autoincrement") is True and isinstance(raw, str) and raw.lower().startswith("nextval(")
+        owned = self.pg is None or (table, info["name"]) in self.pg.own_sequence
         if info.get("identity") and serial:
             self.note(table, name, f"identity column imported as {serial}")
             type_, raw = serial, None
+        elif sequenced and not owned:  # numbered from another column's sequence: no serial of its own
+            self.note(table, name, f"default {raw} takes numbers from a sequence the column does not own; "
+                                   f"imported as {type_} without that default")
+            raw = None
         elif serial and sequenced:
             type_, raw = serial, None  # PostgreSQL's serial: an integer whose default is its own sequence
         elif info.get("identity") or sequenced:
@@ -325,6 +346,15 @@ class _TableReader:
             raw = None
         default = self.default(table, name, raw, parse_type(type_).is_numeric) if raw is not None else None
         return ColumnDef(name=name, type=type_, nullable=bool(info.get("nullable", True)), default=default)
+
+    def _sized_domain(self, table: str, info: dict[str, Any]) -> Any:
+        """The reflected type, a PostgreSQL domain given its base type with its size from the catalog (the
+        inspector drops it: a domain over varchar(200) had come in as TEXT, said to have no length)."""
+        text = self.pg.domain_bases.get((table, info["name"])) if self.pg is not None else None
+        base = pg_base_type(self.dialect, text) if text is not None else None
+        if base is None or not hasattr(info["type"], "data_type"):
+            return info["type"]
+        return postgresql.DOMAIN(info["type"].name, base, schema=getattr(info["type"], "schema", None))
 
     def _unknown(self, column: str) -> str:
         """What is known of a type SQLAlchemy did not recognise: its name from the warning, if only one

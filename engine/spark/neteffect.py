@@ -1,7 +1,7 @@
 """Transactions -> local commits and deliveries (CONTRACT section 5, steps 2 to 4), over typed columns.
 
-Windows over each transaction (site, txn), in two sorts of its records, give its commit time, each
-record's place in it, the place of its table's first record and the deliveries before the record's.
+Windows over each transaction (site, txn), in one sort of its records by `seq`, give its commit time, each
+record's place in it and the deliveries before the record's (in `seq` order across its tables).
 Where every chain of the transaction is a single operation (one record a row: the usual case), Spark
 computes everything natively: each mapping's `where` on the before and after images, its distribution
 key (a key that changes sends a delete and an insert), the table of seed 004 (`net_effect.decide`), the
@@ -202,28 +202,17 @@ def _alone(frame: DataFrame) -> DataFrame:
 def _together(frame: DataFrame) -> DataFrame:
     """Changed records with whether their transaction takes the reference's path (`_complex`) and the
     transaction's deliveries before each record's (`_base`)."""
-    # a transaction's deliveries are numbered table by table, in the order its tables are first touched, and
-    # in record order within a table: `_base` (the deliveries before a record's) is those of its table before
-    # it plus all of every table touched first. One window per table of the transaction, ordered by `_i`,
-    # then one over the transaction: both read the rows in the order of one sort (a window ordered by
-    # (first touch, `_i`) over the transaction had been a third sort of these wide rows, and spilled)
+    # a transaction's deliveries are numbered in `seq` order across its tables (`reference.transaction_chains`:
+    # with `scope: transaction` a later change is never examined before an earlier one of another table);
+    # the window is ordered as `_numbered`'s, so both read the rows in the order of one sort
     txn = Window.partitionBy("site", "txn")
-    by_table = Window.partitionBy("site", "txn", "table").orderBy("_i")
-    whole = by_table.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
-    frame = frame.select("*", F.min("_i").over(whole).alias("_first_touch"),
-                         F.sum("_deliveries").over(whole).alias("_table_deliveries"),
-                         F.coalesce(F.sum("_deliveries").over(by_table.rowsBetween(Window.unboundedPreceding, -1)),
-                                    F.lit(0)).alias("_before_in_table"))
+    before = txn.orderBy("seq", "file_ord", "line").rowsBetween(Window.unboundedPreceding, -1)
     # a transaction that changes one row twice (two records of a table with one identity) takes the
     # reference's path: fewer distinct (table, identity) pairs than records
     touched = F.size(F.collect_set(F.struct("table", "_lookup")).over(txn))
-    frame = frame.select("*", (F.max("_complex_row").over(txn) | ((F.col("_n") > 1) & (touched < F.col("_n"))))
-                         .alias("_complex"),
-                         F.collect_set(F.struct(F.col("_first_touch").alias("first"),
-                                                F.col("_table_deliveries").alias("n"))).over(txn).alias("_tables"))
-    return frame.withColumn("_base", sql.col(
-        "_before_in_table + aggregate(filter(_tables, t -> t.first < _first_touch), CAST(0 AS BIGINT), "
-        "(total, t) -> total + t.n)"))
+    return frame.select("*", (F.max("_complex_row").over(txn) | ((F.col("_n") > 1) & (touched < F.col("_n"))))
+                        .alias("_complex"),
+                        F.coalesce(F.sum("_deliveries").over(before), F.lit(0).cast("bigint")).alias("_base"))
 
 
 def _finished(frame: DataFrame) -> DataFrame:
@@ -234,8 +223,7 @@ def _finished(frame: DataFrame) -> DataFrame:
     return frame.select(*(c for c in frame.columns if c not in _WORKING))
 
 
-_WORKING = ("seq", "commit_ts", "force_python", "_n", "_lookup", "_first_touch", "_table_deliveries",
-            "_before_in_table", "_complex_row", "_tables")
+_WORKING = ("seq", "commit_ts", "force_python", "_n", "_lookup", "_complex_row")
 """What the transaction window needs and nothing after it reads (the events take `_i` and `_commit`)."""
 
 

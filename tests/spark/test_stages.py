@@ -517,10 +517,10 @@ def test_net_effect_counts_what_spark_mapped_as_it_keeps_the_transactions(spark:
     assert events.mapped() == unobserved.mapped() == scanned  # the run's counts, counted or scanned
 
 
-def test_net_effect_numbers_a_transactions_deliveries_table_by_table(spark: SparkSession) -> None:
-    """A transaction over two tables, its records interleaved: its deliveries are numbered first for the
-    table it touched first, then for the other, each in record order, as the reference numbers them (and
-    none of its rows is changed twice, so Spark takes it whole)."""
+def test_net_effect_numbers_a_transactions_deliveries_in_seq_order(spark: SparkSession) -> None:
+    """A transaction over two tables, its records interleaved: its deliveries are numbered in `seq` order
+    across both tables (a table's change is examined where the transaction made it, contract section 7), as
+    the reference numbers them (and none of its rows is changed twice, so Spark takes it whole)."""
     cols = [col("ID", nullable=False), col("NAME", "VARCHAR(40)")]
     m = model([server("s"), server("t")], [table(site, name, cols, pk=["ID"]) for site in ("s", "t") for name in "AB"],
               [mapping(f"m{name}", f"s.{name}", f"t.{name}", {"ID": "ID", "NAME": "NAME"}) for name in "AB"])
@@ -546,8 +546,8 @@ def test_net_effect_numbers_a_transactions_deliveries_table_by_table(spark: Spar
     want = {key: sorted((e["txn"], e["seq"], e["op"], (e["new"] or e["old"])["ID"]) for e in deliveries
                         if e["table"] == key) for key in ("t.A", "t.B")}
     assert got == want
-    assert want == {"t.A": [("t1", 3, "I", 1), ("t1", 4, "D", 3), ("t2", 0, "I", 9)],
-                    "t.B": [("t1", 0, "I", 1), ("t1", 1, "U", 2), ("t1", 2, "I", 3)]}
+    assert want == {"t.A": [("t1", 1, "I", 1), ("t1", 3, "D", 3), ("t2", 0, "I", 9)],
+                    "t.B": [("t1", 0, "I", 1), ("t1", 2, "U", 2), ("t1", 4, "I", 3)]}
 
 # --- resolve --------------------------------------------------------------------------------------------
 
