@@ -5,8 +5,10 @@
     out/snapshots/<server>/<table>.csv|.jsonl    the rows at 06:00, the same data at every site
     out/changes/<site>-am.jsonl, <site>-pm.jsonl  the day's change records, split at 13:00
     out/schedule.json                             propagation delays and two outage windows
-    out/sampledata.json                           marks the folder as the generator's: only such a
-                                                  folder, or an empty one, is written over
+    out/sampledata.json                           marks the folder as the generator's and lists every
+                                                  file it wrote: only an empty folder, or one holding
+                                                  nothing but those files, is written over (staged beside
+                                                  it and swapped in whole, as runs are)
 
 or, with `debezium=True`, the same day as Debezium change events (`debezium.DebeziumWriter`):
 

@@ -12,17 +12,19 @@ from engine.sampledata.scenarios import scenarios
 from engine.sampledata.shop import SampleDataError, SampleModelError, Shop
 from engine.sampledata.snapshot import snapshot
 from engine.sampledata.transactions import Row, Txn
-from engine.sampledata.writer import Writer, check_out
+from engine.sampledata.writer import Writer, check_out, write_out
 
 
 def generate(model: Model, out: Path, seed: int = 7, rows: int = 10_000, changes: int = 3_000,
              debezium: bool = False) -> None:
     """Write the sample data set of `model` (the bundled sample) into `out`: about `rows` snapshot rows
-    and `changes` change records. Files a run would read that this data set does not have are removed.
+    and `changes` change records, replacing the files of an earlier day (and no other file).
 
-    `out` must be absent, empty or a folder the generator wrote (`check_out`); it is checked, and the
-    whole day generated, before anything is written, so a refusal (`SampleDataError`) leaves it as it was.
-    With `debezium`, the same day is written as Debezium change events (`DebeziumWriter`)."""
+    `out` must be absent, empty or a folder the generator wrote, holding no file it did not write
+    (`check_out`); it is checked, and the whole day generated, before anything is written, and the day is
+    staged beside it and swapped in (`write_out`), so a refusal (`SampleDataError`), a kill or a full disk
+    leaves it as it was. With `debezium`, the same day is written as Debezium change events
+    (`DebeziumWriter`)."""
     out = Path(out)
     check_out(out)
     try:
@@ -32,7 +34,8 @@ def generate(model: Model, out: Path, seed: int = 7, rows: int = 10_000, changes
         raise
     except (KeyError, ValueError, RuntimeError) as exc:  # a model that changes what the script relies on
         raise SampleModelError(f"the sample day does not fit this model: {type(exc).__name__}: {exc}") from exc
-    (DebeziumWriter if debezium else Writer)(model, shop.ctx).write(out, start, txns)
+    writer = (DebeziumWriter if debezium else Writer)(model, shop.ctx)
+    write_out(out, lambda staged: writer.write(staged, start, txns))
 
 
 def day(shop: Shop, rows: int, changes: int) -> tuple[dict[str, list[Row]], list[Txn]]:

@@ -3,9 +3,12 @@
     out/snapshots/<server>/<table>.csv|.jsonl    the rows at 06:00, the same data at every site
     out/changes/<site>-am.jsonl, <site>-pm.jsonl  the day's change records, split at 13:00
     out/schedule.json                             propagation delays and two outage windows
-    out/sampledata.json                           marks the folder as the generator's (`MARKER`)
+    out/sampledata.json                           marks the folder as the generator's (`MARKER`), listing
+                                                  the files it wrote
 
-Files are written in a fixed order with fixed formatting, so the same day gives byte-identical files.
+Files are written in a fixed order with fixed formatting, so the same day gives byte-identical files. They
+are written into a staged folder, which `engine.samplegen.staging` swaps in as `out` (`check_out` says which
+folders may be written over).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -26,13 +29,17 @@ from engine.sampledata.malformed import defective
 from engine.sampledata.shop import SampleDataError
 from engine.sampledata.timetable import NOON, SCHEDULE, SPLIT
 from engine.sampledata.transactions import Row, Txn
+from engine.samplegen import staging
+from engine.samplegen.options import SampleError
 
 JSONL_SNAPSHOTS = ("web.CUSTOMER", "web.PRODUCT", "web.ORDERS")  # the PostgreSQL site exports JSON lines
-MARKER = "sampledata.json"
-"""The file that marks a folder as one the generator wrote: only such a folder, or an empty one, is written
-over (a run reads no such file)."""
-MARKER_TEXT = json.dumps({"written_by": "python -m engine.sampledata",
-                          "note": "generated sample data: writing it again replaces its data files"}, indent=1) + "\n"
+MARKER = staging.MARKER
+"""The file that marks a folder as one the generator wrote, listing the files it wrote: only such a folder
+(holding no other file), or an empty one, is written over (a run reads no such file)."""
+MARKER_NOTE = {"written_by": "python -m engine.sampledata",
+               "note": "generated sample data: writing it again replaces the files listed here, and only those"}
+MARKER_TEXT = json.dumps(MARKER_NOTE, indent=1) + "\n"
+"""What `Writer.write` puts in the staged folder's marker; `staging.write_staged` then adds the file list."""
 
 
 def render(value: Any, t: SqlType | None) -> Any:
@@ -54,23 +61,27 @@ def render_cell(value: Any, t: SqlType | None) -> str:
 
 
 def check_out(out: Path) -> None:
-    """Refuse an `out` that is not the generator's to write: a file, or a folder with content and no `MARKER`.
-    Writing removes the data files of an earlier day, so someone's own data folder (their captured changes,
-    their snapshots) or any other folder is left untouched, as CONTRACT section 6 asks of run directories."""
-    if not out.exists() and not out.is_symlink():
-        return
-    if not out.is_dir():
-        raise SampleDataError(f"{out} is not a folder: --out names the data folder to write")
-    if any(out.iterdir()) and not (out / MARKER).is_file():
-        raise SampleDataError(f"{out} holds files the sample-data generator did not write (it has no {MARKER}); "
-                              "choose an empty or a new folder")
+    """Refuse an `out` that is not the generator's to write: a file, or a folder holding a file its `MARKER`
+    does not list (someone's captured changes, their snapshots): it is left untouched, as CONTRACT section 6
+    asks of run directories. `SampleDataError`, one line naming the first such file."""
+    try:
+        staging.check_out(out)
+    except SampleError as exc:
+        raise SampleDataError(str(exc)) from None
+
+
+def write_out(out: Path, fill: Callable[[Path], None]) -> None:
+    """Write the day into a staged folder with `fill`, then swap it in as `out` (`staging.write_staged`): a kill
+    or a full disk leaves the old data or the new, never a mix; the files of the old day are removed, no
+    other file ever is."""
+    try:
+        staging.write_staged(out, fill, MARKER_NOTE)
+    except SampleError as exc:
+        raise SampleDataError(str(exc)) from None
 
 
 def remove_stale(out: Path) -> None:
-    """Remove the files a run of `out` would read besides the ones about to be written (either format's)."""
-    for stale in [*out.glob("changes/*.jsonl"), *out.glob("snapshots/*/*"), *out.glob("changes/debezium/*/*")]:
-        if stale.is_file() and stale.suffix in (".csv", ".json", ".jsonl", ".parquet"):
-            stale.unlink()
+    """Nothing to remove: each day is written into a new staged folder (kept for `DebeziumWriter`)."""
 
 
 class Writer:
@@ -80,8 +91,8 @@ class Writer:
         self.model, self.ctx = model, ctx
 
     def write(self, out: Path, snapshot: Mapping[str, list[Row]], txns: Sequence[Txn]) -> None:
-        """Write the snapshot's rows and the transactions (numbered here, in commit order) into `out`."""
-        remove_stale(out)
+        """Write the snapshot's rows and the transactions (numbered here, in commit order) into the (new,
+        staged) folder `out`."""
         self.put(out / MARKER, MARKER_TEXT)
         for table, rows in snapshot.items():
             server, name = table.split(".", 1)

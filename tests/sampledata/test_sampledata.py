@@ -118,15 +118,25 @@ def test_the_data_set_has_the_advertised_shape() -> None:
     assert sum(len(data) for data in files.values()) < 3_000_000
 
 
-def test_main_writes_the_sample_and_replaces_stale_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_replaces_its_own_files_and_refuses_a_folder_holding_a_users(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--out", str(tmp_path), "--rows", "300", "--changes", "100"]) == 0
-    assert (tmp_path / MARKER).is_file()
-    stale = tmp_path / "changes" / "yesterday.jsonl"
-    stale.write_text("{}\n")
+    listed = json.loads((tmp_path / MARKER).read_text())["files"]
+    assert sorted(listed) == sorted(name for name in tree(tmp_path) if name != MARKER)
+    mine = tmp_path / "changes" / "yesterday.jsonl"  # issue 35: a user's capture in a folder generated earlier
+    mine.write_text("{}\n")
+    before = tree(tmp_path)
+    assert main(["--out", str(tmp_path), "--seed", "3", "--rows", "1000", "--changes", "300"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "changes/yesterday.jsonl" in err
+    assert tree(tmp_path) == before
+    mine.unlink()
     assert main(["--out", str(tmp_path), "--seed", "3", "--rows", "1000", "--changes", "300"]) == 0
     assert "wrote" in capsys.readouterr().out
-    assert not stale.exists()
     assert (tmp_path / "schedule.json").is_file() and (tmp_path / "snapshots" / "hq" / "CUSTOMER.csv").is_file()
+    assert sorted(json.loads((tmp_path / MARKER).read_text())["files"]) == \
+        sorted(name for name in tree(tmp_path) if name != MARKER)
+    assert [p.name for p in tmp_path.parent.iterdir() if p.name.startswith(f".{tmp_path.name}.")] == []
 
 
 def test_a_model_without_the_sample_tables_is_refused(tmp_path: Path) -> None:
