@@ -90,7 +90,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from engine.runner import RunUsageError, run
 
     try:
-        return run(Path(args.model), Path(args.data), Path(args.out), args.master)
+        return run(Path(args.model), Path(args.data), Path(args.out), args.master, engine=args.engine)
     except RunUsageError as exc:
         raise UsageError(str(exc)) from None
 
@@ -219,11 +219,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="export even when the model has errors")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("run", help="run the replication pipeline on sample data, on Spark")
+    p = sub.add_parser("run", help="run the replication pipeline on sample data, in process or on Spark")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--data", required=True, metavar="DIR", help="sample data: snapshots/, changes/, schedule.json")
     p.add_argument("--out", required=True, metavar="RUNDIR", help="run directory to write")
-    p.add_argument("--master", default="local[*]", metavar="URL", help="local[N], spark://host:port or sc://host:port")
+    p.add_argument("--master", default=None, metavar="URL", help="Spark's master: local[N], spark://host:port or "
+                   "sc://host:port (default local[*]); giving one runs on Spark")
+    p.add_argument("--engine", choices=("auto", "inprocess", "spark"), default="auto",
+                   help="inprocess: the pure-Python engine, seconds for small samples; spark: Apache Spark; "
+                   "auto (default): Spark when --master is given or the input is large, else in process")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("verify", help="compare a run of sample data with real PostgreSQL 18 logical replication",
@@ -255,6 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--into", metavar="MODEL", help="add the tables to this model")
     p.add_argument("--force", action="store_true", help="with --out: replace an existing file")
     p.set_defaults(func=cmd_import)
+
+    from engine.samplegen.cli import add_parser as add_sample_parser
+
+    add_sample_parser(sub)
 
     for entry in entry_points(group="mapwright.commands"):
         register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] = entry.load()

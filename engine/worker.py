@@ -3,7 +3,7 @@
 `python -m engine.worker --master local[N] [--parent PID]` starts the session at once and then serves run
 requests, one at a time, read as JSON lines on stdin:
 
-    {"run": {"model": PATH, "data": DIR, "out": RUNDIR, "master": URL}}   queue a run
+    {"run": {"model": PATH, "data": DIR, "out": RUNDIR, "master": URL, "engine": "spark"}}   queue a run
     {"cancel": true}                                                       cancel the current or queued run
     {"stop": true}                                                         stop Spark and exit (so does EOF)
 
@@ -12,6 +12,9 @@ run directory, rejects and cancel semantics), and prints the same `stage` and `f
 `{"event": "done", "code": N, "error": "..."}` (the exit code `mapwright run` would have given and, for exit
 2, its one-line message). The worker's own state is `{"event": "worker", "state": "starting" | "ready" |
 "busy" | "stopped", ...}`.
+
+With `--no-spark` it starts no Spark at all and serves in-process runs (`"engine": "inprocess"`, no master):
+the engine is imported once, so a preview of a small sample skips the interpreter's start and imports too.
 
 Warm means more than a started JVM: a session's first run pays for importing the engine in every Python
 worker and for compiling its queries, and Spark ends a Python worker idle for a minute. So the worker
@@ -60,7 +63,8 @@ class RunOrder:
     model: Path
     data_dir: Path
     out: Path
-    master: str
+    master: str | None
+    engine: str = "spark"
 
 
 class WarmSessions:
@@ -97,6 +101,8 @@ class WarmSessions:
         self.spark.range(0, cores, 1, cores).mapInArrow(_touch, "id long").count()
 
     def acquire(self, master_url: str, cancel: threading.Event) -> Any:
+        if self.spark is None:
+            raise runner.RunUsageError("this worker runs without Spark: only in-process runs")
         if master_url != self.master_url:
             raise runner.RunUsageError(f"this warm session runs on {self.master_url}, not {master_url}")
         if cancel.is_set():
@@ -135,9 +141,10 @@ def parse_order(line: str) -> RunOrder | str | None:
     order = doc.get("run")
     if not isinstance(order, dict):
         raise ValueError("expected {\"run\": {...}}, {\"cancel\": true} or {\"stop\": true}")
+    master, engine = order.get("master"), order.get("engine", "spark")
     try:
         return RunOrder(Path(str(order["model"])), Path(str(order["data"])), Path(str(order["out"])),
-                        str(order["master"]))
+                        None if master is None else str(master), str(engine))
     except KeyError as exc:
         raise ValueError(f"run: missing {exc.args[0]!r}") from None
 
@@ -145,8 +152,9 @@ def parse_order(line: str) -> RunOrder | str | None:
 class Worker:
     """The serving loop (a thread) fed by the reading loop (the main thread)."""
 
-    def __init__(self, master_url: str) -> None:
+    def __init__(self, master_url: str, spark: bool = True) -> None:
         self.sessions = WarmSessions(master_url)
+        self.spark = spark
         self.orders: queue.Queue[tuple[RunOrder, threading.Event] | None] = queue.Queue()
         self.ready = threading.Event()
         self._lock = threading.Lock()
@@ -161,16 +169,11 @@ class Worker:
         """Start Spark, then run each order as it comes; a None order stops."""
         self.say("starting")
         started = time.monotonic()
-        try:
-            spark = self.sessions.start()
-        except Exception as exc:
-            self.say("stopped", reason=runner.spark_failure(exc))
-            _exit(1)
-        try:
-            self.sessions.warm_up()
-        except Exception as exc:  # a cold session still serves: the first run pays what the warm-up would have
-            print(f"mapwright worker: warm-up failed: {runner.spark_failure(exc)}", file=sys.stderr, flush=True)
-        self.say("ready", spark_version=spark.version, seconds=round(time.monotonic() - started, 2))
+        if self.spark:
+            self._start_spark(started)
+        else:
+            _import_inprocess_engine()
+            self.say("ready", spark_version=None, seconds=round(time.monotonic() - started, 2))
         self.ready.set()
         while (item := self._next_order()) is not None:
             order, cancel = item
@@ -186,6 +189,18 @@ class Worker:
             self.say("ready")
         self.sessions.stop()
         self.say("stopped", reason="asked to stop")
+
+    def _start_spark(self, started: float) -> None:
+        try:
+            spark = self.sessions.start()
+        except Exception as exc:
+            self.say("stopped", reason=runner.spark_failure(exc))
+            _exit(1)
+        try:
+            self.sessions.warm_up()
+        except Exception as exc:  # a cold session still serves: the first run pays what the warm-up would have
+            print(f"mapwright worker: warm-up failed: {runner.spark_failure(exc)}", file=sys.stderr, flush=True)
+        self.say("ready", spark_version=spark.version, seconds=round(time.monotonic() - started, 2))
 
     def _drain(self) -> bool:
         """Wait for a cancelled run's pipeline thread to notice (cancelling its jobs as they start); then
@@ -205,12 +220,13 @@ class Worker:
             try:
                 return self.orders.get(timeout=KEEP_WARM_S)
             except queue.Empty:
-                with contextlib.suppress(Exception):
-                    self.sessions.keep_warm()
+                if self.sessions.spark is not None:
+                    with contextlib.suppress(Exception):
+                        self.sessions.keep_warm()
 
     def _run(self, order: RunOrder, cancel: threading.Event) -> tuple[int, str]:
         try:
-            return runner.run(order.model, order.data_dir, order.out, order.master,
+            return runner.run(order.model, order.data_dir, order.out, order.master, engine=order.engine,
                               cancel=cancel, sessions=self.sessions), ""
         except runner.RunUsageError as exc:
             print(f"mapwright: {exc}", file=sys.stderr, flush=True)
@@ -243,6 +259,15 @@ class Worker:
                 self.orders.put((order, cancel))
         self.cancel_run()
         self.orders.put(None)
+
+
+def _import_inprocess_engine() -> None:
+    """What an in-process run imports, once, before the first run (each run's forked child inherits it)."""
+    import pyarrow.parquet  # noqa: F401
+
+    import engine.run.inprocess  # noqa: F401
+    import engine.run.rundir  # noqa: F401
+    import engine.sql.evaluate  # noqa: F401
 
 
 def _touch(batches: Iterator[Any]) -> Iterator[Any]:
@@ -283,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine.worker", description=__doc__.splitlines()[0])
     parser.add_argument("--master", default="local[*]", help="local[N] or local[*] (the warm session's master)")
     parser.add_argument("--parent", type=int, default=None, help="exit when this process is no longer the parent")
+    parser.add_argument("--no-spark", action="store_true", help="start no Spark: serve in-process runs only")
     args = parser.parse_args(argv)
     try:
         if parse_master(args.master).kind != "local":
@@ -290,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     except MasterError as exc:
         print(f"mapwright worker: {exc}", file=sys.stderr)
         return runner.EXIT_USAGE
-    worker = Worker(args.master)
+    worker = Worker(args.master, spark=not args.no_spark)
     signal.signal(signal.SIGTERM, lambda *_: _exit(0))
     signal.signal(signal.SIGINT, lambda *_: worker.cancel_run())  # as Ctrl-C cancels `mapwright run`
     watch_parent(args.parent)

@@ -40,19 +40,23 @@ def complete_lines(pending: bytes, data: bytes, final: bool = False) -> tuple[li
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What one run needs: the model, its sample data, the run directory to write and the Spark master."""
+    """What one run needs: the model, its sample data, the run directory to write, the Spark master and the
+    engine: "spark" (on `master`), "inprocess" (no Spark; `master` unused) or "auto" (`mapwright run --engine
+    auto` without a master: in process for small samples, on Spark's default master above)."""
 
     model: Path
     data_dir: Path
     out_dir: Path
     master: str
+    engine: str = "spark"
 
 
 def run_command(request: RunRequest, python: str = sys.executable) -> list[str]:
     """The command line of a run: the engine's CLI under this interpreter, so PATH does not matter."""
-    return [python, "-m", "engine.cli", "run", str(request.model.absolute()),
-            "--data", str(request.data_dir.absolute()), "--out", str(request.out_dir.absolute()),
-            "--master", request.master]
+    command = [python, "-m", "engine.cli", "run", str(request.model.absolute()),
+               "--data", str(request.data_dir.absolute()), "--out", str(request.out_dir.absolute()),
+               "--engine", request.engine]
+    return [*command, "--master", request.master] if request.engine == "spark" else command
 
 
 class Runner(Protocol):

@@ -16,22 +16,39 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
 from designer.launcher.events import FinishedEvent, StageEvent, parse_event
 from designer.launcher.runner import CANCEL_GRACE_MS, RunProcess, RunRequest, child_process, complete_lines
+from engine.runner import RunUsageError, choose_engine
 from engine.spark.session import MasterError, parse_master
 
 STARTING, READY, BUSY, STOPPED = "starting", "ready", "busy", "stopped"
+NOT_STARTED = "not started"
 #: How long a stopping worker may take to stop Spark before it is killed (the JVM follows it either way).
 STOP_GRACE_MS = 5_000
 
 
-def worker_command(master: str, python: str = sys.executable, parent: int | None = None) -> list[str]:
-    """The warm worker's command line under this interpreter, watching this process as its parent."""
-    return [python, "-m", "engine.worker", "--master", master, "--parent", str(parent or os.getpid())]
+def worker_command(master: str, python: str = sys.executable, parent: int | None = None,
+                   spark: bool = True) -> list[str]:
+    """The warm worker's command line under this interpreter, watching this process as its parent; with
+    `spark` False, a worker that starts no Spark and serves in-process runs."""
+    command = [python, "-m", "engine.worker", "--master", master, "--parent", str(parent or os.getpid())]
+    return command if spark else [*command, "--no-spark"]
+
+
+def resolved_engine(request: RunRequest) -> str:
+    """The engine a request runs on: "inprocess" or "spark" (an "auto" request is decided as `mapwright run
+    --engine auto` decides it, by the size of its sample data)."""
+    if request.engine == "auto":
+        try:
+            return choose_engine("auto", None, request.data_dir)[0]
+        except RunUsageError:
+            return "spark"
+    return "inprocess" if request.engine == "inprocess" else "spark"
 
 
 def warm_master(master: str, fallback: str) -> str:
@@ -51,12 +68,13 @@ class WarmSession(QObject):
     sig_finished = Signal(str, str, str)
 
     def __init__(self, master: str, parent: QObject | None = None, *, python: str = sys.executable,
-                 grace_ms: int = CANCEL_GRACE_MS) -> None:
+                 grace_ms: int = CANCEL_GRACE_MS, spark: bool = True) -> None:
         super().__init__(parent)
         self.master = master
+        self.spark = spark  # False: the worker starts no Spark and serves in-process runs
         self._python, self._grace_ms = python, grace_ms
         self._process: QProcess | None = None
-        self._state, self._detail = STOPPED, "not started"
+        self._state, self._detail = STOPPED, NOT_STARTED
         self._pid = 0
         self._buffers = {QProcess.ProcessChannel.StandardOutput: b"", QProcess.ProcessChannel.StandardError: b""}
         self._request: RunRequest | None = None
@@ -85,7 +103,7 @@ class WarmSession(QObject):
         """Start the worker in the background (Spark's start takes seconds; nothing waits for it)."""
         if self._process is not None:
             return
-        command = worker_command(self.master, self._python)
+        command = worker_command(self.master, self._python, spark=self.spark)
         process = child_process(self, command)
         process.readyReadStandardOutput.connect(lambda: self._read(QProcess.ProcessChannel.StandardOutput))
         process.readyReadStandardError.connect(lambda: self._read(QProcess.ProcessChannel.StandardError))
@@ -94,7 +112,7 @@ class WarmSession(QObject):
         self._process = process
         self._buffers = dict.fromkeys(self._buffers, b"")
         self._stop_reason, self._stopping = "", False
-        self._set_state(STARTING, f"starting Spark on {self.master}")
+        self._set_state(STARTING, f"starting Spark on {self.master}" if self.spark else "starting")
         process.start()
         self._pid = int(process.processId())
 
@@ -118,11 +136,12 @@ class WarmSession(QObject):
             process.kill()
             process.waitForFinished(timeout_ms)
 
-    def can_serve(self, master: str) -> bool:
-        """Whether a run on `master` can go to this session now: it is up, on that master, and has no run of
-        ours (a run queues while Spark starts or a cancelled run's jobs drain: sooner than a second JVM)."""
+    def can_serve(self, master: str, engine: str = "spark") -> bool:
+        """Whether a run on `engine` (and for Spark, `master`) can go to this session now: it is up, of that
+        engine (and master), and has no run of ours (a run queues while Spark starts or a cancelled run's jobs
+        drain: sooner than a second JVM)."""
         return (self._process is not None and self._state != STOPPED and self._request is None
-                and master == self.master)
+                and (engine == "spark") == self.spark and (not self.spark or master == self.master))
 
     # -- one run at a time
 
@@ -130,13 +149,16 @@ class WarmSession(QObject):
         return self._request is not None
 
     def run(self, request: RunRequest) -> None:
-        if not self.can_serve(request.master) or self._process is None:
+        engine = "spark" if self.spark else "inprocess"
+        if not self.can_serve(request.master, engine) or self._process is None:
             raise RuntimeError(f"the warm session cannot take this run ({self._state})")
         self._request, self._outcome, self._last_error_line = request, None, ""
         self._cancelled = self._killed = False
         order = {"model": str(request.model.absolute()), "data": str(request.data_dir.absolute()),
-                 "out": str(request.out_dir.absolute()), "master": request.master}
-        self.sig_log.emit(f"$ mapwright run … (in the warm Spark session on {self.master}, pid {self._pid})")
+                 "out": str(request.out_dir.absolute()), "master": request.master if self.spark else None,
+                 "engine": engine}
+        where = f"the warm Spark session on {self.master}" if self.spark else "the in-process engine"
+        self.sig_log.emit(f"$ mapwright run … (in {where}, pid {self._pid})")
         self._process.write((json.dumps({"run": order}) + "\n").encode())
 
     def cancel(self) -> None:
@@ -237,41 +259,51 @@ class PreviewRunner(QObject):
     sig_log = Signal(str)
     sig_finished = Signal(str, str, str)
 
-    def __init__(self, parent: QObject | None, warm: WarmSession | None) -> None:
+    def __init__(self, parent: QObject | None, warm: WarmSession | None, inprocess: bool = False) -> None:
+        """`warm`: the window's Spark session (the launcher starts it when a Spark engine is chosen); `inprocess`:
+        keep a worker of this runner's own for in-process runs (a Python process that has imported the
+        engine: a preview skips the interpreter's start), started once the event loop runs."""
         super().__init__(parent)
         self.warm = warm
+        self.inprocess = WarmSession("local[1]", self, spark=False) if inprocess else None
+        if self.inprocess is not None:
+            QTimer.singleShot(0, self.inprocess, self.inprocess.start)
         self.one_shot = RunProcess(self)
         self._active: QObject | None = None
         self.one_shot.sig_stage.connect(self.sig_stage.emit)  # the one-shot process serves only this runner
         self.one_shot.sig_log.connect(self.sig_log.emit)
         self.one_shot.sig_finished.connect(self._one_shot_finished)
-        if warm is not None:  # outlives this runner (the window's): bound methods, disconnected when we go
-            warm.sig_stage.connect(self._warm_stage)
-            warm.sig_log.connect(self._warm_log)
-            warm.sig_finished.connect(self._warm_finished)
+        for session in (warm, self.inprocess):  # the Spark one outlives this runner (the window's): bound
+            if session is not None:             # methods, disconnected when we go
+                session.sig_stage.connect(self._warm_stage)
+                session.sig_log.connect(self._warm_log)
+                session.sig_finished.connect(self._warm_finished)
 
     @property
     def warm_run(self) -> bool:
-        """Whether the run in progress is in the warm session."""
-        return self._active is not None and self._active is self.warm
+        """Whether the run in progress is in a warm session (Spark's or the in-process one)."""
+        return self._active is not None and self._active in (self.warm, self.inprocess)
 
     def start(self, request: RunRequest) -> None:
+        """An in-process run goes to the in-process worker, a Spark run to the warm Spark session, when they
+        can take it; else the run is a `mapwright run` process of its own."""
         if self._active is not None:
             raise RuntimeError("a run is already in progress")
-        warm = self.warm
-        if warm is not None and warm.can_serve(request.master):
-            self._active = warm
-            warm.run(request)
+        engine = resolved_engine(request)
+        session = self.inprocess if engine == "inprocess" else self.warm
+        if session is not None and session.can_serve(request.master, engine):
+            self._active = session
+            session.run(request)
             return
         self._active = self.one_shot
-        if warm is not None:
-            self.sig_log.emit(f"the warm Spark session is {_why_not(warm, request.master)}: "
-                              "this run starts its own Spark")
-        self.one_shot.start(request)
+        if session is not None:
+            what, own = ("in-process engine", "process") if engine == "inprocess" else ("warm Spark session", "Spark")
+            self.sig_log.emit(f"the {what} is {_why_not(session, request.master)}: this run starts its own {own}")
+        self.one_shot.start(replace(request, engine=engine))
 
     def cancel(self) -> None:
-        if self._active is self.warm and self.warm is not None:
-            self.warm.cancel()
+        if isinstance(self._active, WarmSession):
+            self._active.cancel()
         elif self._active is self.one_shot:
             self.one_shot.cancel()
 
@@ -307,7 +339,7 @@ def _state_detail(doc: dict[str, object]) -> str:
 def _why_not(warm: WarmSession, master: str) -> str:
     if warm.state == STOPPED:
         return warm.state
-    if master != warm.master:
+    if warm.spark and master != warm.master:
         return f"on {warm.master}, not {master}"
     return "serving another run"
 

@@ -56,6 +56,8 @@ def mapped_source(ctx: RunContext, mapping: MappingPlan, source_rows: Sequence[R
     target = ctx.tables[mapping.target]
     system = SystemValues(site=ctx.tables[mapping.source].server)
     out: dict[tuple[Any, ...], list[Row]] = {}
+    methods = [(column, method, target.types[column]) for column, method in mapping.columns.items()
+               if not event_dependent(method)]
     for row in source_rows:
         try:
             if not where_holds(mapping, row):
@@ -63,15 +65,13 @@ def mapped_source(ctx: RunContext, mapping: MappingPlan, source_rows: Sequence[R
         except SqlRuntimeError:
             continue  # a row the where clause fails on is never sent: its changes were queued
         mapped: Row = {}
-        for column, method in mapping.columns.items():
-            if event_dependent(method):
-                continue
+        for column, method, column_type in methods:
             try:
                 value = evaluate_method(method, row, system, mapping.source_types)
             except SqlRuntimeError:
                 value = None  # as the queued change holds it
             try:
-                mapped[column] = conform(value, target.types[column])
+                mapped[column] = conform(value, column_type)
             except ConversionError:
                 mapped[column] = value
         out.setdefault(tuple(hashable(mapped.get(c)) for c in key_columns), []).append(mapped)

@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from engine import __version__
-from engine.model.io import ModelLoadError, load_model
+from engine.model.io import ModelLoadError, load_model, read_model_bytes
 from engine.model.schema import Model, Table
 from engine.model.types import SqlType, TypeFamily
 from engine.run.context import RunModelError
@@ -64,10 +64,17 @@ class RunInfo:
     started: datetime | None = None
     finished: datetime | None = None
     model_path: str | None = None
+    run_engine: str = "inprocess"
+    """Which engine ran: "inprocess" (the pure-Python engine, in this process) or "spark"."""
 
 
 def model_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The model file's digest, read as `load_model` reads it (a regular file within its bound: a FIFO given
+    as the model blocked the run here, before the model was loaded); `ModelLoadError` if it cannot be."""
+    try:
+        return hashlib.sha256(read_model_bytes(path, str(path))).hexdigest()
+    except OSError as exc:
+        raise ModelLoadError(str(path), f"cannot read ({exc.strerror or exc})") from None
 
 
 def arrow_type(t: SqlType) -> pa.DataType:
@@ -146,16 +153,7 @@ def write_run(result: RunResult, model: Model, out: Path, info: RunInfo) -> Path
     """Write a succeeded run to `out` (replacing an earlier run there, and removing a stale
     `out.attempt`); returns `out`. Raises `RunDirError` if `out` may not be written."""
     def fill(tmp: Path) -> None:
-        (tmp / "tables").mkdir()
-        for table in model.tables:
-            path = table_file(tmp, table.server, table.name)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(table_arrow(table, result.tables.get(table.key, [])), path)
-        conflicts, queue = in_time_order(result.conflicts), in_time_order(result.error_queue)
-        _jsonl(tmp / "conflicts.jsonl", conflicts)
-        pq.write_table(conflicts_arrow(conflicts), tmp / "conflicts.parquet")
-        _jsonl(tmp / "error_queue.jsonl", queue)
-        _jsonl(tmp / "rejects.jsonl", (r.as_dict() for r in result.rejects))
+        write_data(result, model, tmp)
         _json(tmp / "convergence.json", {"mappings": result.convergence})
         _json(tmp / "manifest.json", {**manifest("succeeded", info, result),
                                       "tables": [table.key for table in model.tables]})
@@ -164,6 +162,21 @@ def write_run(result: RunResult, model: Model, out: Path, info: RunInfo) -> Path
         if is_run_directory(attempt_dir(target)):
             discard(attempt_dir(target))
         return target
+
+
+def write_data(result: RunResult, model: Model, folder: Path) -> None:
+    """A run's data files into `folder`: final tables, conflicts, error queue and rejects (not the manifest
+    and convergence.json, which the publisher writes)."""
+    (folder / "tables").mkdir()
+    for table in model.tables:
+        path = table_file(folder, table.server, table.name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table_arrow(table, result.tables.get(table.key, [])), path)
+    conflicts, queue = in_time_order(result.conflicts), in_time_order(result.error_queue)
+    _jsonl(folder / "conflicts.jsonl", conflicts)
+    pq.write_table(conflicts_arrow(conflicts), folder / "conflicts.parquet")
+    _jsonl(folder / "error_queue.jsonl", queue)
+    _jsonl(folder / "rejects.jsonl", (r.as_dict() for r in result.rejects))
 
 
 class RunSummary(Protocol):
@@ -256,6 +269,7 @@ def manifest_doc(status: str, info: RunInfo, counts: RunCounts | None,
         "master": info.master,
         "spark_version": info.spark_version,
         "engine": f"mapwright {__version__}",
+        "run_engine": info.run_engine,
         "started": to_json_value(info.started),
         "finished": to_json_value(info.finished or datetime.now(UTC)),
         "stages": dict(stage_seconds),

@@ -189,6 +189,13 @@ def decode_text(text: str, t: SqlType | None) -> Any:
 
 
 def _exact(raw: Any, t: SqlType) -> int | Decimal:
+    if type(raw) is int and t.name in INTEGER_TYPES:  # the common case, without a Decimal (same result)
+        bits = INTEGER_BITS.get(t.name, 64)
+        if -(2 ** (bits - 1)) <= raw < 2 ** (bits - 1):
+            return raw
+    elif (type(raw) is Decimal and t.scale is not None and t.precision is not None and raw.is_finite() and raw
+          and raw.as_tuple().exponent == -t.scale and raw.adjusted() < t.precision - t.scale):
+        return raw  # already of the column's scale and within its precision (same result)
     if isinstance(raw, bool):
         raise ValueDecodeError(f"expected a number for {t}, got a boolean")
     try:

@@ -172,10 +172,10 @@ def test_a_worker_dies_with_its_parent_and_takes_spark_along(tmp_path: Path) -> 
 @pytest.mark.slow
 def test_the_window_keeps_one_spark_warm_serves_runs_survives_a_cancel_and_stops_it_on_close(
         qtbot: QtBot, isolated_settings: QSettings, model: Path, tmp_path: Path) -> None:
-    """One warm session through a window's life: it starts with the window, serves a run, cancels the next
-    within a second and stays usable, refuses a folder that is no run directory in one line, serves another
-    run in the same worker, and stops with the window, JVM and all. (One test, one Spark start: on a
-    2-core machine each start costs half a minute.)"""
+    """One warm session through a window's life: it starts when Spark local is picked (not with the window),
+    serves a run, cancels the next within a second and stays usable, refuses a folder that is no run
+    directory in one line, serves another run in the same worker, and stops with the window, JVM and all.
+    (One test, one Spark start: on a 2-core machine each start costs half a minute.)"""
     window = MainWindow(settings=isolated_settings, ask=False, warm=True)
     qtbot.addWidget(window)
     window.show()
@@ -184,6 +184,12 @@ def test_the_window_keeps_one_spark_warm_serves_runs_survives_a_cancel_and_stops
     states: list[str] = []
     warm.sig_state.connect(lambda state, _detail: states.append(state))
     assert window.open_path(model)
+    qtbot.wait(50)
+    assert warm.state == "stopped" and window.spark_status.text() == "Spark: not started"
+    combo = window.launcher.engine_combo
+    combo.setCurrentIndex(combo.findData("spark-local"))
+    combo.activated.emit(combo.currentIndex())  # the user's pick starts Spark
+    assert warm.state == "starting"
     qtbot.waitUntil(lambda: warm.state == "ready", timeout=START_S * 1000)
     assert window.spark_status.text() == "Spark: ready" and "Spark 4" in window.spark_status.toolTip()
     pid = warm.pid
@@ -259,3 +265,55 @@ def test_a_runner_gone_with_its_launcher_no_longer_hears_the_window_s_session(qt
     warm.sig_finished.emit("succeeded", "/x", "")  # no runner left to crash
     warm.sig_stage.emit("decode", 0, 4)
     assert heard == []
+
+
+BACKTRACKING = {
+    "format": "mapwright/1", "name": "backtracking",
+    "servers": [{"id": "a", "dbms": "postgresql"}, {"id": "b", "dbms": "postgresql"}],
+    "tables": [{"server": s, "name": "T", "primary_key": ["ID"],
+                "columns": [{"name": "ID", "type": "INTEGER", "nullable": False},
+                            {"name": "S", "type": "VARCHAR(200)"}]}
+               for s in ("a", "b")],
+    "mappings": [{"id": "a_to_b", "source": "a.T", "target": "b.T", "columns": {"ID": "ID", "S": "S"},
+                  "where": "S rlike '^(a+)+$'"}],
+}
+
+
+def test_in_process_previews_run_in_the_in_process_worker_and_cancel_at_once(qtbot: QtBot, tmp_path: Path) -> None:
+    """The designer's in-process worker (no Spark) serves in-process runs; a cancel stops one within a second,
+    even inside a regular expression that would backtrack for minutes, and the worker serves the next."""
+    runner = PreviewRunner(None, None, inprocess=True)
+    worker = runner.inprocess
+    assert worker is not None and not worker.spark
+    qtbot.waitUntil(lambda: worker.state == "ready", timeout=60_000)
+    logged: list[str] = []
+    runner.sig_log.connect(logged.append)
+    try:
+        with qtbot.waitSignal(runner.sig_finished, timeout=60_000) as finished:
+            runner.start(RunRequest(ROW_IMAGES / "model.json", ROW_IMAGES / "data", tmp_path / "run", "local[*]",
+                                    "inprocess"))
+            assert runner.warm_run
+        assert finished.args[0] == "succeeded", finished.args
+        assert json.loads((tmp_path / "run" / "manifest.json").read_text())["run_engine"] == "inprocess"
+        assert "the in-process engine" in logged[0]
+        (tmp_path / "model.json").write_text(json.dumps(BACKTRACKING))
+        changes = tmp_path / "data" / "changes"
+        changes.mkdir(parents=True)
+        (changes / "day.jsonl").write_text(json.dumps(
+            {"site": "a", "txn": "t1", "seq": 1, "commit_ts": "2026-01-05T10:00:00Z", "table": "T", "op": "I",
+             "after": {"ID": 1, "S": "a" * 40 + "!"}}) + "\n")
+        stages: list[str] = []
+        runner.sig_stage.connect(lambda stage, *_: stages.append(stage))
+        runner.start(RunRequest(tmp_path / "model.json", tmp_path / "data", tmp_path / "slow", "local[*]", "auto"))
+        qtbot.waitUntil(lambda: "net_effect" in stages, timeout=30_000)
+        qtbot.wait(300)  # inside the regex by now
+        with qtbot.waitSignal(runner.sig_finished, timeout=5_000) as cancelled:
+            asked = time.monotonic()
+            runner.cancel()
+        assert time.monotonic() - asked < 1.5
+        assert cancelled.args[0] == "cancelled"
+        assert json.loads((tmp_path / "slow" / "manifest.json").read_text())["status"] == "cancelled"
+        qtbot.waitUntil(lambda: worker.state == "ready", timeout=10_000)
+        assert worker.pid != 0  # the same worker, ready for the next preview
+    finally:
+        worker.wait_stopped()
