@@ -40,6 +40,7 @@ bench: $(VENV)/.installed check-java spark-classes  # results in benchmarks/resu
 	$(BIN)/python benchmarks/bench_validation.py --b1
 	$(BIN)/python benchmarks/bench_designer.py
 	$(BIN)/python benchmarks/bench_preview.py
+	$(BIN)/python benchmarks/bench_inprocess.py
 	$(BIN)/python benchmarks/bench_run.py
 	$(BIN)/python -m benchmarks.bench_b2 --sizes $(SIZES)
 

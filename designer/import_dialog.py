@@ -91,6 +91,30 @@ class BackgroundCall(QObject):
             self.sig_done.emit(result)
 
 
+class ConnectionFields:
+    """Where to connect, as the import dialog asks it and Run ▸ Sample from database… asks it again: the URL
+    (remembered in QSettings without its password), the password (only ever in its field) and the schema."""
+
+    def __init__(self, settings: QSettings) -> None:
+        self.settings = settings
+        self.url = QLineEdit(str(settings.value(SETTINGS_URL, "") or ""))
+        self.url.setPlaceholderText("postgresql://user@host:5432/database   or   sqlite:///path/to/file.db")
+        self.password = QLineEdit()
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password.setPlaceholderText("never stored")
+        self.schema = QComboBox()
+        self.schema.setEditable(True)
+
+    def remember(self) -> None:
+        """Remember the URL for the next time, without its password."""
+        self.settings.setValue(SETTINGS_URL, display_url(self.url.text().strip()))
+
+
+def password_asked(message: str) -> bool:
+    """Whether a connection's one-line failure is the server asking for a password none was given for."""
+    return "asks for a password" in message
+
+
 @dataclass(frozen=True)
 class Listing:
     default_schema: str | None
@@ -117,15 +141,10 @@ class ImportDialog(QDialog):
         self._on_done: Callable[[Any], None] = lambda _result: None
         self.resize(620, 640)
 
-        self.url = QLineEdit(str(settings.value(SETTINGS_URL, "") or ""))
-        self.url.setPlaceholderText("postgresql://user@host:5432/database   or   sqlite:///path/to/file.db")
-        self.password = QLineEdit()
-        self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.password.setPlaceholderText("never stored")
+        self.connection = ConnectionFields(settings)
+        self.url, self.password, self.schema = self.connection.url, self.connection.password, self.connection.schema
         self.test_button = QPushButton("Test connection")
         self.list_button = QPushButton("List tables")
-        self.schema = QComboBox()
-        self.schema.setEditable(True)
         self.server = QComboBox()
         self.server.setEditable(True)
         self.server.addItems([s.id for s in document.model.servers])
@@ -234,7 +253,7 @@ class ImportDialog(QDialog):
         self._busy(False)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        if "asks for a password" in message:
+        if password_asked(message):
             message = "The server asks for a password: type it in the Password field."
             self.password.setFocus()
         self._say(message, error=True)
@@ -263,7 +282,7 @@ class ImportDialog(QDialog):
 
     def _source(self) -> Any:
         source = parse_source(self.url.text(), self.password.text() or None)
-        self.settings.setValue(SETTINGS_URL, display_url(self.url.text().strip()))  # no password in it
+        self.connection.remember()
         return source
 
     def test_connection(self) -> None:

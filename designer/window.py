@@ -35,8 +35,9 @@ from designer.inspector import Inspector
 from designer.labels import menu_text, message, plain_label, plain_tip
 from designer.launcher.panel import RunLauncher, RunnerFactory
 from designer.launcher.runner import RunProcess
+from designer.launcher.sampledialog import SampleJobDialog
 from designer.launcher.settings import DEFAULT_MASTER, is_bundled_sample_data
-from designer.launcher.warm import PreviewRunner, WarmSession, warm_master
+from designer.launcher.warm import NOT_STARTED, PreviewRunner, WarmSession, warm_master
 from designer.problems import ProblemsPanel
 from designer.tree import ModelTree
 from engine.edits import Edit
@@ -50,13 +51,15 @@ MAX_RECENT = 8
 class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, settings: QSettings | None = None,
                  ask: bool = True, runner_factory: RunnerFactory = RunProcess, warm: bool = False) -> None:
-        """`warm`: keep one Spark session warm for the window's lifetime and run previews in it."""
+        """`warm`: run previews in warm sessions: one of Spark for the window's lifetime, started only when a
+        Spark engine is picked or a run needs it (Auto and In process never start it)."""
         super().__init__()
         self.settings = settings or QSettings("Mapwright", "Mapwright")
         self.ask = ask  # False in tests: never block on a dialog
         self.export_findings: list[str] = []  # what PostgreSQL cannot express, shown before its export
         self.warm_session = WarmSession(DEFAULT_MASTER, self) if warm else None
-        self.runner_factory = (lambda parent: PreviewRunner(parent, self.warm_session)) if warm else runner_factory
+        self.runner_factory = ((lambda parent: PreviewRunner(parent, self.warm_session, inprocess=True)) if warm
+                               else runner_factory)
         self.browsers: list[ConflictBrowser] = []
         self.status = QLabel()
         self.statusBar().addPermanentWidget(self.status)
@@ -68,9 +71,14 @@ class MainWindow(QMainWindow):
         self.set_document(document or Document.new())
         if self.warm_session is not None:
             self.warm_session.sig_state.connect(self._show_spark_state)
-            self.warm_session.master = warm_master(self.launcher.master_combo.currentText().strip(), DEFAULT_MASTER)
-            QTimer.singleShot(0, self.warm_session.start)  # once the window is up; Spark starts in the background
         self._show_spark_state()
+
+    def warm_up(self, master: str) -> None:
+        """Start the warm Spark session on `master` (a local one), unless it runs already."""
+        warm = self.warm_session
+        if warm is not None and warm.state == "stopped":
+            warm.master = warm_master(master, DEFAULT_MASTER)
+            warm.start()
 
     def _show_spark_state(self) -> None:
         """The warm session in the status bar: starting / ready / busy / stopped, the details as a tooltip."""
@@ -78,6 +86,7 @@ class MainWindow(QMainWindow):
         self.spark_status.setVisible(warm is not None)
         if warm is not None:
             text = {"starting": "starting…"}.get(warm.state, warm.state)
+            text = "not started" if warm.detail == NOT_STARTED else text
             self.spark_status.setText(f"Spark: {text}")
             self.spark_status.setToolTip(plain_tip(f"The warm Spark session on {warm.master} that previews run in"
                                                    + (f": {warm.detail}" if warm.detail else "")))
@@ -97,8 +106,9 @@ class MainWindow(QMainWindow):
         self.conflicts = ConflictEditor(document)
         self.problems = ProblemsPanel(document)
         self.launcher = RunLauncher(lambda: self.document.path, self.runner_factory, settings=self.settings,
-                                    confirm_run=self.ready_to_run)
+                                    confirm_run=self.ready_to_run, model=lambda: self.document.model)
         self.launcher.sig_run_finished.connect(self.run_finished)
+        self.launcher.sig_spark_wanted.connect(self.warm_up)
         document.sig_path_changed.connect(lambda _p: self.launcher.model_saved_as())
         self.autosaver = Autosaver(document)
         self.autosaver.sig_failed.connect(lambda text: self.statusBar().showMessage(text, 15000))
@@ -373,9 +383,10 @@ class MainWindow(QMainWindow):
         self.docks["Problems and runs"].show()
 
     def run_now(self) -> None:
-        """F5: show the Run tab and start a run with its choices (what blocks a run is shown there)."""
+        """F5: show the Run tab and start a run with its choices (what blocks a run is shown there); with no
+        sample data, ask where it should come from first."""
         self.show_launcher()
-        self.launcher.start_run()
+        self.launcher.run_or_choose_data()
 
     def ready_to_run(self) -> bool:
         """A run reads the model file, so unsaved edits are saved first (asked) or the run does not start."""
@@ -602,8 +613,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_discard():
-            for dialog in self.findChildren(import_dialog.ImportDialog):
-                dialog.reject()  # a running import stops: its tables never land in a model whose window is gone
+            for dialog in self.findChildren(import_dialog.ImportDialog) + self.findChildren(SampleJobDialog):
+                dialog.reject()  # a running import or sample stops: nothing lands for a window that is gone
             self.autosaver.discard() if not self.document.dirty else None
             if self.warm_session is not None:
                 self.warm_session.stop()

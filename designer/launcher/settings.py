@@ -14,19 +14,26 @@ from resources import SAMPLE_MODEL
 
 ORGANIZATION = APPLICATION = "Mapwright"
 DEFAULT_MASTER = "local[*]"
+#: The engine choices of the Run panel, as remembered: the first two run without Spark.
+AUTO, INPROCESS, SPARK_LOCAL, SPARK_CLUSTER = "auto", "inprocess", "spark-local", "spark-cluster"
+ENGINE_CHOICES = (AUTO, INPROCESS, SPARK_LOCAL, SPARK_CLUSTER)
 SAMPLE_DATA = SAMPLE_MODEL.parent / "orders-data"
 SAMPLE_DEBEZIUM_DATA = SAMPLE_MODEL.parent / "orders-debezium"  # the same day as Debezium events
 SAMPLE_DATA_NOTE = ("The bundled sample data is faulty on purpose: its malformed change records and its schema "
                     "change at noon (web.ORDERS version 2) are there to show what rejects look like.")
 _GROUP = "runLauncher"
+SAMPLE_MARKER = "sampledata.json"  # what the sample-data generator leaves in a folder it wrote
 
 
 @dataclass(frozen=True)
 class RunChoices:
-    """The choices remembered for one model: the Spark master and the sample data folder."""
+    """The choices remembered for one model: the local Spark master, the sample data folder, the engine
+    (one of `ENGINE_CHOICES`) and the cluster's URL (for `spark-cluster`)."""
 
     master: str
     data_dir: str
+    engine: str = AUTO
+    cluster: str = ""
 
 
 class LauncherSettings:
@@ -35,11 +42,22 @@ class LauncherSettings:
     def __init__(self, settings: QSettings | None = None) -> None:
         self._settings = settings if settings is not None else QSettings(ORGANIZATION, APPLICATION)
 
+    @property
+    def qsettings(self) -> QSettings:
+        """The settings behind (the database sampler remembers its URL there, as the import does)."""
+        return self._settings
+
     def load(self, model: Path) -> RunChoices:
         key = _key(model)
-        master = self._settings.value(f"{key}/master", DEFAULT_MASTER)
-        data_dir = self._settings.value(f"{key}/dataDir", "")
-        return RunChoices(str(master or DEFAULT_MASTER), str(data_dir or "") or default_data_dir(model))
+        master = str(self._settings.value(f"{key}/master", DEFAULT_MASTER) or DEFAULT_MASTER)
+        data_dir = str(self._settings.value(f"{key}/dataDir", "") or "") or default_data_dir(model)
+        engine = str(self._settings.value(f"{key}/engine", "") or "")
+        cluster = str(self._settings.value(f"{key}/cluster", "") or "")
+        if engine not in ENGINE_CHOICES:  # remembered before the engine choice: Auto, unless a cluster was chosen
+            engine = AUTO if master.startswith("local") else SPARK_CLUSTER
+        if not master.startswith("local"):  # a cluster remembered as the master, before the URL field
+            master, cluster = DEFAULT_MASTER, cluster or master
+        return RunChoices(master, data_dir, engine, cluster)
 
     def knows(self, model: Path) -> bool:
         """True when choices were ever saved for `model`."""
@@ -50,6 +68,8 @@ class LauncherSettings:
         self._settings.setValue(f"{key}/model", str(model.absolute()))
         self._settings.setValue(f"{key}/master", choices.master)
         self._settings.setValue(f"{key}/dataDir", choices.data_dir)
+        self._settings.setValue(f"{key}/engine", choices.engine)
+        self._settings.setValue(f"{key}/cluster", choices.cluster)
         self._settings.sync()
 
 
@@ -90,6 +110,35 @@ def runs_folder(model: Path) -> Path:
         return parent / "runs"
     location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
     return (Path(location) if location else Path.home()) / APPLICATION / "runs"
+
+
+def samples_folder() -> Path:
+    """Where sample data of a model never saved goes: the application's data location."""
+    location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
+    return (Path(location) if location else Path.home()) / APPLICATION / "samples"
+
+
+def default_sample_dir(model: Path | None, now: datetime | None = None) -> Path:
+    """The folder to generate sample data into: `<stem>-data/` beside a saved model (written again when the
+    generator wrote it: its `sampledata.json` says so; `<stem>-data-2/`, ... when it holds anything else), else
+    `<stem>-<timestamp>-data/` in the application's data location."""
+    if model is not None and not is_sample_model(model) and os.access(model.absolute().parent, os.W_OK):
+        base = model.absolute().parent / f"{model.stem}-data"
+    else:
+        stem = model.stem if model is not None else "untitled"
+        base = samples_folder() / f"{stem}-{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}-data"
+    candidate, n = base, 1
+    while candidate.exists() and not _may_generate_into(candidate):
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate
+
+
+def _may_generate_into(folder: Path) -> bool:
+    try:
+        return folder.is_dir() and (not any(folder.iterdir()) or (folder / SAMPLE_MARKER).is_file())
+    except OSError:
+        return False
 
 
 def default_out_dir(model: Path, now: datetime | None = None) -> Path:

@@ -136,7 +136,7 @@ def test_progress_advances_and_shows_the_stage_name(qtbot: QtBot, fake_launcher:
         assert not launcher.run_button.isEnabled() and launcher.cancel_button.isEnabled()
         assert not launcher.master_combo.isEnabled()
     assert finished.args == ["succeeded", out]
-    assert fake.requests == [RunRequest(model_a, model_a.parent / "data", Path(out), "local[*]")]
+    assert fake.requests == [RunRequest(model_a, model_a.parent / "data", Path(out), "local[*]", "auto")]
     values = [value for _, value, _ in seen]
     assert values == sorted(values) and values[0] == 0 and values[-1] == 95
     assert [stage for stage, _, _ in seen] == [s for s, _, _ in REAL_STAGES]
@@ -175,20 +175,40 @@ def test_a_failure_shows_its_reason(qtbot: QtBot, fake_launcher: Factory) -> Non
     assert launcher.run_button.isEnabled()
 
 
+def pick_engine(launcher: RunLauncher, choice: str) -> None:
+    """Choose an engine as the user does (the combo's `activated`)."""
+    index = launcher.engine_combo.findData(choice)
+    assert index >= 0, choice
+    launcher.engine_combo.setCurrentIndex(index)
+    launcher.engine_combo.activated.emit(index)
+
+
 def test_an_invalid_master_shows_an_inline_error_and_disables_run(fake_launcher: Factory) -> None:
     launcher, fake = fake_launcher()
     assert launcher.run_button.isEnabled() and launcher.master_error.isHidden()
+    assert launcher.engine_choice.choice() == "auto" and launcher.master_combo.isHidden()  # Auto needs no master
+    pick_engine(launcher, "spark-local")
     launcher.master_combo.setEditText("yarn")
     assert not launcher.master_error.isHidden() and "unknown master" in launcher.master_error.text()
     assert not launcher.run_button.isEnabled()
     launcher.run_button.click()
     launcher.start_run()
     assert fake.requests == []
-    for url in ("spark://127.0.0.1:7077", "sc://127.0.0.1:15002", "local[3]", "local[*]"):
+    for url in ("local[3]", "local[*]"):
         launcher.master_combo.setEditText(url)
         assert launcher.master_error.isHidden() and launcher.run_button.isEnabled(), url
+    launcher.master_combo.setEditText("sc://127.0.0.1:15002")  # a cluster is the other choice's
+    assert not launcher.run_button.isEnabled() and "choose Spark cluster" in launcher.master_error.text()
     assert [launcher.master_combo.itemText(i) for i in range(launcher.master_combo.count())] == [
-        "local[2]", "local[*]", "spark://127.0.0.1:7077", "sc://127.0.0.1:15002"]
+        "local[2]", "local[*]"]
+    pick_engine(launcher, "spark-cluster")
+    assert launcher.master_combo.isHidden() and not launcher.cluster_edit.isHidden()
+    assert not launcher.run_button.isEnabled() and "cluster's URL" in launcher.master_error.text()
+    for url in ("spark://127.0.0.1:7077", "sc://127.0.0.1:15002"):
+        launcher.cluster_edit.setText(url)
+        assert launcher.master_error.isHidden() and launcher.run_button.isEnabled(), url
+    launcher.cluster_edit.setText("local[2]")
+    assert not launcher.run_button.isEnabled() and "choose Spark local" in launcher.master_error.text()
 
 
 def test_a_missing_data_folder_disables_run(fake_launcher: Factory, tmp_path: Path) -> None:
@@ -203,6 +223,7 @@ def test_the_run_button_s_tooltip_shows_typed_text_as_it_is(fake_launcher: Facto
     """The tooltip says why Run is off, quoting what was typed: Qt reads a tooltip that looks like markup as
     rich text (and would load `<img src=...>`)."""
     launcher, _ = fake_launcher()
+    pick_engine(launcher, "spark-local")
     launcher.master_combo.setEditText("<img src=/etc/passwd><b>bold</b>")
     tip = launcher.run_button.toolTip()
     assert not launcher.run_button.isEnabled() and "&lt;b&gt;bold&lt;/b&gt;" in tip
@@ -220,26 +241,46 @@ def test_choices_are_remembered_per_model(fake_launcher: Factory, model_a: Path,
     launcher, _ = fake_launcher(model=lambda: current["model"])
     other_data = tmp_path / "other-data"
     other_data.mkdir()
+    pick_engine(launcher, "spark-local")
     launcher.master_combo.setEditText("local[3]")
     launcher.data_edit.setText(str(other_data))
 
     current["model"] = model_b
     launcher.model_changed()
-    assert launcher.master_combo.currentText() == "local[*]" and launcher.data_edit.text() == ""
+    assert launcher.engine_choice.choice() == "auto" and launcher.data_edit.text() == ""
+    assert launcher.master_combo.currentText() == "local[*]"
     assert Path(launcher.out_edit.text()).name.startswith("orders-")
-    launcher.master_combo.setEditText("sc://127.0.0.1:15002")
+    pick_engine(launcher, "spark-cluster")
+    launcher.cluster_edit.setText("sc://127.0.0.1:15002")
 
     current["model"] = model_a
     launcher.model_changed()
-    assert launcher.master_combo.currentText() == "local[3]" and launcher.data_edit.text() == str(other_data)
+    assert launcher.engine_choice.choice() == "spark-local" and launcher.master_combo.currentText() == "local[3]"
+    assert launcher.data_edit.text() == str(other_data)
     current["model"] = model_b
     launcher.model_changed()
-    assert launcher.master_combo.currentText() == "sc://127.0.0.1:15002"
+    assert launcher.engine_choice.choice() == "spark-cluster"
+    assert launcher.cluster_edit.text() == "sc://127.0.0.1:15002"
 
-    launcher.master_combo.setEditText("nonsense")  # an invalid master is never remembered
+    launcher.cluster_edit.setText("nonsense")  # an invalid master is never remembered
     again = RunLauncher(lambda: model_b, settings=QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat))
-    assert again.master_combo.currentText() == "sc://127.0.0.1:15002"
+    assert again.engine_choice.choice() == "spark-cluster" and again.cluster_edit.text() == "sc://127.0.0.1:15002"
+    assert again.engine_choice.run_master() == "sc://127.0.0.1:15002" and again.engine_choice.run_engine() == "spark"
     again.deleteLater()
+
+
+def test_a_cluster_remembered_as_the_master_comes_back_as_spark_cluster(model_a: Path,
+                                                                        isolated_settings: QSettings) -> None:
+    """Choices saved before the engine choice: a cluster master is Spark cluster, a local one Auto."""
+    from designer.launcher.settings import LauncherSettings, _key
+
+    isolated_settings.setValue(f"{_key(model_a)}/master", "spark://10.0.0.1:7077")
+    isolated_settings.setValue(f"{_key(model_a)}/dataDir", "")
+    choices = LauncherSettings(isolated_settings).load(model_a)
+    assert (choices.engine, choices.cluster, choices.master) == ("spark-cluster", "spark://10.0.0.1:7077", "local[*]")
+    isolated_settings.setValue(f"{_key(model_a)}/master", "local[3]")
+    choices = LauncherSettings(isolated_settings).load(model_a)
+    assert (choices.engine, choices.master) == ("auto", "local[3]")
 
 
 def test_run_reloads_the_choices_when_the_model_changed_unannounced(fake_launcher: Factory, model_a: Path,
@@ -292,7 +333,14 @@ def test_the_command_runs_the_engine_cli_with_this_python(tmp_path: Path) -> Non
     command = run_command(request, "/py")
     assert command[:4] == ["/py", "-m", "engine.cli", "run"]
     assert command[4:] == [str(Path("m.json").absolute()), "--data", str(Path("data").absolute()),
-                           "--out", str(Path("out").absolute()), "--master", "local[1]"]
+                           "--out", str(Path("out").absolute()), "--engine", "spark", "--master", "local[1]"]
+
+
+def test_an_in_process_or_auto_run_names_no_master(tmp_path: Path) -> None:
+    """`--master` would put an auto run on Spark, and is refused with an in-process one."""
+    for engine in ("inprocess", "auto"):
+        command = run_command(RunRequest(Path("m.json"), Path("data"), Path("out"), "local[1]", engine), "/py")
+        assert command[-2:] == ["--engine", engine] and "--master" not in command
 
 
 def test_unusable_input_fails_with_the_cli_s_one_line(qtbot: QtBot, tmp_path: Path) -> None:
@@ -381,6 +429,7 @@ def real_launcher(qtbot: QtBot, isolated_settings: QSettings, tmp_path: Path) ->
     qtbot.addWidget(launcher)
     launcher.show()
     assert launcher.data_edit.text() == str(ROW_IMAGES / "data")
+    pick_engine(launcher, "spark-local")
     launcher.master_combo.setEditText("local[1]")
     launcher.out_edit.setText(str(tmp_path / "run"))  # never beside the shared example
     yield launcher
