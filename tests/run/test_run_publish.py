@@ -403,7 +403,7 @@ def test_leftovers_that_cannot_be_removed_are_one_clear_error(tmp_path: Path, go
         raise PermissionError(13, "Permission denied", str(path))
 
     with monkeypatch.context() as patched:
-        patched.setattr(publish, "_remove", refuse)
+        patched.setattr(publish, "remove_path", refuse)
         with pytest.raises(RunDirError, match=r"cannot clean up what an earlier killed run left \(Permission "
                                               "denied"), claim(out):
             pass

@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from sparkkit import rundir_doc, spark_run
+from sparkkit import reference_run, rundir_doc, spark_run
 
 from benchmarks import topology
 from engine.model import load_model
@@ -105,8 +105,9 @@ def master_state(cluster: StandaloneCluster) -> dict[str, Any]:
 @pytest.mark.slow
 def test_two_workers_write_the_run_directory_of_local_2(spark: Any, topology_20k: tuple[Path, Path],
                                                         examples: Path, tmp_path: Path) -> None:
-    """20,000 benchmark events on a standalone master with two workers give the run directory of local[2];
-    and a contract example run on the same cluster gives its expected results. The local[2] run is the
+    """20,000 benchmark events on a standalone master with two workers give the run directory of local[2],
+    and so does the in-process engine; and a contract example run on the same cluster gives its expected
+    results. The local[2] run is the
     tests' own session (the pipeline and publishing of `mapwright run`, in a JVM already warm: half a
     minute less on a loaded 2-core machine than a process of its own)."""
     model, data = topology_20k
@@ -135,3 +136,7 @@ def test_two_workers_write_the_run_directory_of_local_2(spark: Any, topology_20k
     convergence = json.loads((tmp_path / "local" / "convergence.json").read_text())["mappings"]
     assert [m["diverged"] for m in convergence] == [0] * 6  # every site settles on the same rows
     assert clustered == local, "\n".join(differences(local, clustered))
+    reference_run(load_model(model), data, tmp_path / "inprocess")  # `--engine inprocess`'s run directory
+    inprocess = rundir_doc(tmp_path / "inprocess")
+    del inprocess["manifest"]["model_sha256"]
+    assert inprocess == local, "\n".join(differences(local, inprocess))
