@@ -127,9 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     spark: Any = _start_spark(args.master, None if args.warm else input_bytes(args.data))
     with tempfile.TemporaryDirectory(prefix="mapwright-floor-") as tmp:
         if args.warm:
-            from engine.sampledata.generator import generate
+            from engine.samplegen import SampleOptions, generate_sample
 
-            generate(model, Path(tmp) / "tiny", seed=7, rows=20, changes=30)
+            generate_sample(model, Path(tmp) / "tiny", SampleOptions(seed=7, rows=20, changes=30))  # any model
             configure(spark, input_bytes(Path(tmp) / "tiny"))
             floor_run(spark, model, Path(tmp) / "tiny", Path(tmp) / "warm-up")
             print(json.dumps({"ready": round(time.monotonic() - began, 2)}), flush=True)

@@ -24,8 +24,8 @@ from designer.labels import plain_label
 from engine.summary import RunSummary
 
 INFO_FIELDS = (("Model", ("model", "path")), ("Model SHA-256", ("model_sha256",)), ("Engine", ("engine",)),
-               ("Master", ("master",)), ("Spark", ("spark_version",)), ("Started", ("started",)),
-               ("Finished", ("finished",)))
+               ("Ran", ("run_engine",)), ("Master", ("master",)), ("Spark", ("spark_version",)),
+               ("Started", ("started",)), ("Finished", ("finished",)))
 
 
 def _lookup(manifest: dict[str, Any], path: tuple[str, ...]) -> Any:

@@ -78,8 +78,23 @@ def mapped_source(ctx: RunContext, mapping: MappingPlan, source_rows: Sequence[R
     return out
 
 
+MappedCache = dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], list[Row]]]
+
+
+def _mapped(ctx: RunContext, mapping: MappingPlan, tables: Mapping[str, Sequence[Row]], key_columns: Sequence[str],
+            cache: MappedCache | None) -> dict[tuple[Any, ...], list[Row]]:
+    """`mapped_source` of `mapping`'s source rows by `key_columns`, computed once per run when `cache` is given
+    (a mapping's rows also explain the keys of every other mapping into its target)."""
+    if cache is None:
+        return mapped_source(ctx, mapping, tables.get(mapping.source, ()), key_columns)
+    key = (mapping.id, tuple(key_columns))
+    if key not in cache:
+        cache[key] = mapped_source(ctx, mapping, tables.get(mapping.source, ()), key_columns)
+    return cache[key]
+
+
 def compare_mapping(ctx: RunContext, mapping: MappingPlan, tables: Mapping[str, Sequence[Row]],
-                    max_examples: int = MAX_EXAMPLES) -> dict[str, Any]:
+                    max_examples: int = MAX_EXAMPLES, cache: MappedCache | None = None) -> dict[str, Any]:
     """`{"mapping", "compared", "diverged", "examples"}` for one mapping."""
     if mapping.dkey is None:
         return {"mapping": mapping.id, "compared": 0, "diverged": 0, "examples": [],
@@ -87,14 +102,14 @@ def compare_mapping(ctx: RunContext, mapping: MappingPlan, tables: Mapping[str, 
     dkey = mapping.dkey
     columns = [c for c, m in mapping.columns.items() if not event_dependent(m)]
     types = ctx.tables[mapping.target].types
-    source = mapped_source(ctx, mapping, tables.get(mapping.source, ()))
+    source = _mapped(ctx, mapping, tables, dkey, cache)
     target: dict[tuple[Any, ...], list[Row]] = {}
     for row in tables.get(mapping.target, ()):
         target.setdefault(tuple(hashable(row.get(c)) for c in dkey), []).append({c: row.get(c) for c in columns})
     explained: set[tuple[Any, ...]] = set()
     for other in ctx.into(mapping.target):
         if other.id != mapping.id and other.dkey is not None and set(other.dkey) == set(dkey):
-            explained |= set(mapped_source(ctx, other, tables.get(other.source, ()), dkey))
+            explained |= set(_mapped(ctx, other, tables, dkey, cache))
     constants = {c: conform(m.value, types[c]) for c, m in mapping.columns.items()
                  if isinstance(m, Constant) and c in types and _fits(m.value, types[c])}
     keys = set(source) | {k for k, rows in target.items() if k not in explained
@@ -146,4 +161,5 @@ def _shown(rows: list[Row]) -> Any:
 
 def converge(ctx: RunContext, tables: Mapping[str, Sequence[Row]]) -> list[dict[str, Any]]:
     """The convergence report of every mapping, by mapping id."""
-    return [compare_mapping(ctx, ctx.mappings[m], tables) for m in sorted(ctx.mappings)]
+    cache: MappedCache = {}
+    return [compare_mapping(ctx, ctx.mappings[m], tables, cache=cache) for m in sorted(ctx.mappings)]

@@ -334,5 +334,7 @@ def test_the_conflict_browser_shows_an_in_process_run(qtbot: QtBot, window: Main
     assert sorted((c["site"], c["origin"], c["method"], c["outcome"]) for c in shown) == sorted(
         (c["site"], c["origin"], c["method"], c["outcome"]) for c in expected)
     assert "succeeded — 2 conflicts" in browser.banner.text()
+    info = browser.overview.info_labels
+    assert (info["Ran"].text(), info["Master"].text(), info["Spark"].text()) == ("inprocess", "—", "—")
     browser.close()
     QApplication.processEvents()

@@ -295,9 +295,15 @@ def two_sites(model: Model, server: str, other: str) -> Model:
     return model
 
 
-def test_a_sample_starts_from_the_databases_rows_and_runs_with_conflicts(shop: Path, pg: str, tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_a_sample_starts_from_the_databases_rows_and_runs_with_conflicts(shop: Path, pg: str, tmp_path: Path,
+                                                                          spark: Any) -> None:
+    """Models imported from a real SQLite file and a real PostgreSQL server, made two-site: their samples start
+    from the databases' rows, and run with conflicts and no rejects, to equal run directories on Spark and in
+    process."""
+    from sparkkit import both
+
     from engine.run.records import read_snapshots
-    from engine.run.reference import run_reference
     from engine.samplegen import generate_sample
     from engine.samplegen.options import SampleOptions
 
@@ -310,6 +316,7 @@ def test_a_sample_starts_from_the_databases_rows_and_runs_with_conflicts(shop: P
         generate_sample(model, out, SampleOptions(seed=3, rows=10, changes=80, conflict_rate=0.3), initial=rows)
         snapshots = read_snapshots(out, model)
         assert {k: v for k, v in snapshots.items() if k.startswith(f"{server}.")} == rows
-        result = run_reference(model, out)
-        assert result.counts.rejects == 0 and result.counts.records > 0, result.counts
-        assert result.counts.conflicts > 0, result.counts
+        spark_doc, inprocess_doc = both(spark, model, out, tmp_path / f"{server}-runs")
+        assert spark_doc == inprocess_doc
+        counts = inprocess_doc["manifest"]["counts"]
+        assert counts["rejects"] == 0 and counts["records"] > 0 and counts["conflicts"] > 0, counts
