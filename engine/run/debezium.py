@@ -7,7 +7,8 @@ through Kafka Connect's JSON converter, with the `schema`/`payload` wrapper or w
 - `c`, `u`, `d` -> a `ChangeRecord` (op I, U, D) of `<server>`, decoded by the same code as a
   Mapwright record (`records.decode_doc`), so values are typed and checked alike;
 - `r` (a snapshot read) -> a `SnapshotRow`, an initial row of that server's table;
-- a tombstone, a heartbeat or a transaction-boundary event -> a `Skip` (counted, not a record);
+- a tombstone, a heartbeat, a transaction-boundary event or a logical decoding message (`op: m`) -> a `Skip`
+  (counted, not a record);
 - anything else -> a `Reject` with its reason.
 
 Names: the table from `source.table`, tables and columns matched to the model's case-insensitively
@@ -166,6 +167,8 @@ def skip_reason(payload: Any, schema: dict[str, Any] | None) -> str | None:
         return "heartbeat"
     if payload.get("status") in ("BEGIN", "END") and "id" in payload and "op" not in payload:
         return f"transaction boundary ({payload['status']})"
+    if payload.get("op") == "m":  # PostgreSQL's pg_logical_emit_message(): an application's note, no row change
+        return "logical decoding message (op 'm')"
     return None
 
 

@@ -210,12 +210,21 @@ def test_without_a_wrapper_values_follow_the_column_types() -> None:
         **dict.fromkeys(EXPECTED_AFTER), "ID": 1, "BORN": EXPECTED_AFTER["BORN"], "SEEN": EXPECTED_AFTER["SEEN"]}
 
 
+MESSAGE_EVENT = {  # Debezium's PostgreSQL connector documentation, "Message events" (a non-transactional one)
+    "op": "m", "ts_ms": 1559033904961,
+    "source": {"version": "2.7.0.Final", "connector": "postgresql", "name": "PostgreSQL_server",
+               "ts_ms": 1559033904863, "snapshot": False, "db": "postgres", "schema": "", "table": "", "txId": None,
+               "lsn": 46523128, "xmin": None},
+    "message": {"prefix": "foo", "content": "Ymfy"}}
+
+
 @pytest.mark.parametrize("text", ["null", '{"schema": null, "payload": null}', '{"ts_ms": 1767607200000}',
                                   json.dumps({"schema": {"name": "io.debezium.connector.common.Heartbeat"},
                                               "payload": {"ts_ms": 1767607200000}}),
                                   '{"status": "BEGIN", "id": "571", "event_count": null, "data_collections": null}',
                                   json.dumps({"status": "END", "id": "571", "ts_ms": 1, "event_count": 2,
-                                              "data_collections": [{"data_collection": "s1.a", "event_count": 2}]})])
+                                              "data_collections": [{"data_collection": "s1.a", "event_count": 2}]}),
+                                  json.dumps(MESSAGE_EVENT)])
 def test_tombstones_heartbeats_and_transaction_boundaries_are_skipped(text: str) -> None:
     result = decode(text)
     assert isinstance(result, Skip) and result.line == 7

@@ -52,7 +52,9 @@ def test_debezium_events_over_a_csv_snapshot_give_the_reference_s_run_directory(
     source = {"version": "2.7.3.Final", "connector": "oracle", "name": "hq", "ts_ms": 1767600300000,
               "snapshot": "false", "db": "ORCLPDB1", "schema": "HQ", "table": "PRODUCT", "txId": "1"}
     events = [{"before": image, "after": {**image, "UNIT_PRICE": "2.50"}, "source": source, "op": "u"},
-              {"before": None, "after": {**image, "SKU": "S2"}, "source": {**source, "snapshot": "true"}, "op": "r"}]
+              {"before": None, "after": {**image, "SKU": "S2"}, "source": {**source, "snapshot": "true"}, "op": "r"},
+              {"op": "m", "ts_ms": 1767600300001, "source": {**source, "table": ""},  # a logical message: skipped
+               "message": {"prefix": "audit", "content": "Ymfy"}}]
     (data / "changes" / "debezium" / "hq").mkdir(parents=True)
     (data / "changes" / "debezium" / "hq" / "a.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
 
@@ -62,3 +64,4 @@ def test_debezium_events_over_a_csv_snapshot_give_the_reference_s_run_directory(
     assert got["manifest"]["status"] == "succeeded"
     assert got == rundir_doc(tmp_path / "reference")
     assert got["manifest"]["counts"]["records"] == 1 and got["manifest"]["counts"]["deliveries"] == 2
+    assert got["manifest"]["counts"]["skipped"] == 1 and got["manifest"]["counts"]["rejects"] == 0
