@@ -211,7 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--to", choices=tuple(EXPORTERS), required=True)
     p.add_argument("--dialect", default=None,
-                   help="SQLAlchemy dialect for --to ddl (default: each target server's, from its DBMS)")
+                   help="SQL dialect for --to ddl: postgresql (postgres, pg), oracle, sqlserver (mssql, sql-server), "
+                   "mysql (mariadb), sqlite or db2, any case (default: each target server's, from its DBMS)")
     p.add_argument("--server", metavar="ID", help="--to ddl: every table of this server (default: every table a "
                    "mapping writes to)")
     p.add_argument("--out", required=True, metavar="FILE", help="the file to write (--to postgresql or goldengate: "

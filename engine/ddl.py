@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import mssql
+from sqlalchemy.dialects import mssql, mysql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.default import DefaultDialect
 from sqlalchemy.ext.compiler import compiles
@@ -87,8 +87,29 @@ def _pg_serial8(type_: Serial8, compiler: Any, **kw: Any) -> str:
     return "BIGSERIAL"
 
 
+_MYSQL_DATETIME = mysql.DATETIME(fsp=6)
+"""MySQL's TIMESTAMP holds 1970 to 2038 only (a birth date of 1958 is refused) and its DATETIME no fraction
+of a second unless asked: a model's TIMESTAMP or DATETIME is a DATETIME(6) there."""
+_MSSQL_TEXT = mssql.NVARCHAR()  # no length: NVARCHAR(max); SQL Server's TEXT and NTEXT are deprecated
+_MSSQL_BINARY = mssql.VARBINARY()  # type: ignore[no-untyped-call]  # VARBINARY(max), not the deprecated IMAGE
+
+
+def _text() -> sa.types.TypeEngine[Any]:
+    return sa.Text().with_variant(_MSSQL_TEXT, "mssql")
+
+
+def _blob() -> sa.types.TypeEngine[Any]:
+    return sa.LargeBinary().with_variant(_MSSQL_BINARY, "mssql")
+
+
+def _datetime(standard: sa.types.TypeEngine[Any], sqlserver: sa.types.TypeEngine[Any]) -> sa.types.TypeEngine[Any]:
+    return standard.with_variant(sqlserver, "mssql").with_variant(_MYSQL_DATETIME, "mysql", "mariadb")
+
+
 def sqlalchemy_type(t: SqlType) -> sa.types.TypeEngine[Any]:
-    """The SQLAlchemy type that renders the model's type in each dialect; user and complex types become text."""
+    """The SQLAlchemy type that renders the model's type in each dialect; user and complex types become text.
+    SQL Server gets its current types (DATE, NVARCHAR(max), VARBINARY(max), `load_dialect`), MySQL a
+    DATETIME(6) for a TIMESTAMP or DATETIME."""
     if t.family is TypeFamily.CHARACTER:
         if t.name == "NCHAR":
             return sa.NCHAR(t.length)
@@ -103,12 +124,11 @@ def sqlalchemy_type(t: SqlType) -> sa.types.TypeEngine[Any]:
         "SMALLINT": sa.SmallInteger(), "INTEGER": sa.Integer(), "SERIAL": Serial(), "BIGINT": sa.BigInteger(),
         "SERIAL8": Serial8(), "NUMERIC": sa.Numeric(), "DECIMAL": sa.DECIMAL(), "NUMBER": sa.Numeric(),
         "REAL": sa.REAL(), "FLOAT": sa.Float(), "DOUBLE": sa.Double(), "DATE": sa.Date(),
-        "TIMESTAMP": sa.TIMESTAMP().with_variant(mssql.DATETIME2(), "mssql"),  # type: ignore[no-untyped-call]
-        "DATETIME": sa.DateTime(), "BOOLEAN": sa.Boolean(), "BIT": sa.Boolean(), "BLOB": sa.LargeBinary(),
-        "BYTE": sa.LargeBinary(), "LONG RAW": sa.LargeBinary(), "TEXT": sa.Text(), "CLOB": sa.Text(),
-        "LONG": sa.Text(),
+        "TIMESTAMP": _datetime(sa.TIMESTAMP(), mssql.DATETIME2()),  # type: ignore[no-untyped-call]
+        "DATETIME": _datetime(sa.DateTime(), sa.DateTime()), "BOOLEAN": sa.Boolean(), "BIT": sa.Boolean(),
+        "BLOB": _blob(), "BYTE": _blob(), "LONG RAW": _blob(), "TEXT": _text(), "CLOB": _text(), "LONG": _text(),
     }
-    return simple.get(t.name, sa.Text())
+    return simple.get(t.name, _text())
 
 
 # --- dialects --------------------------------------------------------------------------------------
@@ -151,12 +171,24 @@ class TargetDialect:
     dbms: str = "other"
 
 
+DBMS_BY_NAME = {"postgresql": "postgresql", "postgres": "postgresql", "pg": "postgresql", "oracle": "oracle",
+                "mssql": "mssql", "sqlserver": "mssql", "sql-server": "mssql", "mysql": "mysql", "mariadb": "mysql",
+                "sqlite": "sqlite", "db2": "db2"}
+"""The dialect names `--dialect` takes (any case) and the DBMS each writes for (`dialect_for_dbms`: DB2 is
+standard SQL unless its SQLAlchemy dialect is installed)."""
+MSSQL_VERSION = (16, 0)
+"""SQL Server 2022: SQLAlchemy, not connected, writes for SQL Server 2000 (DATE as DATETIME, TEXT, IMAGE)."""
+
+
 def load_dialect(name: str) -> TargetDialect:
     """A SQLAlchemy dialect by name (`postgresql`, `oracle`, ...); raises `DdlError` when unknown."""
     try:
         dialect = sa.dialects.registry.load(name)(paramstyle="qmark")  # DDL binds nothing: a `%` stays one
     except Exception:
-        raise DdlError(f"unknown SQL dialect {name!r} (try postgresql, oracle, mssql, mysql, sqlite)") from None
+        raise DdlError(f"unknown SQL dialect {name!r} (try {', '.join(DBMS_BY_NAME)})") from None
+    if dialect.name == "mssql":
+        dialect.server_version_info = MSSQL_VERSION
+        dialect.deprecate_large_types = True  # VARCHAR(max), VARBINARY(max), not TEXT and IMAGE
     return TargetDialect(dialect, SQLGLOT_BY_SQLALCHEMY.get(dialect.name, "postgres"), dialect.name,
                          DBMS_BY_SQLALCHEMY.get(dialect.name, "other"))
 
@@ -171,6 +203,13 @@ def dialect_for_dbms(dbms: str) -> TargetDialect:
             pass
     why = f"no SQLAlchemy dialect for {dbms} is installed" if name else f"DBMS {dbms!r} names no SQL dialect"
     return TargetDialect(StandardDialect(), SQLGLOT_BY_DBMS.get(dbms, "postgres"), f"standard SQL ({why})", dbms)
+
+
+def named_dialect(name: str) -> TargetDialect:
+    """The dialect a user names (`--dialect`): one of `DBMS_BY_NAME` in any case, else a SQLAlchemy dialect
+    by its registry name; raises `DdlError` naming the accepted names when it is neither."""
+    dbms = DBMS_BY_NAME.get(name.strip().lower())
+    return dialect_for_dbms(dbms) if dbms is not None else load_dialect(name)
 
 
 # --- tables and the whole file ---------------------------------------------------------------------
@@ -202,6 +241,8 @@ def _server_default(parsed: ParsedDefault, target: TargetDialect,
     exported = export_default(parsed, target.dbms, column)
     text = render_default(exported, target.sqlglot)
     tree = exported.tree.this if isinstance(exported.tree, exp.Neg) else exported.tree
+    if target.dbms == "mysql" and isinstance(tree, exp.CurrentTimestamp) and column.name in ("TIMESTAMP", "DATETIME"):
+        text = "CURRENT_TIMESTAMP(6)"  # a DATETIME(6) takes only a default of its own precision (Invalid default)
     if isinstance(tree, _MYSQL_PLAIN_DEFAULTS if target.dbms == "mysql" else _PLAIN_DEFAULTS):
         return sa.text(text.replace(":", "\\:"))  # a colon would otherwise read as a bind parameter
     return sa.literal_column(f"({text})")
@@ -310,7 +351,7 @@ def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
 def model_ddl(model: Model, dialect: str | None = None, server: str | None = None) -> str:
     """CREATE TABLE for every table a mapping writes to (or, given `server`, every table of that server): a
     section per server, each in its server's dialect, or all in `dialect` when given."""
-    forced = load_dialect(dialect) if dialect is not None else None  # `--dialect ""` is a mistake, not "each its own"
+    forced = named_dialect(dialect) if dialect is not None else None  # `--dialect ""` is a mistake, not "each its own"
     if server is not None:
         if model.server(server) is None:
             raise DdlError(f"no server {server!r} in the model (servers: {', '.join(s.id for s in model.servers)})")

@@ -223,7 +223,7 @@ def test_today_and_now_keep_their_meaning_in_each_dialect() -> None:
     """The current date in a DATE column: SQL Server's GETDATE() and Oracle's CURRENT_DATE have the time of
     day, so they are cut to the date; Oracle's SYSDATE into a TIMESTAMP is the current timestamp."""
     today = one_table("postgresql", {"D": ("DATE", "CURRENT_DATE"), "T": ("TIMESTAMP", "now()")})
-    assert "[D] DATETIME NULL DEFAULT (CAST(GETDATE() AS DATE))" in model_ddl(today, "mssql", server="s")
+    assert "[D] DATE NULL DEFAULT (CAST(GETDATE() AS DATE))" in model_ddl(today, "mssql", server="s")
     assert """"D" DATE DEFAULT (TRUNC(CURRENT_DATE, 'DD'))""" in model_ddl(today, "oracle", server="s")
     assert "`D` DATE DEFAULT (CURRENT_DATE)" in model_ddl(today, "mysql", server="s")  # MySQL wants ( )
     row = sqlite_row(model_ddl(one_table("oracle", {"D": ("DATE", "SYSDATE"), "T": ("TIMESTAMP", "SYSDATE")}),
