@@ -27,6 +27,7 @@ from engine.authoring.errors import AuthoringError
 from engine.authoring.schema import checked_name
 from engine.dbimport.catalogs import PgFacts, pg_base_type, pg_facts, sqlite_shadow_tables
 from engine.dbimport.connect import DBMS_BY_DIALECT, ImportFailure
+from engine.dbimport.sqliteunique import sqlite_unique_constraints
 from engine.dbimport.types import MappedType, contract_type
 from engine.model.io import one_line
 from engine.model.schema import ColumnDef, Table, UniqueIndex
@@ -194,9 +195,12 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
         for stored, sa_name in zip(batch, names, strict=True):
             at = (sa_schema, sa_name)
             reader.declared = _sqlite_declared(connection, sa_schema, sa_name) if dialect.name == "sqlite" else {}
+            table_uniques: list[Any] = list(uniques.get(at, []))
+            if dialect.name == "sqlite":  # inline UNIQUE constraints too, which the inspector leaves out
+                table_uniques = sqlite_unique_constraints(connection, sa_schema, sa_name, table_uniques)
             try:
                 result.tables.append(reader.table(stored, columns.get(at, []), dict(keys.get(at) or {}),
-                                                  uniques.get(at, []), indexes.get(at, [])))
+                                                  table_uniques, indexes.get(at, [])))
             except ValidationError as exc:  # a name no model can hold (an empty one): the rest still come
                 first = exc.errors()[0]
                 field = ".".join(str(part) for part in first["loc"])
@@ -229,6 +233,15 @@ def _sqlite_declared(connection: Connection, schema: str | None, table: str) -> 
     prefix = f"{_quoted(schema)}." if schema else ""
     rows = connection.exec_driver_sql(f"PRAGMA {prefix}table_xinfo({_quoted(table)})").fetchall()
     return {str(row[1]): str(row[2] or "") for row in rows}
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base_2`, `base_3`...: a generated index name that no other index of the table has."""
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    taken.add(name)
+    return name
 
 
 def _quoted(name: str) -> str:
@@ -276,14 +289,16 @@ class _TableReader:
               indexes: list[Any]) -> Table:
         cols = [self.column(name, c) for c in columns]
         unique_indexes: list[UniqueIndex] = []
-        taken: set[str] = set()
+        taken = {self.name(n) for n in (u.get("name") for u in [*uniques, *indexes]) if n}
         for uc in uniques:
-            uname = self.name(uc["name"]) if uc.get("name") else f"uq_{name}_{'_'.join(uc['column_names'])}"
+            uname = self.name(uc["name"]) if uc.get("name") else _free_name(
+                f"UQ_{name}_{'_'.join(self.name(c) for c in uc['column_names'])}", taken)
             unique_indexes.append(UniqueIndex(name=uname, columns=[self.name(c) for c in uc["column_names"]]))
             taken.add(uname)
             self._nulls_not_distinct(name, f"unique constraint {uname}", uc)
+        constraints = {u.name for u in unique_indexes}
         for ix in indexes:
-            if not ix.get("unique") or ix.get("duplicates_constraint") or self.name(ix["name"]) in taken:
+            if not ix.get("unique") or ix.get("duplicates_constraint") or self.name(ix["name"]) in constraints:
                 continue
             iname = self.name(ix["name"])
             if ix.get("expressions") or any(c is None for c in ix["column_names"]):
@@ -293,7 +308,6 @@ class _TableReader:
                 self.note(name, None, f"unique index {iname} is partial (WHERE ...); imported on all rows")
             self._nulls_not_distinct(name, f"unique index {iname}", ix)
             unique_indexes.append(UniqueIndex(name=iname, columns=[self.name(c) for c in ix["column_names"]]))
-            taken.add(iname)
         return Table(server=self.result.server, name=name, columns=cols,
                      primary_key=[self.name(c) for c in pk.get("constrained_columns") or []],
                      unique_indexes=unique_indexes)

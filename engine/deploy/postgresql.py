@@ -456,9 +456,19 @@ def subscriptions_sql(plan: PgPlan, server: str, conninfo: Callable[[str], str],
     return out
 
 
+MIN_SERVER_VERSION = 160000
+"""`origin = none` (step 4) is PostgreSQL 16's: on 15 steps 1-3 would succeed and leave a half deployment."""
+
+VERSION_CHECK = (
+    "DO $$ BEGIN IF current_setting('server_version_num')::int < " + str(MIN_SERVER_VERSION) + " THEN "
+    "RAISE EXCEPTION 'Mapwright''s PostgreSQL deployment needs PostgreSQL 16 or later (origin = none); "
+    "this server is %', current_setting('server_version'); END IF; END $$;\n\n")
+"""Each script's first statement, after ON_ERROR_STOP: an older server stops it before anything changes."""
+
+
 def script(title: str, statements: list[str]) -> str:
     body = "".join(f"{s};\n\n" for s in statements) or comment("nothing to run on this server")
-    return comment(title) + "\\set ON_ERROR_STOP on\n\n" + body
+    return comment(title) + "\\set ON_ERROR_STOP on\n\n" + VERSION_CHECK + body
 
 
 # --- the export ------------------------------------------------------------------------------------
