@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from designer import goldengate_export, import_dialog
+from designer import goldengate_export, import_dialog, postgresql_export
 from designer.authoring.actions import AuthoringActions, install_edit_menu
 from designer.authoring.grid import MappingGrid
 from designer.authoring.selection import follow_ref, ref_exists
@@ -37,15 +37,14 @@ from designer.launcher.panel import RunLauncher, RunnerFactory
 from designer.launcher.runner import RunProcess
 from designer.launcher.sampledialog import SampleJobDialog
 from designer.launcher.settings import DEFAULT_MASTER, is_bundled_sample_data
-from designer.launcher.warm import NOT_STARTED, PreviewRunner, WarmSession, warm_master
+from designer.launcher.warm import PreviewRunner, WarmSession, warm_master
 from designer.problems import ProblemsPanel
+from designer.recent import RecentFiles
 from designer.tree import ModelTree
 from engine.edits import Edit
 from engine.export import EXPORTERS, ExportError, same_file
 from engine.model import ModelLoadError
 from engine.rules import Finding, Location, count
-
-MAX_RECENT = 8
 
 
 class MainWindow(QMainWindow):
@@ -85,11 +84,9 @@ class MainWindow(QMainWindow):
         warm = self.warm_session
         self.spark_status.setVisible(warm is not None)
         if warm is not None:
-            text = {"starting": "starting…"}.get(warm.state, warm.state)
-            text = "not started" if warm.detail == NOT_STARTED else text
-            self.spark_status.setText(f"Spark: {text}")
-            self.spark_status.setToolTip(plain_tip(f"The warm Spark session on {warm.master} that previews run in"
-                                                   + (f": {warm.detail}" if warm.detail else "")))
+            text, tip = warm.status_text()
+            self.spark_status.setText(text)
+            self.spark_status.setToolTip(plain_tip(tip))
 
     # --- the document ----------------------------------------------------------
 
@@ -261,7 +258,7 @@ class MainWindow(QMainWindow):
         file = bar.addMenu("&File")
         self._action(file, "&New model", QKeySequence.StandardKey.New, self.new_model)
         self._action(file, "&Open…", QKeySequence.StandardKey.Open, self.open_dialog)
-        self.recent_menu = file.addMenu("Open &recent")
+        self.recent = RecentFiles(self.settings, file.addMenu("Open &recent"), self.open_path)
         self._action(file, "&Save", QKeySequence.StandardKey.Save, self.save)
         self._action(file, "Save &as…", QKeySequence.StandardKey.SaveAs, self.save_as)
         export = file.addMenu("&Export")
@@ -301,7 +298,6 @@ class MainWindow(QMainWindow):
         toolbar.setObjectName("main-toolbar")
         for action in self.menuBar().actions()[0].menu().actions()[:2] + [self.undo_action, self.redo_action]:
             toolbar.addAction(action)
-        self._refresh_recent()
 
     def _make_help_menu(self) -> None:
         help_menu = self.menuBar().addMenu("&Help")
@@ -473,7 +469,7 @@ class MainWindow(QMainWindow):
             document = Document(recovered, path)
             document.undo_stack.push(EditCommand(document, [], "Recover autosave"))
         self.set_document(document)
-        self._remember(path)
+        self.recent.remember(path)
         self.statusBar().clearMessage()  # an earlier failed open's message is about another file
         return True
 
@@ -514,7 +510,7 @@ class MainWindow(QMainWindow):
             return False
         if not self._write(Path(path)):
             return False
-        self._remember(Path(path))
+        self.recent.remember(Path(path))
         return True
 
     def _write(self, path: Path) -> bool:
@@ -571,45 +567,9 @@ class MainWindow(QMainWindow):
         message(self, QMessageBox.Icon.Critical, "Cannot export", reason) if self.ask else None
 
     def export_postgresql(self) -> None:
-        """The logical-replication deployment (a folder). What PostgreSQL cannot express is shown first,
-        and the export goes ahead only when the user accepts it; the same list lands in report.txt."""
-        from engine.deploy.postgresql import plan_deployment
-
-        self.export_findings = [f.line() for f in plan_deployment(self.document.model).findings]
-        if self.export_findings and self.ask:
-            box = QMessageBox(QMessageBox.Icon.Warning, "Export to PostgreSQL",
-                              f"PostgreSQL logical replication cannot express {len(self.export_findings)} thing(s) "
-                              "in this model (Show Details). They will also be in report.txt of the export.",
-                              QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel, self)
-            box.setDetailedText("\n".join(self.export_findings))
-            if box.exec() != QMessageBox.StandardButton.Ok:
-                return
-        path = QFileDialog.getExistingDirectory(self, "Export to PostgreSQL: choose a folder")
-        if not path:
-            return
-        try:
-            EXPORTERS["postgresql"](self.document.model, Path(path))
-        except (ExportError, OSError) as exc:
-            self.statusBar().showMessage(f"Export failed: {exc}", 10000)
-            message(self, QMessageBox.Icon.Critical, "Cannot export", str(exc)) if self.ask else None
-            return
-        self.statusBar().showMessage(f"Exported the PostgreSQL deployment to {path} "
-                                     f"({len(self.export_findings)} finding(s) in report.txt)", 8000)
-
-    def _remember(self, path: Path) -> None:
-        recent = [str(path.resolve())] + [p for p in self.recent_files() if p != str(path.resolve())]
-        self.settings.setValue("recent", recent[:MAX_RECENT])
-        self._refresh_recent()
-
-    def recent_files(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        return [value] if isinstance(value, str) else list(value or [])
-
-    def _refresh_recent(self) -> None:
-        self.recent_menu.clear()
-        for path in self.recent_files():
-            self.recent_menu.addAction(menu_text(path), lambda p=path: self.open_path(Path(p)))
-        self.recent_menu.setEnabled(bool(self.recent_files()))
+        """The logical-replication deployment (`postgresql_export`); `export_findings` keeps what it listed."""
+        self.export_findings = postgresql_export.export_postgresql(self, self.document.model, self.ask,
+                                                                   self.statusBar().showMessage)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_discard():

@@ -136,6 +136,13 @@ class WarmSession(QObject):
             process.kill()
             process.waitForFinished(timeout_ms)
 
+    def status_text(self) -> tuple[str, str]:
+        """(the status bar's words, its tooltip): "Spark: not started", "starting…", "ready", "busy", "stopped"."""
+        text = {"starting": "starting…"}.get(self._state, self._state)
+        text = "not started" if self._detail == NOT_STARTED else text
+        return f"Spark: {text}", (f"The warm Spark session on {self.master} that previews run in"
+                                  + (f": {self._detail}" if self._detail else ""))
+
     def can_serve(self, master: str, engine: str = "spark") -> bool:
         """Whether a run on `engine` (and for Spark, `master`) can go to this session now: it is up, of that
         engine (and master), and has no run of ours (a run queues while Spark starts or a cancelled run's jobs

@@ -16,7 +16,6 @@ from engine.model import ModelLoadError, load_model
 from engine.model.io import one_line
 from engine.report import render_text
 from engine.rules import count, validate
-from engine.samplegen.generate import generate_sample
 from engine.samplegen.options import Outage, SampleCancelled, SampleError, SampleOptions
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -105,6 +104,8 @@ def main(args: argparse.Namespace) -> int:
             print(f"mapwright: note: {one_line(note)}", file=sys.stderr)
     options = SampleOptions(seed=args.seed, rows=args.rows, changes=args.changes, conflict_rate=args.conflict_rate,
                             malformed_rate=args.malformed_rate, outages=tuple(args.outage), debezium=args.debezium)
+    from engine.samplegen.generate import generate_sample  # here: Faker's import is for `sample` alone
+
     try:
         summary = generate_sample(model, Path(args.out), options, initial=initial)
     except SampleError as exc:

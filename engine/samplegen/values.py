@@ -15,8 +15,6 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from faker import Faker
-
 from engine.model.types import SqlType, TypeFamily
 from engine.run.values import INTEGER_BITS, ConversionError, conform, is_binary
 
@@ -49,6 +47,8 @@ class ValueMaker:
     needs them."""
 
     def __init__(self, seed: int, rng: random.Random, choices: Mapping[str, Sequence[str]] | None = None) -> None:
+        from faker import Faker  # here: every `mapwright` command imports this package, only `sample` needs Faker
+
         self.rng = rng
         self.fake = Faker()
         self.fake.seed_instance(seed)

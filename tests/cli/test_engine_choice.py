@@ -101,16 +101,8 @@ def test_a_failed_in_process_run_over_a_good_one_leaves_it_and_writes_the_attemp
     assert attempt["status"] == "failed" and attempt["run_engine"] == "inprocess"
 
 
-CATASTROPHIC = {
-    "format": "mapwright/1", "name": "backtracking",
-    "servers": [{"id": "a", "dbms": "postgresql"}, {"id": "b", "dbms": "postgresql"}],
-    "tables": [{"server": s, "name": "T", "primary_key": ["ID"],
-                "columns": [{"name": "ID", "type": "INTEGER", "nullable": False},
-                            {"name": "S", "type": "VARCHAR(200)"}]}
-               for s in ("a", "b")],
-    "mappings": [{"id": "a_to_b", "source": "a.T", "target": "b.T", "columns": {"ID": "ID", "S": "S"},
-                  "where": "S rlike '^(a+)+$'"}],
-}
+CATASTROPHIC = json.loads((TESTS / "fixtures" / "backtracking" / "model.json").read_text())
+"""A mapping whose where clause `S rlike '^(a+)+$'` backtracks for minutes on a long almost-match."""
 
 RECORD = {"site": "a", "txn": "t1", "seq": 1, "commit_ts": "2026-01-05T10:00:00Z", "table": "T", "op": "I"}
 

@@ -267,16 +267,7 @@ def test_a_runner_gone_with_its_launcher_no_longer_hears_the_window_s_session(qt
     assert heard == []
 
 
-BACKTRACKING = {
-    "format": "mapwright/1", "name": "backtracking",
-    "servers": [{"id": "a", "dbms": "postgresql"}, {"id": "b", "dbms": "postgresql"}],
-    "tables": [{"server": s, "name": "T", "primary_key": ["ID"],
-                "columns": [{"name": "ID", "type": "INTEGER", "nullable": False},
-                            {"name": "S", "type": "VARCHAR(200)"}]}
-               for s in ("a", "b")],
-    "mappings": [{"id": "a_to_b", "source": "a.T", "target": "b.T", "columns": {"ID": "ID", "S": "S"},
-                  "where": "S rlike '^(a+)+$'"}],
-}
+BACKTRACKING = json.loads((ROOT / "tests" / "fixtures" / "backtracking" / "model.json").read_text())
 
 
 def test_in_process_previews_run_in_the_in_process_worker_and_cancel_at_once(qtbot: QtBot, tmp_path: Path) -> None:

@@ -1,0 +1,38 @@
+"""File ▸ Export ▸ postgresql: say what PostgreSQL logical replication cannot express, then write the folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from designer.labels import message
+from engine.deploy.postgresql import plan_deployment
+from engine.export import EXPORTERS, ExportError
+from engine.model.schema import Model
+
+
+def export_postgresql(parent: QWidget, model: Model, ask: bool, status: Callable[[str, int], None]) -> list[str]:
+    """The logical-replication deployment (a folder). What PostgreSQL cannot express is shown first, and the
+    export goes ahead only when the user accepts it; the same list lands in report.txt. Returns that list."""
+    findings = [f.line() for f in plan_deployment(model).findings]
+    if findings and ask:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Export to PostgreSQL",
+                          f"PostgreSQL logical replication cannot express {len(findings)} thing(s) "
+                          "in this model (Show Details). They will also be in report.txt of the export.",
+                          QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel, parent)
+        box.setDetailedText("\n".join(findings))
+        if box.exec() != QMessageBox.StandardButton.Ok:
+            return findings
+    path = QFileDialog.getExistingDirectory(parent, "Export to PostgreSQL: choose a folder")
+    if not path:
+        return findings
+    try:
+        EXPORTERS["postgresql"](model, Path(path))
+    except (ExportError, OSError) as exc:
+        status(f"Export failed: {exc}", 10000)
+        message(parent, QMessageBox.Icon.Critical, "Cannot export", str(exc)) if ask else None
+        return findings
+    status(f"Exported the PostgreSQL deployment to {path} ({len(findings)} finding(s) in report.txt)", 8000)
+    return findings
