@@ -13,10 +13,15 @@ from engine.export import EXPORTERS, ExportError
 from engine.model.schema import Model
 
 
-def export_postgresql(parent: QWidget, model: Model, ask: bool, status: Callable[[str, int], None]) -> list[str]:
-    """The logical-replication deployment (a folder). What PostgreSQL cannot express is shown first, and the
-    export goes ahead only when the user accepts it; the same list lands in report.txt. Returns that list."""
-    findings = [f.line() for f in plan_deployment(model).findings]
+def deployment_findings(model: Model) -> list[str]:
+    """What PostgreSQL logical replication cannot express of `model`, a line each (report.txt lists them too)."""
+    return [f.line() for f in plan_deployment(model).findings]
+
+
+def export_postgresql(parent: QWidget, model: Model, findings: list[str], ask: bool,
+                      status: Callable[[str, int], None]) -> None:
+    """The logical-replication deployment (a folder). Its `findings` are shown first, and the export goes
+    ahead only when the user accepts them."""
     if findings and ask:
         box = QMessageBox(QMessageBox.Icon.Warning, "Export to PostgreSQL",
                           f"PostgreSQL logical replication cannot express {len(findings)} thing(s) "
@@ -24,15 +29,14 @@ def export_postgresql(parent: QWidget, model: Model, ask: bool, status: Callable
                           QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel, parent)
         box.setDetailedText("\n".join(findings))
         if box.exec() != QMessageBox.StandardButton.Ok:
-            return findings
+            return
     path = QFileDialog.getExistingDirectory(parent, "Export to PostgreSQL: choose a folder")
     if not path:
-        return findings
+        return
     try:
         EXPORTERS["postgresql"](model, Path(path))
     except (ExportError, OSError) as exc:
         status(f"Export failed: {exc}", 10000)
         message(parent, QMessageBox.Icon.Critical, "Cannot export", str(exc)) if ask else None
-        return findings
+        return
     status(f"Exported the PostgreSQL deployment to {path} ({len(findings)} finding(s) in report.txt)", 8000)
-    return findings

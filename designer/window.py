@@ -568,8 +568,9 @@ class MainWindow(QMainWindow):
 
     def export_postgresql(self) -> None:
         """The logical-replication deployment (`postgresql_export`); `export_findings` keeps what it listed."""
-        self.export_findings = postgresql_export.export_postgresql(self, self.document.model, self.ask,
-                                                                   self.statusBar().showMessage)
+        self.export_findings = postgresql_export.deployment_findings(self.document.model)
+        postgresql_export.export_postgresql(self, self.document.model, self.export_findings, self.ask,
+                                            self.statusBar().showMessage)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_discard():
