@@ -21,7 +21,7 @@ FORMAT = f"mapwright/{FORMAT_MAJOR}"
 
 
 class _Entity(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True)
 
 
 class Server(_Entity):
@@ -29,6 +29,31 @@ class Server(_Entity):
     dbms: Dbms
     priority: int | float | None = None  # int first: 30 is saved as 30, not 30.0
     float_format: str | None = None
+    replica_identity: Literal["full", "default"] = Field(
+        "full", description="what a captured before image holds: every column (full) or only the key "
+        "columns (default, PostgreSQL's REPLICA IDENTITY DEFAULT); missing old values are then unknown")
+
+
+class Generated(_Entity):
+    """A generated (computed) column: the database computes it from `expression`, in the server's SQL."""
+
+    expression: str = Field(min_length=1)
+    stored: bool = True  # False: virtual, computed on read (PostgreSQL 18, MySQL, Oracle)
+
+
+class Identity(_Entity):
+    """An identity column or the sequence behind a serial: where its numbers start and how they step."""
+
+    always: bool = False  # GENERATED ALWAYS (True) or BY DEFAULT
+    start: int = 1
+    increment: int = 1
+
+
+class EnumValues(_Entity):
+    """The values an enumerated type allows, in their order; `name` is the type's name where it has one."""
+
+    name: str | None = None
+    values: list[str] = Field(min_length=1)
 
 
 class ColumnDef(_Entity):
@@ -38,6 +63,10 @@ class ColumnDef(_Entity):
     default: str | int | float | bool | None = None
     storage: Literal["inrow", "blobspace", "sbspace"] | None = None
     stream_support: bool | None = None
+    generated: Generated | None = None
+    identity: Identity | None = None
+    enum: EnumValues | None = None
+    comment: str | None = None
 
     @field_validator("type")
     @classmethod
@@ -56,6 +85,48 @@ class ColumnDef(_Entity):
 class UniqueIndex(_Entity):
     name: str = Field(min_length=1)
     columns: list[str] = Field(min_length=1)
+
+
+class Index(_Entity):
+    """A non-unique index (unique ones are `unique_indexes`, which identify rows)."""
+
+    name: str = Field(min_length=1)
+    columns: list[str] = Field(min_length=1)
+
+
+ReferentialAction = Literal["no_action", "restrict", "cascade", "set_null", "set_default"]
+
+
+class ForeignKey(_Entity):
+    """`columns` of this table reference `referenced_columns` of table `references` on the same server."""
+
+    name: str | None = None
+    columns: list[str] = Field(min_length=1)
+    references: str = Field(min_length=1)
+    referenced_columns: list[str] = Field(min_length=1)
+    on_delete: ReferentialAction = "no_action"
+    on_update: ReferentialAction = "no_action"
+
+
+class Check(_Entity):
+    """A check constraint; `sql` is its condition in the server's SQL."""
+
+    name: str | None = None
+    sql: str = Field(min_length=1)
+
+
+class Partition(_Entity):
+    name: str = Field(min_length=1)
+    bound: str = Field(min_length=1)  # e.g. FOR VALUES FROM (1) TO (1000), in the server's SQL
+
+
+class Partitioning(_Entity):
+    """A partitioned table: one table whose rows the database keeps in `partitions`."""
+
+    method: Literal["range", "list", "hash"]
+    columns: list[str] = Field(min_length=1)
+    partitions: list[Partition] = Field(default_factory=list)
+    publish_via_partition_root: bool = True
 
 
 class RepDefColumn(_Entity):
@@ -90,6 +161,13 @@ class Table(_Entity):
     unique_indexes: list[UniqueIndex] = Field(default_factory=list)
     parent: str | None = None
     replication_definitions: list[ReplicationDefinition] | None = None
+    db_schema: str | None = Field(None, alias="schema", min_length=1,
+                                  description="the database schema the table lives in, where the model keeps it")
+    comment: str | None = None
+    indexes: list[Index] = Field(default_factory=list)
+    foreign_keys: list[ForeignKey] = Field(default_factory=list)
+    checks: list[Check] = Field(default_factory=list)
+    partitioning: Partitioning | None = None
 
     @property
     def key(self) -> str:

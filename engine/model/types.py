@@ -95,7 +95,7 @@ class SqlType:
             return f"{self.name}({', '.join(str(e) for e in self.elements)})"
         if self.precision is not None:
             return f"{self.name}({self.precision},{self.scale or 0})"
-        if self.length is not None:
+        if self.length is not None and self.name != "UUID":
             return f"{self.name}({self.length})"
         return self.name
 
@@ -114,7 +114,7 @@ def default_decimal_precision(dbms: str | None) -> int:
 
 _FIXED_BYTES = {
     "SMALLINT": 2, "INTEGER": 4, "INT": 4, "SERIAL": 4, "BIGINT": 8, "SERIAL8": 8,
-    "REAL": 4, "FLOAT": 8, "DOUBLE": 8, "DATE": 4, "TIMESTAMP": 10, "DATETIME": 10,
+    "REAL": 4, "FLOAT": 8, "DOUBLE": 8, "DATE": 4, "TIMESTAMP": 10, "TIMESTAMPTZ": 10, "DATETIME": 10,
     "BOOLEAN": 1, "BIT": 1,
 }
 
@@ -139,6 +139,7 @@ _SIMPLE: dict[str, tuple[TypeFamily, str]] = {
     "DOUBLE": (TypeFamily.APPROX_NUMERIC, ""),
     "DATE": (TypeFamily.DATETIME, ""),
     "TIMESTAMP": (TypeFamily.DATETIME, ""),
+    "TIMESTAMPTZ": (TypeFamily.DATETIME, ""),  # a point in time: values with an offset are kept as UTC
     "DATETIME": (TypeFamily.DATETIME, ""),
     "BIT": (TypeFamily.BIT, ""),
     "BINARY": (TypeFamily.BINARY, "length"),
@@ -151,11 +152,12 @@ _SIMPLE: dict[str, tuple[TypeFamily, str]] = {
     "LONG": (TypeFamily.LARGE_OBJECT, ""),
     "LONG RAW": (TypeFamily.LARGE_OBJECT, ""),
     "BOOLEAN": (TypeFamily.BOOLEAN, ""),
+    "UUID": (TypeFamily.CHARACTER, ""),  # held as its 36-character text form
 }
-_ALIASES = {"INT": "INTEGER"}
+_ALIASES = {"INT": "INTEGER", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ"}
 _SYNONYMS = {"NUMERIC": "DECIMAL", "NUMBER": "DECIMAL", "VARCHAR2": "VARCHAR"}  # see `SqlType.comparable`
-_COMPLEX = ("ROW", "SET", "LIST", "MULTISET")
-_CALL = re.compile(r"^(LONG\s+RAW|[A-Z][A-Z0-9_]*)\s*(?:\((.*)\))?$", re.S | re.I)
+_COMPLEX = ("ROW", "SET", "LIST", "MULTISET", "ARRAY")  # ARRAY: PostgreSQL's arrays, of one element type
+_CALL = re.compile(r"^(LONG\s+RAW|TIMESTAMP\s+WITH\s+TIME\s+ZONE|[A-Z][A-Z0-9_]*)\s*(?:\((.*)\))?$", re.S | re.I)
 
 
 @lru_cache(maxsize=4096)
@@ -202,13 +204,18 @@ def _parse(text: str) -> SqlType:
     if base in _COMPLEX:
         if args is None or not args.strip():
             raise TypeError_(f"{base} needs element types, as in {base}(INTEGER)")
-        return SqlType(base, TypeFamily.COMPLEX, elements=tuple(_parse_element(p) for p in _split_top_level(args)))
+        elements = tuple(_parse_element(p) for p in _split_top_level(args))
+        if base == "ARRAY" and len(elements) != 1:
+            raise TypeError_(f"ARRAY takes one element type, as in ARRAY(TEXT), not {_clip(text)!r}")
+        return SqlType(base, TypeFamily.COMPLEX, elements=elements)
     if base not in _SIMPLE:
         raise TypeError_(f"unknown type {_clip(text)!r}")
     family, takes = _SIMPLE[base]
     if args is None:
         if base in ("CHAR", "NCHAR"):
             return SqlType(base, family, length=1)
+        if base == "UUID":
+            return SqlType(base, family, length=36)
         if takes == "length":
             raise TypeError_(f"{base} needs a length, as in {base}(20)")
         return SqlType(base, family)
