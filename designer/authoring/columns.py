@@ -20,13 +20,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QStyledItemDelegate,
     QStyleOptionViewItem,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from designer.authoring import commands as cmd
 from designer.document import Document
+from designer.gridview import GridView
 from designer.labels import plain_label, plain_tip
 from designer.values import OutOfRange, parse_like, value_text
 from engine import authoring as au
@@ -44,10 +44,19 @@ class ColumnsModel(QAbstractTableModel):
     def __init__(self, document: Document, table_key: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.document, self.key = document, table_key
+        self._rows = self.rowCount()
         document.sig_changed.connect(self._changed)
 
     def _changed(self, _edits: object) -> None:
+        """Cells of the same rows take their new values in place, so an open editor, the current cell and the
+        Tab order stay where the user is; only a change in the number of rows resets the grid."""
+        rows = self.rowCount()
+        if rows == self._rows:
+            if rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, len(HEADERS) - 1))
+            return
         self.beginResetModel()
+        self._rows = rows
         self.endResetModel()
 
     @property
@@ -154,7 +163,7 @@ class ColumnsEditor(QWidget):
         super().__init__()
         self.document, self.key = document, table_key
         self.model = ColumnsModel(document, table_key, self)
-        self.view = QTableView()
+        self.view = GridView()
         self.view.setModel(self.model)
         self.view.setItemDelegateForColumn(TYPE, TypeDelegate(self.view))
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -187,6 +196,7 @@ class ColumnsEditor(QWidget):
         layout.addWidget(self.uniques)
         layout.addWidget(self.problem)
         self.model.modelReset.connect(self._reset)
+        self.model.dataChanged.connect(self._selection_changed)  # a renamed row is still the current one
         self._current_name = current
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
         self.select(current)

@@ -27,11 +27,12 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QVBoxLayout, QWidget
 
 from designer.authoring import commands as cmd
 from designer.browser.models import collector_paused
 from designer.document import Document
+from designer.gridview import GridView
 from designer.labels import plain_label, plain_tip
 from designer.values import OutOfRange, parse_like, value_text
 from engine import authoring as au
@@ -384,7 +385,7 @@ class MappingGrid(QWidget):
         self.search.setPlaceholderText("Search mappings, columns, methods…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self.proxy.set_text)
-        self.view = QTableView()
+        self.view = GridView()
         self.view.setModel(self.proxy)
         # rows start in the model's order: a click on a header sorts
         self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
