@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from engine.model.types import SqlType, TypeFamily
-from engine.run.values import INTEGER_TYPES, is_binary
+from engine.run.values import INTEGER_TYPES, SUB_MICROSECOND, is_binary
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 TIMESTAMP_UNITS = {"org.apache.kafka.connect.data.Timestamp": 1_000, "io.debezium.time.Timestamp": 1_000,
@@ -72,7 +72,7 @@ def by_logical_type(value: Any, name: str, schema: dict[str, Any]) -> Any:
             raise Unusable(f"VariableScaleDecimal must be {{scale, value}}, got {shown(value)}")
         return scaled(_decimal_bytes(value["value"]), integer_of(value["scale"]) or 0)
     if name in TIMESTAMP_UNITS:
-        return instant(_count(value, name), TIMESTAMP_UNITS[name], name)
+        return exact_instant(_count(value, name), TIMESTAMP_UNITS[name], name)
     if name in DATE_TYPES:
         return instant(_count(value, name) * 86_400, 1, name)
     if name in TIME_UNITS:
@@ -93,7 +93,7 @@ def by_column_type(value: Any, t: SqlType | None, dbms: str = "") -> Any:
             return instant(value * 86_400, 1, "a DATE")
         digits = fraction_digits(t, dbms)
         per_second = 1_000 if digits <= 3 else 1_000_000 if digits <= 6 else 1_000_000_000
-        return instant(value, per_second, f"a {t.name}")
+        return exact_instant(value, per_second, f"a {t.name}")
     if t.family is TypeFamily.EXACT_NUMERIC and t.name not in INTEGER_TYPES and isinstance(value, str) \
             and not _numeric(value):
         if len(value) > _MAX_DECIMAL_BASE64 and _BASE64.fullmatch(value):
@@ -182,6 +182,14 @@ def _count(value: Any, name: str) -> int:
     return count
 
 
+def exact_instant(count: int, per_second: int, what: str) -> datetime:
+    """`instant` of a column value: a count with non-zero digits beyond the microsecond (a NanoTimestamp's
+    `...123456789`) does not fit, where `instant` would cut them off."""
+    if per_second > 1_000_000 and count % (per_second // 1_000_000):
+        raise Unusable(f"{what} {count} {SUB_MICROSECOND}")
+    return instant(count, per_second, what)
+
+
 def instant(count: int, per_second: int, what: str) -> datetime:
     seconds, rest = divmod(count, per_second)
     try:
@@ -193,6 +201,8 @@ def instant(count: int, per_second: int, what: str) -> datetime:
 def _time_of_day(count: int, per_second: int) -> str:
     if not 0 <= count < 86_400 * per_second:
         raise Unusable(f"time of day {count} is not within one day")
+    if per_second > 1_000_000 and count % (per_second // 1_000_000):
+        raise Unusable(f"time of day {count} {SUB_MICROSECOND}")
     micros = count * 1_000_000 // per_second
     return (datetime.min + timedelta(microseconds=micros)).time().isoformat()
 

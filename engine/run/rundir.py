@@ -46,7 +46,14 @@ from engine.run.records import InputError
 from engine.run.reference import Progress, RunCancelled, RunCounts, RunResult, run_reference
 from engine.run.schedule import ScheduleError
 from engine.run.sqleval import UnsupportedSql
-from engine.run.values import INTEGER_TYPES, is_binary, quantized, to_json_value
+from engine.run.values import (
+    INTEGER_TYPES,
+    UNBOUNDED_SCALE,
+    UNBOUNDED_WHOLE_DIGITS,
+    is_binary,
+    quantized,
+    to_json_value,
+)
 
 CONFLICT_ROW_FIELDS = ("dkey", "local", "remote_old", "remote_new", "result")
 
@@ -83,9 +90,9 @@ def arrow_type(t: SqlType) -> pa.DataType:
         if t.name in INTEGER_TYPES:
             return {"SMALLINT": pa.int16(), "INTEGER": pa.int32(), "INT": pa.int32(),
                     "SERIAL": pa.int32()}.get(t.name, pa.int64())
-        precision = t.precision or 38
-        scale = t.scale if t.precision is not None else 10
-        return pa.decimal128(precision, scale or 0) if precision <= 38 else pa.string()  # Spark holds no more
+        if t.precision is None:  # values that do not fit DECIMAL(38,10) are rejects (`values.unbounded_fits`)
+            return pa.decimal128(UNBOUNDED_WHOLE_DIGITS + UNBOUNDED_SCALE, UNBOUNDED_SCALE)
+        return pa.decimal128(t.precision, t.scale or 0) if t.precision <= 38 else pa.string()  # Spark holds no more
     if t.family is TypeFamily.APPROX_NUMERIC:
         return pa.float32() if t.name == "REAL" else pa.float64()
     if t.family is TypeFamily.DATETIME:

@@ -6,9 +6,9 @@ One Python representation per type family, used by every stage:
 |---|---|
 | character, character large objects (TEXT, CLOB, LONG) | `str` |
 | integer types (SMALLINT ... SERIAL8) | `int` |
-| DECIMAL / NUMERIC / NUMBER | `decimal.Decimal`, quantized to the scale when one is given |
+| DECIMAL / NUMERIC / NUMBER | `decimal.Decimal`, quantized to the scale when one is given (`UNBOUNDED_SCALE`) |
 | REAL / FLOAT / DOUBLE | `float` |
-| DATE / TIMESTAMP / DATETIME | timezone-aware `datetime` in UTC (an Oracle DATE carries a time) |
+| DATE / TIMESTAMP / TIMESTAMPTZ / DATETIME | `datetime` in UTC, to the microsecond (an Oracle DATE has a time) |
 | BIT / BOOLEAN | `bool` |
 | binary, binary large objects (BLOB, BYTE, LONG RAW) | `bytes` (hex text in JSON and CSV) |
 | UDT / complex | the JSON value, opaque |
@@ -37,8 +37,15 @@ INTEGER_BITS = {"SMALLINT": 16, "INTEGER": 32, "INT": 32, "SERIAL": 32, "BIGINT"
 REAL_MAX = 3.4028234663852886e38
 """The largest finite REAL (4-byte float)."""
 MAX_UNBOUNDED_DIGITS = 1000
-"""Digits either side of the point a DECIMAL without precision takes (PostgreSQL's NUMERIC takes more, no
-replicated server does: Oracle's NUMBER stops at 10^126)."""
+"""Digits either side of the point a DECIMAL(p) without a scale takes (one without precision takes far
+fewer: `UNBOUNDED_WHOLE_DIGITS`)."""
+UNBOUNDED_WHOLE_DIGITS, UNBOUNDED_SCALE = 28, 10
+"""A DECIMAL/NUMERIC/NUMBER without precision is carried as DECIMAL(38,10), the widest decimal Spark and
+Parquet hold: at most 28 digits before the point and 10 after (trailing zeros of the fraction aside). A value
+with more does not fit: a reject, never a rounded value nor a failed run."""
+SUB_MICROSECOND = "has sub-microsecond digits; a TIMESTAMP holds microseconds"
+"""Why a timestamp value with non-zero digits beyond the microsecond does not fit (never truncated)."""
+_FRACTION = re.compile(r"[T ]\d\d:\d\d:\d\d[.,](\d{7,})", re.ASCII)
 _EXACT = Context(prec=MAX_UNBOUNDED_DIGITS * 2 + 10)
 """Arithmetic wide enough to quantize any accepted DECIMAL exactly (the default context keeps 28 digits)."""
 
@@ -111,10 +118,15 @@ def decode_value(raw: Any, t: SqlType | None) -> Any:
         raise ValueDecodeError(f"expected a number for {t}, got {_kind(raw)}")
     if family is TypeFamily.DATETIME:
         if isinstance(raw, datetime):
+            if getattr(raw, "nanosecond", 0):  # a pandas Timestamp of a nanosecond Parquet column
+                raise ValueDecodeError(f"{_short(str(raw))!r} {SUB_MICROSECOND}")
             return as_utc(raw)
         if isinstance(raw, date):
             return datetime(raw.year, raw.month, raw.day, tzinfo=UTC)
         if isinstance(raw, str):
+            fraction = _FRACTION.search(raw)
+            if fraction is not None and fraction[1][6:].strip("0"):  # fromisoformat would cut them off
+                raise ValueDecodeError(f"{_short(raw)!r} {SUB_MICROSECOND}")
             return parse_timestamp(raw)
         raise ValueDecodeError(f"expected a timestamp for {t}, got {_kind(raw)}")
     if family in (TypeFamily.BOOLEAN, TypeFamily.BIT):
@@ -226,6 +238,9 @@ def _exact(raw: Any, t: SqlType) -> int | Decimal:
         return whole
     if t.precision is not None and number and number.adjusted() >= t.precision - (t.scale or 0):
         raise ValueDecodeError(f"{shown} does not fit {t}")
+    if t.precision is None and not unbounded_fits(number):
+        raise ValueDecodeError(f"{shown} does not fit an unbounded {t} (at most {UNBOUNDED_WHOLE_DIGITS} digits "
+                               f"before the point and {UNBOUNDED_SCALE} after)")
     if t.scale is None and number and abs(number.adjusted()) > MAX_UNBOUNDED_DIGITS:  # else quantized below
         raise ValueDecodeError(f"{shown} is out of range for {t}")
     if t.scale is not None:
@@ -233,6 +248,19 @@ def _exact(raw: Any, t: SqlType) -> int | Decimal:
     if t.precision is not None and number.copy_abs() >= Decimal(10) ** (t.precision - (t.scale or 0)):
         raise ValueDecodeError(f"{shown} does not fit {t}")
     return number if number else number.copy_abs()  # no column holds a negative zero (-0.00 is 0.00)
+
+
+def unbounded_fits(number: Decimal) -> bool:
+    """Whether a finite number fits a DECIMAL without precision (`UNBOUNDED_WHOLE_DIGITS`): trailing zeros of
+    its fraction do not count (`1.50000000000000` fits), in time linear in its digits whatever its exponent."""
+    if not number:
+        return True
+    if number.adjusted() >= UNBOUNDED_WHOLE_DIGITS:
+        return False
+    _, digits, exponent = number.as_tuple()
+    assert isinstance(exponent, int)
+    trailing = len(digits) - len("".join(map(str, digits)).rstrip("0"))
+    return exponent + trailing >= -UNBOUNDED_SCALE
 
 
 def _boolean(raw: Any, t: SqlType) -> bool:

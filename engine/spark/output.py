@@ -19,6 +19,7 @@ from engine.model.schema import Table
 from engine.model.types import TypeFamily
 from engine.run.context import identity_columns
 from engine.run.rundir import CONFLICT_ROW_FIELDS, CONFLICT_SCALARS
+from engine.run.values import UNBOUNDED_SCALE, UNBOUNDED_WHOLE_DIGITS
 from engine.spark import sqltext as sql
 from engine.spark.types import order_sql, rep
 
@@ -45,7 +46,8 @@ def _output(value: str, t: object) -> str:
     if sql_type.name == "REAL":
         return f"CAST({value} AS FLOAT)"
     if r.kind == "opaque" and sql_type.family is TypeFamily.EXACT_NUMERIC:
-        return f"CAST({value} AS DECIMAL(38,10))" if sql_type.precision is None else value
+        carried = f"DECIMAL({UNBOUNDED_WHOLE_DIGITS + UNBOUNDED_SCALE},{UNBOUNDED_SCALE})"  # every value fits
+        return f"CAST({value} AS {carried})" if sql_type.precision is None else value
     if r.kind == "opaque":
         return f"CASE WHEN startswith({value}, '\"') THEN get_json_object(concat('[', {value}, ']'), '$[0]') " \
                f"ELSE {value} END"
