@@ -72,14 +72,16 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.to == "goldengate":
         from engine.deploy.goldengate import REPORT_NAME, goldengate_files
 
-        missing = goldengate_files(model).not_expressed
+        export = goldengate_files(model)
+        missing = len(export.not_expressed) + len(export.whole_model)
         if missing:
-            print(f"mapwright: note: {len(missing)} construct(s) of the model have no GoldenGate equivalent; "
+            print(f"mapwright: note: {missing} construct(s) of the model have no GoldenGate equivalent; "
                   f"{Path(args.out) / REPORT_NAME} lists them", file=sys.stderr)
     if args.to == "postgresql":
         for note in notes:
             print(f"mapwright: finding: {one_line(note)}", file=sys.stderr)  # a name's ESC never drives the terminal
-        print(f"{len(notes)} finding(s): what PostgreSQL cannot express (also in {args.out}/report.txt)")
+        print(f"{len(notes)} kind(s) of finding: what PostgreSQL cannot express (each finding in "
+              f"{args.out}/report.txt)")
     if args.to == "ddl" and args.server is None and not model.mappings:
         print("mapwright: note: no mapping writes to any table, so the DDL has no tables "
               "(--server ID writes every table of a server)", file=sys.stderr)
@@ -89,8 +91,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from engine.runner import RunUsageError, run
 
+    identities: dict[str, str] = {}
+    for given in args.replica_identity or ():
+        server, sep, value = given.partition("=")
+        if not sep or not server:
+            raise UsageError(f"--replica-identity {given}: expected SERVER=full or SERVER=default")
+        identities[server] = value
     try:
-        return run(Path(args.model), Path(args.data), Path(args.out), args.master, engine=args.engine)
+        return run(Path(args.model), Path(args.data), Path(args.out), args.master, engine=args.engine,
+                   replica_identity=identities)
     except RunUsageError as exc:
         raise UsageError(str(exc)) from None
 
@@ -229,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--engine", choices=("auto", "inprocess", "spark"), default="auto",
                    help="inprocess: the pure-Python engine, seconds for small samples; spark: Apache Spark; "
                    "auto (default): Spark when --master is given or the input is large, else in process")
+    p.add_argument("--replica-identity", action="append", metavar="SERVER=default",
+                   help="what the server's captured old rows hold, over the model's setting: full (every column) "
+                   "or default (the key only, PostgreSQL's REPLICA IDENTITY DEFAULT: other old values are not "
+                   "compared); repeatable")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("verify", help="compare a run of sample data with real PostgreSQL 18 logical replication",

@@ -27,7 +27,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ from engine.rules import count, validate
 from engine.run.inprocess import fill_inprocess_run
 from engine.run.publish import RunDirError, check_out_dir, claim
 from engine.run.reference import RunCancelled
+from engine.run.replica import with_replica_identity
 from engine.run.rundir import RUN_INPUT_ERRORS, RunInfo, model_sha256, write_failed_run, write_spark_run
 from engine.spark.session import MasterError, check_reachable, input_bytes, parse_master
 
@@ -166,10 +167,12 @@ def _cancel_jobs(spark: Any) -> None:
 
 
 def run(model_path: Path, data_dir: Path, out: Path, master_url: str | None = None, *, engine: str = "spark",
-        cancel: threading.Event | None = None, sessions: Sessions | None = None) -> int:
+        cancel: threading.Event | None = None, sessions: Sessions | None = None,
+        replica_identity: Mapping[str, str] | None = None) -> int:
     """Run and write `out`; returns the exit code. Raises `RunUsageError` before anything starts.
 
     `engine`: "spark", "inprocess" or "auto" (`choose_engine`); `master_url` None is Spark's default master.
+    `replica_identity`: server id -> "full" or "default", over the model's (`replica.with_replica_identity`).
     Without `cancel`, SIGTERM and Ctrl-C cancel (the main thread's handlers, restored after); with one,
     whoever holds it cancels. Without `sessions`, a Spark run starts its own Spark and stops it (`OneShot`).
     """
@@ -183,6 +186,10 @@ def run(model_path: Path, data_dir: Path, out: Path, master_url: str | None = No
     try:
         check_out_dir(out)  # first of all; then the input, read only; then the lock, and the run
         model = load_model(model_path)
+        try:
+            model = with_replica_identity(model, replica_identity or {})
+        except ValueError as exc:
+            raise RunUsageError(str(exc)) from None
         _check_usable(data_dir, master)
         _check_apart(data_dir, out)
         if master is None:

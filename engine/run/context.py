@@ -15,6 +15,7 @@ from engine.keys import distribution_key
 from engine.model.methods import Method
 from engine.model.schema import Model, Resolution, Table, TableConflicts
 from engine.model.types import SqlType, TypeFamily
+from engine.run.replica import unknown_old_columns
 from engine.run.values import ConversionError, conform
 from engine.sql import evaluate as sql_evaluate  # the module: engine.sql.evaluate imports engine.run.values
 from engine.sql.errors import UnsupportedSql
@@ -74,6 +75,7 @@ class MappingPlan:
     where: str | None
     journal: bool
     source_types: MappingT[str, SqlType] = field(default_factory=dict)  # what its SQL reads, typed
+    unknown_old: frozenset[str] = frozenset()  # target columns whose old value its origin does not capture
 
 
 @dataclass(frozen=True)
@@ -113,8 +115,11 @@ def build_context(model: Model) -> RunContext:
             for column in key.columns:
                 if column not in m.columns:
                     raise RunModelError(f"mapping {m.id}: distribution key column {column!r} is not mapped")
+        source = model.table(m.source)
+        assert source is not None  # checked above
         mappings[m.id] = MappingPlan(m.id, m.source, m.target, dict(m.columns), key.columns if key else None,
-                                     m.where, m.journal, tables[m.source].types)
+                                     m.where, m.journal, tables[m.source].types,
+                                     unknown_old_columns(model, source, m.columns))
     priorities = {s.id: s.priority for s in model.servers}
     return RunContext(tables, mappings, priorities)
 

@@ -1,8 +1,10 @@
 """Debezium change events as run input: `DIR/changes/debezium/<server>/*.json[l]` (CONTRACT section 4).
 
-One event a line, as Debezium's PostgreSQL, MySQL, SQL Server, Oracle and Db2 connectors emit them
-through Kafka Connect's JSON converter, with the `schema`/`payload` wrapper or without it
-(`schemas.enable=false`). `decode_event` turns one line into what the run reads:
+One event a line in a `.jsonl` file, as Debezium's PostgreSQL, MySQL, SQL Server, Oracle and Db2 connectors
+emit them through Kafka Connect's JSON converter, with the `schema`/`payload` wrapper or without it
+(`schemas.enable=false`); in a `.json` file, events one after another however they are printed, or a JSON
+array of them (`jsonvalues`: each from the line it starts on). `decode_event` turns one event into what the
+run reads:
 
 - `c`, `u`, `d` -> a `ChangeRecord` (op I, U, D) of `<server>`, decoded by the same code as a
   Mapwright record (`records.decode_doc`), so values are typed and checked alike;
@@ -23,6 +25,9 @@ Files are read as every input file of a run is (`engine.run.inputfiles`): a pipe
 broken link is an input error naming it.
 The replication-definition version of a record is the one whose columns are the image's (else the
 latest that holds them all), as a Debezium event carries its table's columns at the time of the change.
+An update without a before image (what REPLICA IDENTITY DEFAULT sends when the key stays) is read, from a
+server whose `replica_identity` is `default`, with the key of its after image as its old row; the other old
+values are unknown (`replica`), never compared.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ from typing import Any
 
 from engine.model.schema import Model, Table
 from engine.run.debezium_values import Unusable, cut, instant, integer_of, iso, read_value, shown
-from engine.run.inputfiles import InputFileError, read_input_file
+from engine.run.inputfiles import InputFileError, input_lines, open_input_file, read_input_file
+from engine.run.jsonvalues import json_values
 from engine.run.records import (
     BLANK_BYTES,
     MAX_INPUT_FILE_BYTES,
@@ -50,9 +56,9 @@ from engine.run.records import (
     line_text,
     parse_json,
     shown_reject,
-    split_lines,
     versions_of,
 )
+from engine.run.replica import identity_of, key_columns
 
 OPS = {"c": "I", "u": "U", "d": "D"}
 SUFFIXES = (".json", ".jsonl")
@@ -129,8 +135,13 @@ def _decode(doc: Any, raw: str, server: str, file: str, line: int, model: Model)
     named = {side: (None if image is None else renamed(image, fields.get(side, {}), table, dbms))
              for side, image in images.items()}
     if op == "u" and named["before"] is None:
-        raise Unusable("an update without its before image (capture the whole row: PostgreSQL REPLICA "
-                        "IDENTITY FULL, Oracle supplemental logging of all columns)")
+        if identity_of(model, server) != "default" or named["after"] is None:
+            raise Unusable("an update without its before image (capture the whole row: PostgreSQL REPLICA "
+                           "IDENTITY FULL, Oracle supplemental logging of all columns; or set the server's "
+                           "replica_identity to default)")
+        # REPLICA IDENTITY DEFAULT sends no old row when the key stays: the key is the new row's, the rest unknown
+        after = named["after"]
+        named["before"] = {c: after[c] for c in key_columns(table) if c in after}
     version = choose_version(table, [image for image in named.values() if image is not None])
     record: dict[str, Any] = {"site": server, "table": table.name, "op": OPS[op],
                               "txn": transaction_id(payload, source, file, line),
@@ -378,13 +389,34 @@ def server_of(file: str) -> str:
     return Path(file).parent.name
 
 
+def is_value_file(file: str) -> bool:
+    """A `.json` file: JSON values one after another (`jsonvalues`), where a `.jsonl` file holds one a line."""
+    return Path(file).suffix.lower() == ".json"
+
+
+def file_events(file: str) -> Iterator[tuple[int, bytes]]:
+    """(line number from 1, bytes) for each event of one Debezium file: each non-blank line of a `.jsonl`
+    file, read a line at a time (a large capture is never held whole), or each JSON value of a `.json`
+    file, from the line it starts on (`jsonvalues.json_values`, over the file's text)."""
+    if is_value_file(file):
+        yield from json_values(_read(Path(file)))
+        return
+    try:
+        with open_input_file(Path(file), MAX_INPUT_FILE_BYTES) as fh:
+            for number, line in input_lines(fh, MAX_INPUT_FILE_BYTES, Path(file)):
+                if line.strip(BLANK_BYTES):
+                    yield number, line
+    except InputFileError as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"{file}: cannot read ({exc.strerror or exc})") from None
+
+
 def event_lines(changes_dir: Path, model: Model) -> Iterator[tuple[str, str, int, bytes]]:
-    """(server, file, line number from 1, bytes) for every non-blank line of the Debezium files."""
+    """(server, file, line number from 1, bytes) for every event of the Debezium files (`file_events`)."""
     for file, server in debezium_files(changes_dir, model).items():
-        data = _read(Path(file))
-        for number, line in split_lines(data):
-            if line.strip(BLANK_BYTES):
-                yield server, file, number, line
+        for number, data in file_events(file):
+            yield server, file, number, data
 
 
 def read_debezium(data_dir: Path, model: Model) -> DebeziumInput:

@@ -10,6 +10,8 @@ The change is looked up by its distribution key in the destination table:
   its chain (the shadow group has none: unresolved). Groups without a difference take the remote values;
   groups the update does not change stay as they are.
 - DELETE whose old values differ from the current row: a delete conflict (no method resolves it).
+- An old value the origin server does not capture (`replica_identity: default`: only the key's) is unknown:
+  it is never compared, and a group holding one counts as changed by an update.
 - A row that would collide on a unique index other than the DKey: a uniqueness conflict resolved by
   that index's `unique` entry (`append_site_name`, `append_sequence`, `discard`, `error`).
 
@@ -137,8 +139,9 @@ class Delivery:
             if not columns:
                 continue
             if old is not None:
-                if all(same_value(self.new[c], old.get(c), self.plan.types.get(c)) for c in columns):
-                    continue  # the update does not change this group
+                if all(c not in self.mapping.unknown_old and same_value(self.new[c], old.get(c), self.plan.types.get(c))
+                       for c in columns):
+                    continue  # the update does not change this group (an unknown old value may have changed)
                 different = self._differing({c: old.get(c) for c in columns}, current)
             else:
                 different = [c for c in columns if not same_value(self.new[c], current.get(c), self.plan.types.get(c))]
@@ -164,9 +167,11 @@ class Delivery:
         return self._place(self.rowid, {**current, **updates})
 
     def _differing(self, old: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
-        """Columns whose remote old value differs from the current one (compare_old: false ones skipped)."""
+        """Columns whose remote old value differs from the current one (compare_old: false ones skipped, and
+        those whose old value the origin does not capture: `replica.unknown_old_columns`)."""
+        unknown = self.mapping.unknown_old
         return [c for c, v in old.items()
-                if c not in self.plan.compare_old_off and c in current
+                if c not in self.plan.compare_old_off and c not in unknown and c in current
                 and not same_value(v, current[c], self.plan.types.get(c))]
 
     # --- writing and unique indexes ----------------------------------------

@@ -12,8 +12,10 @@ reading one writes nothing. Spark is given only files listed and checked here.
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -89,3 +91,17 @@ def _check(path: Path, info: os.stat_result, limit: int) -> None:
 
 def _too_large(limit: int, why: str) -> str:
     return f"is larger than a run reads from one file ({limit} bytes; {why})"
+
+
+def input_lines(fh: BinaryIO, limit: int, path: Path) -> Iterator[tuple[int, bytes]]:
+    """(line number from 1, bytes) of each line of an open input file, read a line at a time (a large
+    file is never held whole), as `records.split_lines` splits a file's bytes: at `\\n` only, a `\\r` before
+    it dropped, a UTF-8 byte-order mark at the start dropped; never past `limit` bytes in all."""
+    got = 0
+    for number, line in enumerate(fh, start=1):
+        got += len(line)
+        if got > limit:
+            raise InputFileError(path, _too_large(limit, "it grew while it was read"))
+        if number == 1:
+            line = line.removeprefix(codecs.BOM_UTF8)
+        yield number, line.removesuffix(b"\n").removesuffix(b"\r")

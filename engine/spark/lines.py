@@ -17,14 +17,18 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from engine.run.debezium import is_value_file
+from engine.run.jsonvalues import json_values
 from engine.run.records import BLANK, MAX_RECORD_BYTES, SHOWN_RAW, checked_input
 
 LINES = "file_ord int, line long, text string, size int, blank boolean"
@@ -47,7 +51,17 @@ def read_lines(spark: SparkSession, files: Sequence[str]) -> DataFrame:
     for path in files:
         checked_input(Path(path))
     files = [visible(p) for p in files]
-    raw = (spark.read.option("lineSep", "\n").text([glob_escaped(p) for p in files])
+    values = [p for p in files if is_value_file(p)]
+    if values:  # `.json` Debezium files: JSON values, not lines
+        by_lines = [p for p in files if not is_value_file(p)]
+        frame = _values(spark, files, values)
+        return frame if not by_lines else _lines(spark, files, by_lines).unionByName(frame)
+    return _lines(spark, files, files)
+
+
+def _lines(spark: SparkSession, files: Sequence[str], read: Sequence[str]) -> DataFrame:
+    """The lines of the files `read` (of `files`, whose places they take)."""
+    raw = (spark.read.option("lineSep", "\n").text([glob_escaped(p) for p in read])
            .select(F.col("value"), F.col("_metadata.file_path").alias("uri"),
                    F.col("_metadata.file_block_start").alias("block"),
                    F.monotonically_increasing_id().alias("place")))
@@ -72,6 +86,35 @@ def read_lines(spark: SparkSession, files: Sequence[str]) -> DataFrame:
     return (raw.where(~empty).join(F.broadcast(starts), ["uri", "block"])
             .select(F.col("file_ord"), (F.col("place") - F.col("first") + F.col("before") + 1).alias("line"),
                     text.alias("text"), size.alias("size"), blank.alias("blank")))
+
+
+def _values(spark: SparkSession, files: Sequence[str], read: Sequence[str]) -> DataFrame:
+    """The JSON values of the `.json` files `read` (of `files`), each as a line whose number is the line it
+    starts on (`debezium.file_events`, the reference's own splitting, run where Spark reads each file whole).
+    A value over `MAX_RECORD_BYTES` keeps its first `SHOWN_RAW` bytes, as a line does."""
+    whole = spark.read.format("binaryFile").load([glob_escaped(p) for p in read]).select("path", "content")
+    values = whole.mapInArrow(_split_values(list(files)), _VALUES)
+    # the text keeps its bytes as they are (a cast from binary checks nothing), as a line's does
+    return values.select("file_ord", "line", F.col("data").cast("string").alias("text"), "size", "blank")
+
+
+_VALUES = "file_ord int, line long, data binary, size int, blank boolean"
+_VALUES_SCHEMA = pa.schema([("file_ord", pa.int32()), ("line", pa.int64()), ("data", pa.binary()),
+                            ("size", pa.int32()), ("blank", pa.bool_())])
+
+
+def _split_values(files: list[str]) -> Any:
+    """A `mapInArrow` function: each whole `.json` file (`path`, `content`) -> its values (`LINES`)."""
+    def split(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            for row in batch.to_pylist():
+                ordinal = _ordinals(files, {row["path"]})[row["path"]]
+                out = [{"file_ord": ordinal, "line": line, "size": len(data), "blank": False,
+                        "data": data if len(data) <= MAX_RECORD_BYTES else data[:SHOWN_RAW]}
+                       for line, data in json_values(row["content"])]
+                for start in range(0, len(out), 4096):
+                    yield pa.RecordBatch.from_pylist(out[start:start + 4096], schema=_VALUES_SCHEMA)
+    return split
 
 
 HIDDEN = ("_", ".")
