@@ -20,18 +20,23 @@ one dialect is asked for.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import mssql, mysql
+from sqlalchemy.dialects import mssql, mysql, postgresql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.default import DefaultDialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.schema import CreateTable
-from sqlalchemy.sql import quoted_name
 from sqlalchemy.sql.compiler import GenericTypeCompiler
 from sqlglot import exp
 
+from engine.ddlparts import DdlError as DdlError
+from engine.ddlparts import column_parts, partition_options, partition_statements, table_parts
+from engine.ddlparts import comment as comment
+from engine.ddlparts import ident as _ident
+from engine.ddlserver import server_ddl
 from engine.exportdefault import export_default
 from engine.model.schema import Model, Table
 from engine.model.types import SqlType, TypeFamily
@@ -44,11 +49,6 @@ from engine.sqldefaults import (
     parse_default,
     render_default,
 )
-
-
-class DdlError(Exception):
-    """DDL that cannot be made (an unknown dialect, a name the dialect cannot hold)."""
-
 
 # --- types -----------------------------------------------------------------------------------------
 
@@ -107,9 +107,16 @@ def _datetime(standard: sa.types.TypeEngine[Any], sqlserver: sa.types.TypeEngine
 
 
 def sqlalchemy_type(t: SqlType) -> sa.types.TypeEngine[Any]:
-    """The SQLAlchemy type that renders the model's type in each dialect; user and complex types become text.
-    SQL Server gets its current types (DATE, NVARCHAR(max), VARBINARY(max), `load_dialect`), MySQL a
-    DATETIME(6) for a TIMESTAMP or DATETIME."""
+    """The SQLAlchemy type that renders the model's type in each dialect; user and complex types become text
+    (an ARRAY is PostgreSQL's array, elsewhere the JSON text it is held as, `type_note`). SQL Server gets its
+    current types (DATE, NVARCHAR(max), VARBINARY(max), `load_dialect`), MySQL a DATETIME(6) for a TIMESTAMP,
+    DATETIME or TIMESTAMPTZ."""
+    if t.name == "UUID":
+        return sa.CHAR(36).with_variant(postgresql.UUID(), "postgresql").with_variant(mssql.UNIQUEIDENTIFIER(), "mssql")
+    if t.name == "ARRAY" and t.elements:
+        element = t.elements[0]
+        inner = _text() if element.family is TypeFamily.COMPLEX else sqlalchemy_type(element)
+        return _text().with_variant(postgresql.ARRAY(inner), "postgresql")
     if t.family is TypeFamily.CHARACTER:
         if t.name == "NCHAR":
             return sa.NCHAR(t.length)
@@ -125,10 +132,20 @@ def sqlalchemy_type(t: SqlType) -> sa.types.TypeEngine[Any]:
         "SERIAL8": Serial8(), "NUMERIC": sa.Numeric(), "DECIMAL": sa.DECIMAL(), "NUMBER": sa.Numeric(),
         "REAL": sa.REAL(), "FLOAT": sa.Float(), "DOUBLE": sa.Double(), "DATE": sa.Date(),
         "TIMESTAMP": _datetime(sa.TIMESTAMP(), mssql.DATETIME2()),  # type: ignore[no-untyped-call]
+        "TIMESTAMPTZ": _datetime(sa.TIMESTAMP(timezone=True), mssql.DATETIMEOFFSET()),  # type: ignore[no-untyped-call]
         "DATETIME": _datetime(sa.DateTime(), sa.DateTime()), "BOOLEAN": sa.Boolean(), "BIT": sa.Boolean(),
         "BLOB": _blob(), "BYTE": _blob(), "LONG RAW": _blob(), "TEXT": _text(), "CLOB": _text(), "LONG": _text(),
     }
     return simple.get(t.name, _text())
+
+
+def type_note(t: SqlType, dialect: str) -> str | None:
+    """Why the type `dialect` writes for `t` is not quite the model's, or None."""
+    if t.name == "ARRAY" and dialect != "postgresql":
+        return f"written as text: {dialect} has no arrays, and the model holds an array as its JSON text"
+    if t.name == "TIMESTAMPTZ" and dialect in ("mysql", "mariadb"):
+        return "written as DATETIME(6), which holds no time zone: write its values as UTC"
+    return None
 
 
 # --- dialects --------------------------------------------------------------------------------------
@@ -189,6 +206,7 @@ def load_dialect(name: str) -> TargetDialect:
     if dialect.name == "mssql":
         dialect.server_version_info = MSSQL_VERSION
         dialect.deprecate_large_types = True  # VARCHAR(max), VARBINARY(max), not TEXT and IMAGE
+        dialect.default_schema_name = "dbo"  # where a table without a schema is, for its comment's procedure call
     return TargetDialect(dialect, SQLGLOT_BY_SQLALCHEMY.get(dialect.name, "postgres"), dialect.name,
                          DBMS_BY_SQLALCHEMY.get(dialect.name, "other"))
 
@@ -213,18 +231,6 @@ def named_dialect(name: str) -> TargetDialect:
 
 
 # --- tables and the whole file ---------------------------------------------------------------------
-
-
-def comment(text: str) -> str:
-    """An SQL line comment holding `text` flattened to one printable line (it cannot end early)."""
-    flat = "".join(ch if ch.isprintable() else " " for ch in text)
-    return f"-- {flat}\n"
-
-
-def _ident(name: str) -> quoted_name:
-    if "\x00" in name:
-        raise DdlError(f"the name {name!r} holds a NUL character, which no SQL identifier can")
-    return quoted_name(name, quote=True)
 
 
 _PLAIN_DEFAULTS = (exp.Literal, exp.Boolean, exp.Null, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime)
@@ -260,7 +266,11 @@ def check_fits(table: Table, target: TargetDialect) -> None:
     dialect = target.sqlalchemy
     limit = dialect.max_identifier_length
     postgres = dialect.name == "postgresql"
-    names = [table.name, *table.column_names(), *(ux.name for ux in table.unique_indexes)]
+    parts = table.partitioning.partitions if table.partitioning else []
+    names = [table.name, *table.column_names(), *(ux.name for ux in table.unique_indexes),
+             *(ix.name for ix in table.indexes), *(fk.name for fk in table.foreign_keys if fk.name),
+             *(ck.name for ck in table.checks if ck.name), *(part.name for part in parts),
+             *(c.enum.name for c in table.columns if c.enum and c.enum.name), *filter(None, [table.db_schema])]
     for name in names:
         size = len(name.encode()) if postgres else len(name)
         if limit and size > limit:
@@ -287,14 +297,14 @@ its INTEGER PRIMARY KEY; SQLAlchemy's Oracle dialect writes no identity column w
 
 
 def auto_numbered(table: Table, dialect: str) -> tuple[set[str], list[str]]:
-    """The serial columns of `table` that `dialect` is to number, and a comment for each other serial column
-    it would have numbered, which is written as a plain integer instead. Where a DBMS numbers one column per
+    """The serial and identity columns of `table` that `dialect` is to number, and a comment for each other
+    such column it would have numbered, which is written as a plain integer instead. Where a DBMS numbers one column per
     table, the first serial column of the primary key keeps it (an identity column is the row's surrogate
     key, and MySQL's must lead a key), else the first serial column: one IDENTITY for each made DDL that
     SQL Server refuses (`Multiple identity columns specified for table`). Never two in one table, which
     SQLAlchemy refuses in a primary key whatever the dialect, and none in SQLite's primary key of two."""
     key = table.primary_key
-    serials = sorted((c for c in table.columns if c.sql_type.is_serial),
+    serials = sorted((c for c in table.columns if c.sql_type.is_serial or c.identity is not None),
                      key=lambda c: key.index(c.name) if c.name in key else len(key))  # stable: then column order
     dbms, what = AUTO_NUMBERED.get(dialect, (dialect, None))
     numbered: dict[str, str] = {}
@@ -315,11 +325,15 @@ def auto_numbered(table: Table, dialect: str) -> tuple[set[str], list[str]]:
     return set(numbered.values()), notes
 
 
-def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
-    """`CREATE TABLE` for one table, preceded by a comment for each default left out and each serial column
-    its DBMS cannot number (`auto_numbered`)."""
+def build_table(table: Table, target: TargetDialect, dbms: str, metadata: sa.MetaData,
+                types: dict[str, sa.types.TypeEngine[Any]] | None = None) -> tuple[sa.Table, list[str]]:
+    """The SQLAlchemy table of `table` in `metadata` (`types`: a column's type other than its model type, a
+    PostgreSQL enum), and a comment for each default left out, each serial column its DBMS cannot number
+    (`auto_numbered`) and each part written otherwise than the model says (`engine.ddlparts`)."""
     check_fits(table, target)
-    numbered, notes = auto_numbered(table, target.sqlalchemy.name)
+    dialect = target.sqlalchemy.name
+    numbered, notes = auto_numbered(table, dialect)
+    said: list[str] = []
     columns = []
     for c in table.columns:
         t = c.sql_type
@@ -332,20 +346,43 @@ def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
                 server_default = _server_default(parse_default(c.default, dbms), target, t)
             except DefaultProblem as exc:
                 notes.append(comment(f"default of column {c.name} left out: {exc}"))
-        columns.append(sa.Column(_ident(c.name), sqlalchemy_type(t), nullable=c.nullable,
-                                 server_default=server_default, autoincrement=c.name in numbered))
+        if (note := type_note(t, dialect)) is not None:
+            said.append(f"column {c.name} ({t}) {note}")
+        parts, part_notes = column_parts(c, table, dialect, target.sqlglot, dbms, numbered)
+        said += part_notes
+        columns.append(sa.Column(_ident(c.name), (types or {}).get(c.name) or sqlalchemy_type(t), *parts,
+                                 nullable=c.nullable, server_default=server_default,
+                                 autoincrement=c.name in numbered, comment=c.comment))
     known = set(table.column_names())
-    constraints: list[sa.schema.Constraint] = []
+    constraints: list[sa.schema.SchemaItem] = []
     if table.primary_key and set(table.primary_key) <= known:
         constraints.append(sa.PrimaryKeyConstraint(*[_ident(c) for c in table.primary_key]))
     constraints += [sa.UniqueConstraint(*[_ident(c) for c in ux.columns], name=_ident(ux.name))
                     for ux in table.unique_indexes if set(ux.columns) <= known]
-    sa_table = sa.Table(_ident(table.name), sa.MetaData(), *columns, *constraints)
+    extra, extra_notes = table_parts(table, target.sqlglot, dbms, set(types or {}))
+    options, partition_notes = partition_options(table, target.sqlalchemy)
+    schema = table.db_schema if dialect != "sqlite" else None
+    if table.db_schema and schema is None:
+        said.append(f"table {table.name} written without its schema {table.db_schema}: SQLite has none")
+    sa_table = sa.Table(_ident(table.name), metadata, *columns, *constraints, *extra, comment=table.comment,
+                        schema=_ident(schema) if schema else None, **options)
+    return sa_table, notes + [comment(n) for n in said + extra_notes + partition_notes]
+
+
+def table_ddl(table: Table, target: TargetDialect, dbms: str) -> str:
+    """`CREATE TABLE` for one table alone, then on PostgreSQL its partitions, preceded by the comments of
+    `build_table`: an enumeration is a check, and its foreign keys, indexes and comments are left out
+    (`model_ddl` writes every part)."""
+    sa_table, notes = build_table(table, target, dbms, sa.MetaData())
     try:
         sql = str(CreateTable(sa_table).compile(dialect=target.sqlalchemy)).strip()
     except sa.exc.SQLAlchemyError as exc:
         raise DdlError(f"{table.key}: {str(exc).splitlines()[0]}") from None
-    return "".join(notes) + sql + ";\n"
+    partitions: list[str] = []
+    if table.partitioning is not None and target.sqlalchemy.name == "postgresql":
+        partitions, said = partition_statements(table, sa_table, target.sqlalchemy.identifier_preparer)
+        notes += [comment(n) for n in said]
+    return "".join(notes) + "".join(f"{s};\n" for s in [sql, *partitions])
 
 
 def model_ddl(model: Model, dialect: str | None = None, server: str | None = None) -> str:
@@ -370,6 +407,5 @@ def model_ddl(model: Model, dialect: str | None = None, server: str | None = Non
         dbms = entry.dbms if entry else "other"
         target = forced or dialect_for_dbms(dbms)
         parts.append("\n" + comment(f"server {server_id} ({dbms}): {target.label}"))
-        for table in tables:
-            parts.append("\n" + comment(table.key) + table_ddl(table, target, dbms))
+        parts.append(server_ddl(tables, target.sqlalchemy, partial(build_table, target=target, dbms=dbms)))
     return "".join(parts)
