@@ -79,6 +79,7 @@ CODES: dict[str, Code] = {
     "MP004": Code(E, "expression is not valid Spark SQL"),
     "MP005": Code(E, "column map names an unknown target column"),
     "MP006": Code(W, "regular expression may backtrack exponentially"),
+    "MP007": Code(E, "mapping writes a generated column"),
     "CR001": Code(E, "column is in more than one column group"),
     "CR002": Code(E, "additive or average on a group that is not one numeric column"),
     "CR003": Code(E, "append method on a unique index with a non-character column"),
@@ -101,6 +102,10 @@ CODES: dict[str, Code] = {
     "TB003": Code(E, "column default is not one constant SQL expression"),
     "TB004": Code(E, "column names differ only in case"),
     "TB005": Code(E, "key or index names a column twice"),
+    "TB006": Code(E, "foreign key names an unknown table or column, or does not match"),
+    "TB007": Code(E, "partitioning, generated, identity, enum, index or check is malformed"),
+    "FK001": Code(W, "child rows may arrive without their parent table"),
+    "PT001": Code(W, "partitioned source does not publish via its partition root"),
 }
 
 

@@ -15,6 +15,7 @@ from engine.model.types import TypeFamily, default_decimal_precision
 from engine.reversibility import explain, survives
 from engine.rules.context import Context
 from engine.rules.findings import Finding, Location
+from engine.rules.landing import check_landing
 from engine.rules.typecompat import type_compatibility
 from engine.sql import parse_expression
 from engine.sql.backtracking import backtracking_risk, pattern_literals
@@ -35,6 +36,7 @@ def check_mapping(ctx: Context, mapping: Mapping) -> list[Finding]:
                  reverse_rules, type_rules):
         findings.extend(rule(ctx, mapping, source, target))
     findings.extend(type_compatibility(mapping, source, target))
+    findings.extend(check_landing(ctx, mapping, source, target))
     return findings
 
 
@@ -229,9 +231,9 @@ def _protected_not_null(ctx: Context, mapping: Mapping, source: Table, target: T
 
 def null_rules(ctx: Context, mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
     """NL001, NL002. A default of SQL NULL (`NULL`, `CAST(NULL AS ...)`) is no default: it gives the NOT NULL
-    column the NULL it refuses."""
+    column the NULL it refuses. A generated column is the database's to fill (MP007 if mapped)."""
     for col in target.columns:
-        if col.nullable:
+        if col.nullable or col.generated is not None:
             continue
         method = mapping.columns.get(col.name)
         if method is None:

@@ -6,13 +6,15 @@ from collections.abc import Iterator
 
 from engine.model.schema import Model, Table
 from engine.model.types import parse_type
+from engine.rules.constraints import check_constraints
 from engine.rules.findings import Finding, Location
 from engine.sqldefaults import default_problem
 
 
 def check_table(model: Model, table: Table) -> list[Finding]:
     return [*key_columns(table), *parent_exists(model, table), *replication_definitions(table),
-            *column_defaults(model, table), *names_apart(table), *keys_name_once(table)]
+            *column_defaults(model, table), *names_apart(table), *keys_name_once(table),
+            *check_constraints(model, table)]
 
 
 def names_apart(table: Table) -> Iterator[Finding]:
@@ -28,9 +30,8 @@ def names_apart(table: Table) -> Iterator[Finding]:
 
 
 def keys_name_once(table: Table) -> Iterator[Finding]:
-    """TB005: a primary key or unique index names each column once (DDL refuses a repeated key column)."""
-    named = [("primary key", None, table.primary_key)] + [("unique index", ux.name, ux.columns)
-                                                          for ux in table.unique_indexes]
+    """TB005: a primary key or index names each column once (DDL refuses a repeated key column)."""
+    named = _keys_and_indexes(table)
     for what, index, columns in named:
         for column in sorted({c for c in columns if columns.count(c) > 1}):
             label = f"{what} {index}" if index else what
@@ -38,10 +39,16 @@ def keys_name_once(table: Table) -> Iterator[Finding]:
                           Location(table=table.key, column=column, index=index))
 
 
+def _keys_and_indexes(table: Table) -> list[tuple[str, str | None, list[str]]]:
+    """(what, index name, columns) of the primary key, each unique index and each (non-unique) index."""
+    return [("primary key", None, table.primary_key),
+            *(("unique index", ux.name, ux.columns) for ux in table.unique_indexes),
+            *(("index", ix.name, ix.columns) for ix in table.indexes)]
+
+
 def key_columns(table: Table) -> Iterator[Finding]:
-    """TB001: the primary key and unique indexes name real columns."""
-    named = [("primary key", None, table.primary_key)] + [("unique index", ux.name, ux.columns)
-                                                          for ux in table.unique_indexes]
+    """TB001: the primary key, unique indexes and indexes name real columns."""
+    named = _keys_and_indexes(table)
     for what, index, columns in named:
         for column in columns:
             if table.column(column) is None:

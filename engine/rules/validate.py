@@ -15,8 +15,9 @@ from collections.abc import Iterable
 
 from engine.edits import NOT_VALIDATED, Edit, entity_key
 from engine.graph import MappingGraph
-from engine.model.schema import Model
+from engine.model.schema import Model, Table
 from engine.rules.conflicts import check_conflicts
+from engine.rules.constraints import referenced_keys
 from engine.rules.context import Context
 from engine.rules.findings import Finding
 from engine.rules.mappings import check_mapping
@@ -38,6 +39,10 @@ class Validator:
         self.model = model
         self.graph = MappingGraph(model)
         self._ctx = Context(model, self.graph)
+        # table key -> keys of the tables whose foreign keys reference it (TB006, FK001 read the parent)
+        self._referrers: dict[str, set[str]] = {}
+        for table in model.tables:
+            self._refer(table, add=True)
         self._by_scope: dict[Scope, list[Finding]] = {}
         for scope in self._all_scopes():
             self._check(scope)
@@ -120,15 +125,19 @@ class Validator:
                 for table in ends or ():
                     scopes.add(("conflicts", table))
                     scopes |= {("mapping", m) for m in g.mappings_writing(table)}
+                    scopes |= self._writing_children(table)  # FK001: who lands rows in a parent
             elif edit.kind == "table":
                 scopes |= {("table", key), ("conflicts", key), MODEL_SCOPE}
                 scopes |= {("table", child) for child in g.children(key)}
+                scopes |= {("table", child) for child in self._referrers.get(key, ())}  # TB006 reads the parent
+                scopes |= self._writing_children(key)  # FK001: whether the parent is a table
                 scopes |= {("mapping", m) for m in g.mappings_touching(key)}
                 # a table appearing or going changes who writes the tables at the other end of its mappings
                 # (masters, writers: CR006, CR007, TY003)
                 for other in {t for m in g.mappings_touching(key) for t in g.endpoints(m) or ()}:
                     scopes.add(("conflicts", other))
                     scopes |= {("mapping", m) for m in g.mappings_writing(other)}
+                    scopes |= self._writing_children(other)  # FK001: the servers landing rows in a parent
             elif edit.kind == "server":
                 scopes |= {("mapping", m) for m in g.mappings_on_servers([key])}
                 scopes |= {("table", t.key) for t in self.model.tables if t.server == key}  # TB003 reads the DBMS
@@ -136,6 +145,21 @@ class Validator:
             elif edit.kind == "conflicts":
                 scopes |= {("conflicts", key), MODEL_SCOPE}
         return scopes
+
+    def _writing_children(self, parent: str) -> set[Scope]:
+        """Mappings landing rows in a table whose foreign key references `parent`: FK001 reads which servers
+        feed `parent`, and whether it is a table."""
+        return {("mapping", m) for child in self._referrers.get(parent, ()) for m in self.graph.mappings_writing(child)}
+
+    def _refer(self, table: Table, add: bool) -> None:
+        """Add (or drop) `table` as a referrer of each table its foreign keys reference."""
+        for parent in referenced_keys(table):
+            if add:
+                self._referrers.setdefault(parent, set()).add(table.key)
+            elif parent in self._referrers:
+                self._referrers[parent].discard(table.key)
+                if not self._referrers[parent]:
+                    del self._referrers[parent]
 
     def _dangling_on(self, server_ids: set[str]) -> set[Scope]:
         """Mappings naming an unknown table on one of `server_ids`: their MP002 lists the server's tables."""
@@ -149,6 +173,10 @@ class Validator:
         each edit drops (looking it up would rebuild the index once per edit of a batch)."""
         if edit.kind not in ("mapping", "table", "server"):
             return
+        if edit.kind == "table":  # the old definition's references go before the new one's come
+            for entity, add in ((edit.before, False), (edit.after, True)):
+                if isinstance(entity, Table):
+                    self._refer(entity, add)
         after_key = entity_key(edit.kind, edit.after) if edit.after is not None else None
         for entity in (edit.before, edit.after):
             if entity is None:

@@ -22,6 +22,7 @@ TOPIC_MODULES = [
     "test_type_rules",
     "test_table_rules",
     "test_type_compat_rules",
+    "test_rules_schema_features",
 ]
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import schema_feature_change
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -245,7 +246,9 @@ def operations_edit(rng: random.Random, model: Model) -> list[Edit]:
 def _table_edit(rng: random.Random, model: Model) -> Edit:
     t = rng.choice(model.tables)
     names = t.column_names() or ["X"]
-    choice = rng.randrange(8)
+    choice = rng.randrange(9)
+    if choice == 8:
+        return replace(model, "table", t, evolve(t, **schema_feature_change(rng, model, t)))
     if choice == 0 and t.columns:
         i = rng.randrange(len(t.columns))
         columns = [c.model_dump() for c in t.columns]
