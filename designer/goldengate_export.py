@@ -15,7 +15,7 @@ from engine.model.schema import Model
 
 def not_expressed_text(export: GoldenGateExport) -> str:
     """The constructs left out, grouped by mapping, one line each (the dialog's details)."""
-    lines: list[str] = []
+    lines: list[str] = [f"the whole model: {item}" for item in export.whole_model]
     for mapping_id, items in export.by_mapping().items():
         lines.append(f"mapping {mapping_id}:")
         lines.extend(f"  - {item.text()}" for item in items)
@@ -24,12 +24,13 @@ def not_expressed_text(export: GoldenGateExport) -> str:
 
 def confirm(parent: QWidget, export: GoldenGateExport) -> bool:
     """Ask before exporting when something is not expressed; the list is in the dialog's details."""
-    if not export.not_expressed:
+    if not export.not_expressed and not export.whole_model:
         return True
     count, mappings = len(export.not_expressed), len(export.by_mapping())
+    whole = f" {len(export.whole_model)} item(s) concern the whole model." if export.whole_model else ""
     box = QMessageBox(QMessageBox.Icon.Warning, "Export GoldenGate parameter files",
                       f"{count} construct(s) in {mappings} mapping(s) have no Oracle GoldenGate equivalent and will "
-                      f"not be in the parameter files. {REPORT_NAME} in the folder lists them too.",
+                      f"not be in the parameter files.{whole} {REPORT_NAME} in the folder lists them too.",
                       QMessageBox.StandardButton.Cancel, parent)
     box.setDetailedText(not_expressed_text(export))
     export_button = box.addButton("Export anyway", QMessageBox.ButtonRole.AcceptRole)

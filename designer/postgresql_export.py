@@ -8,14 +8,16 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from designer.labels import message
+from engine.deploy.pgfindings import grouped_lines
 from engine.deploy.postgresql import plan_deployment
 from engine.export import EXPORTERS, ExportError
 from engine.model.schema import Model
 
 
 def deployment_findings(model: Model) -> list[str]:
-    """What PostgreSQL logical replication cannot express of `model`, a line each (report.txt lists them too)."""
-    return [f.line() for f in plan_deployment(model).findings]
+    """What PostgreSQL logical replication cannot express of `model`: a line per kind of finding, with its count
+    and mappings (report.txt lists each one)."""
+    return grouped_lines(plan_deployment(model).findings)
 
 
 def export_postgresql(parent: QWidget, model: Model, findings: list[str], ask: bool,
@@ -24,7 +26,7 @@ def export_postgresql(parent: QWidget, model: Model, findings: list[str], ask: b
     ahead only when the user accepts them."""
     if findings and ask:
         box = QMessageBox(QMessageBox.Icon.Warning, "Export to PostgreSQL",
-                          f"PostgreSQL logical replication cannot express {len(findings)} thing(s) "
+                          f"PostgreSQL logical replication cannot express {len(findings)} kind(s) of thing "
                           "in this model (Show Details). They will also be in report.txt of the export.",
                           QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel, parent)
         box.setDetailedText("\n".join(findings))

@@ -142,13 +142,16 @@ def export_goldengate(model: Model, out: Path, **_: Any) -> None:
 
 
 def export_postgresql(model: Model, out: Path, **_: Any) -> list[str]:
-    """The PostgreSQL logical-replication deployment (a folder); returns its findings, one line each."""
-    from engine.deploy.postgresql import README_OPENING, DeployError
-    from engine.deploy.postgresql import export_postgresql as write_deployment
+    """The PostgreSQL logical-replication deployment (a folder); returns its findings, each kind once
+    (`engine.deploy.pgfindings.grouped_lines`: report.txt of the folder has every one)."""
+    from engine.deploy.pgexport import README_OPENING
+    from engine.deploy.pgexport import export_postgresql as write_deployment
+    from engine.deploy.pgfindings import grouped_lines
+    from engine.deploy.postgresql import DeployError
 
     folder_is_ours(out, "README.txt", README_OPENING, "postgresql")
     try:
-        return [f.line() for f in write_deployment(model, out)]
+        return grouped_lines(write_deployment(model, out))
     except DeployError as exc:
         raise ExportError(str(exc)) from None
 

@@ -52,8 +52,11 @@ def ident(name: str) -> str:
     return f'"{name}"'
 
 
-def table_name(name: str) -> str:
-    """A table name; a dotted name (`SALES.CUSTOMER`) is written as schema and table."""
+def table_name(name: str, schema: str | None = None) -> str:
+    """A table name, after its schema where the model gives one; a dotted name (`SALES.CUSTOMER`) without a
+    schema is written as schema and table."""
+    if schema is not None:
+        return f"{ident(schema)}.{ident(name)}"
     return ".".join(ident(part) for part in name.split("."))
 
 

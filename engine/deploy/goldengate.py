@@ -9,7 +9,8 @@ What each model construct becomes ("Parameters and Functions Reference for
 Oracle GoldenGate" and "Administering Oracle GoldenGate"; the pages are cited in
 each file's header, `DOCS`):
 
-- a mapping: `MAP source, TARGET target` with `COLMAP` listing every mapped
+- a mapping: `MAP source, TARGET target` (`schema.table` where the model gives the schema; REPORT.txt
+  says how many tables it does not) with `COLMAP` listing every mapped
   target column (no USEDEFAULTS: a same-named column the mapping does not map
   stays unmapped, as in the contract), `KEYCOLS` from the distribution key (its
   own or the default rule's), `WHERE` from `where`, `INSERTALLRECORDS` for a
@@ -27,16 +28,17 @@ each file's header, `DOCS`):
   unresolved conflict → REPERROR DISCARD into the discard file (the error queue),
   TRANSDISCARD for `scope: transaction`. GoldenGate takes one method per group:
   backups, average, priority_group, site_priority and the unique-index
-  resolutions are listed.
+  resolutions are listed (`engine.deploy.ggconflicts`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.deploy.ggconflicts import RESOLUTIONS as RESOLUTIONS  # the table of the module's docstring
+from engine.deploy.ggconflicts import conflict_options
 from engine.deploy.ggsyntax import (
     Resolver,
     Unsafe,
@@ -44,7 +46,6 @@ from engine.deploy.ggsyntax import (
     comment,
     ident,
     literal,
-    resolution_name,
     table_name,
 )
 from engine.deploy.ggsyntax import where_clause as gg_where
@@ -64,7 +65,7 @@ from engine.model.methods import (
     Trim,
     Upper,
 )
-from engine.model.schema import ColumnGroup, Mapping, Model, Table, TableConflicts
+from engine.model.schema import Mapping, Model, Table
 from engine.model.types import TypeFamily, parse_type
 
 REPORT_NAME = "REPORT.txt"
@@ -94,29 +95,13 @@ COLUMN_METHODS: dict[str, str | None] = {
     "constant": "a literal", "system": "a literal or @GETENV", "cast": "@NUMSTR / @STRNUM (text and numbers)",
     "upper": "@STRUP", "lower": None, "trim": "@STRTRIM", "expression": None,
 }
-# Resolution methods of a column group: the RESOLVECONFLICT resolution, or None.
-RESOLUTIONS: dict[str, str | None] = {
-    "latest_timestamp": "USEMAX", "earliest_timestamp": "USEMIN", "maximum": "USEMAX", "minimum": "USEMIN",
-    "additive": "USEDELTA", "overwrite": "OVERWRITE", "discard": "IGNORE",
-    "average": None, "priority_group": None, "site_priority": None,
-}
 _WHY_NOT = {
     "split": "GoldenGate's column-conversion functions have no split at a separator",
     "lower": "GoldenGate's column-conversion functions have no lower-case function (only @STRUP)",
     "expression": "a Spark SQL expression has no GoldenGate equivalent; write it with column-conversion "
                   "functions (@COMPUTE, @IF...) by hand",
-    "average": "RESOLVECONFLICT has no averaging resolution",
-    "priority_group": "RESOLVECONFLICT has no priority of values",
-    "site_priority": "RESOLVECONFLICT has no site priority",
-    "append_site_name": "RESOLVECONFLICT resolves by the key only; it cannot rewrite a value to satisfy a "
-                        "unique index",
-    "append_sequence": "RESOLVECONFLICT resolves by the key only; it cannot rewrite a value to satisfy a "
-                       "unique index",
-    "discard": "RESOLVECONFLICT resolves by the key only; a unique-index violation is a database error, "
-               "handled by REPERROR (written to the discard file, as errors are)",
 }
 NO_GOLDENGATE = {"sqlite": "capture or delivery", "other": "known capture or delivery"}
-Note = Callable[[str, str, str], None]
 _ORDINARY_OPTYPE = "@CASE (@GETENV ('GGHEADER', 'OPTYPE'), 'INSERT', 'I', 'DELETE', 'D', 'U')"
 
 
@@ -135,10 +120,12 @@ class NotExpressed:
 
 @dataclass
 class GoldenGateExport:
-    """The files to write ({name: text}) and the constructs they leave out."""
+    """The files to write ({name: text}) and the constructs they leave out: per mapping, and what concerns
+    the whole model (`whole_model`, a line each)."""
 
     files: dict[str, str] = field(default_factory=dict)
     not_expressed: list[NotExpressed] = field(default_factory=list)
+    whole_model: list[str] = field(default_factory=list)
 
     def by_mapping(self) -> dict[str, list[NotExpressed]]:
         grouped: dict[str, list[NotExpressed]] = {}
@@ -174,8 +161,19 @@ def goldengate_files(model: Model) -> GoldenGateExport:
         out.files[f"{name.lower()}.prm"] = "\n".join(lines) + "\n"
         out.not_expressed.extend(missing)
         replicats.append((name, source_server, target_server, len(mappings)))
+    unqualified = _unqualified_tables(model, [m for ms in groups.values() for m in ms])
+    if unqualified:
+        out.whole_model.append(f"MAP and TARGET names are not schema-qualified: the model gives no schema for "
+                               f"{unqualified} table(s); GoldenGate will use the default schema of the "
+                               "extract/replicat login")
     out.files[REPORT_NAME] = _report(model, out, replicats)
     return out
+
+
+def _unqualified_tables(model: Model, mappings: list[Mapping]) -> int:
+    """How many tables the MAP statements name without a schema (neither `schema` nor a dotted name)."""
+    tables = {t.key: t for m in mappings for t in (model.table(m.source), model.table(m.target)) if t is not None}
+    return sum(1 for t in tables.values() if t.db_schema is None and "." not in t.name)
 
 
 def _replicat_name(source: str, target: str, taken: set[str]) -> str:
@@ -257,7 +255,7 @@ def _map_statement(model: Model, mapping: Mapping) -> tuple[list[str], list[NotE
     header = f"-- mapping {comment(mapping.id)}: {comment(mapping.source)} -> {comment(mapping.target)}"
     inactive: list[str] = []
     try:
-        names = f"MAP {table_name(source.name)}, TARGET {table_name(target.name)}"
+        names = f"MAP {table_name(source.name, source.db_schema)}, TARGET {table_name(target.name, target.db_schema)}"
     except Unsafe as exc:
         note("mapping", "table name", f"not exported: {exc}")
         return [header, "-- not exported: a table name cannot be written safely (see the report)"], notes
@@ -303,7 +301,7 @@ def _map_statement(model: Model, mapping: Mapping) -> tuple[list[str], list[NotE
         note("mapping", "changed_columns_only", "sending only changed columns is set on the Extract "
              "(COMPRESSUPDATES and supplemental logging), not in a Replicat file")
     if not mapping.journal:
-        options.extend(_conflict_options(model, target, expressed, note))
+        options.extend(conflict_options(model, target, expressed, note))
     body = [names + ","] + [f"  {line}," for line in options]
     body[-1] = body[-1][:-1] + ";"
     statement = [header] + "\n".join(body).splitlines()
@@ -419,120 +417,6 @@ def _describe(method: Method) -> str:
     return f"the column {method.input}" if isinstance(method, Column) else f"a {method.method} value"
 
 
-# --- conflict detection and resolution -------------------------------------------------------------
-
-
-def _conflict_options(model: Model, target: Table, expressed: set[str], note: Note) -> list[str]:
-    """COMPARECOLS, RESOLVECONFLICT per conflict type and REPERROR for the target table's conflicts.
-
-    `expressed`: the target columns this MAP writes; a column group resolves only those (a group the
-    mapping does not write is never changed by it, as in the contract).
-    """
-    conflicts = model.conflicts_for(target.key) or TableConflicts(table=target.key)
-    item = f"conflicts of {target.key}"
-    options: list[str] = []
-    skipped = [c for c, compared in conflicts.compare_old.items() if not compared]
-    try:
-        if skipped:
-            cols = ", ".join(ident(c) for c in skipped)
-            options.append(f"COMPARECOLS (ON UPDATE ALLEXCLUDING ({cols}), ON DELETE ALLEXCLUDING ({cols}))")
-        else:
-            options.append("COMPARECOLS (ON UPDATE ALL, ON DELETE ALL)")
-    except Unsafe as exc:
-        note(item, "compare_old", f"{exc}; every column is compared")
-        options.append("COMPARECOLS (ON UPDATE ALL, ON DELETE ALL)")
-    groups = [g for g in conflicts.column_groups if g.resolution]
-    update = [_group_resolution(i, g, target, expressed, note, item, inserting=False) for i, g in enumerate(groups)]
-    update_ok = [u for u in update if u]
-    if update_ok:
-        options.append(_resolve("UPDATEROWEXISTS", update_ok))
-    policy = conflicts.on_insert_exists
-    if policy in ("discard", "overwrite"):
-        options.append(_resolve("INSERTROWEXISTS", [f"(DEFAULT, {policy.upper()})"]))
-    elif policy == "as_update":
-        inserts = [_group_resolution(i, g, target, expressed, note, item, inserting=True) for i, g in enumerate(groups)]
-        inserts_ok = [x for x in inserts if x]
-        if inserts_ok:
-            options.append(_resolve("INSERTROWEXISTS", inserts_ok))
-    if conflicts.on_update_missing == "discard":
-        options.append(_resolve("UPDATEROWMISSING", ["(DEFAULT, DISCARD)"]))
-    elif conflicts.on_update_missing == "insert":
-        options.append(_resolve("UPDATEROWMISSING", ["(DEFAULT, OVERWRITE)"]))
-    if conflicts.on_delete_missing == "discard":
-        options.append(_resolve("DELETEROWMISSING", ["(DEFAULT, DISCARD)"]))
-    for unique in conflicts.unique:
-        if unique.resolution != "error":
-            note(item, f"unique {unique.index}: {unique.resolution}", _WHY_NOT[unique.resolution])
-    if conflicts.scope == "transaction":
-        options.append("REPERROR (DEFAULT, TRANSDISCARD)")
-    return options
-
-
-def _group_resolution(index: int, group: ColumnGroup, target: Table, expressed: set[str], note: Note, item: str,
-                      inserting: bool) -> str | None:
-    """One `(name, RESOLUTION, COLS (...))` of RESOLVECONFLICT for a group's primary method, or None.
-
-    What has no equivalent is listed once, on the update pass: the method, and every backup
-    (GoldenGate takes one resolution per column group and conflict type).
-    """
-    cols = [c for c in group.columns if c in expressed]
-    if not cols:
-        return None
-    method = group.resolution[0]
-    where = f"column group {group.name}" + (" (on_insert_exists as_update)" if inserting else "")
-    word = RESOLUTIONS[method.method]
-    if not inserting:
-        if word is None:
-            note(item, f"{where}: {method.method}", _WHY_NOT[method.method])
-        for backup in group.resolution[1:]:
-            note(item, f"{where}: {backup.method} (backup)",
-                 "RESOLVECONFLICT takes one resolution per column group and conflict type; the backup, tried in "
-                 "the contract on a tie or an undecided value, is not (on a tie USEMAX and USEMIN keep the "
-                 "target row)")
-    if word is None:
-        return None
-    try:
-        problem = _resolution_problem(word, method.column, cols, target, expressed, inserting)
-        if word in ("USEMAX", "USEMIN") and problem is None:
-            word = f"{word} ({ident(str(method.column))})"
-        names = ", ".join(ident(c) for c in cols)
-    except Unsafe as exc:
-        problem = str(exc)
-    if problem is not None:
-        if not inserting or word == "USEDELTA":
-            note(item, f"{where}: {method.method}", problem)
-        return None
-    name = resolution_name(group.name, f"cg{index + 1}")
-    return f"({name}, {word}, COLS ({names}))"
-
-
-def _resolution_problem(word: str, column: str | None, cols: list[str], target: Table, expressed: set[str],
-                        inserting: bool) -> str | None:
-    """Why GoldenGate cannot take this resolution here, or None: USEMAX and USEMIN compare a NUMBER or a
-    TIMESTAMP column the MAP writes; USEDELTA adds to numeric columns, and needs old values."""
-    if word == "USEDELTA":
-        if inserting:
-            return ("an insert carries no old values, so USEDELTA is not valid for INSERTROWEXISTS (the "
-                    "contract's additive is undecided there too)")
-        not_numeric = [c for c in cols if (d := target.column(c)) is None or not d.sql_type.is_numeric]
-        if not_numeric:
-            return f"USEDELTA adds only to numeric columns, not {', '.join(not_numeric)}"
-    if word in ("USEMAX", "USEMIN"):
-        if column is None or column not in expressed:
-            return f"its column {column} is not written by this mapping, so GoldenGate has no value to compare"
-        definition = target.column(column)
-        if definition is None or not (definition.sql_type.is_numeric
-                                      or definition.sql_type.family is TypeFamily.DATETIME):
-            return f"{word} compares only a number or a timestamp, not the column {column}"
-    return None
-
-
-def _resolve(kind: str, resolutions: list[str]) -> str:
-    if len(resolutions) == 1:
-        return f"RESOLVECONFLICT ({kind}, {resolutions[0]})"
-    return f"RESOLVECONFLICT ({kind},\n    " + ",\n    ".join(resolutions) + ")"
-
-
 # --- the report ----------------------------------------------------------------------------------
 
 
@@ -552,7 +436,8 @@ def _report(model: Model, out: GoldenGateExport, replicats: list[tuple[str, str,
         "Create each alias once in GGSCI or the Admin Client:",
         *(f"  ALTER CREDENTIALSTORE ADD USER <user>@<database> ALIAS {a}" for a in aliases),
         "",
-        "Table names are written as the model has them (a dotted name as schema.table).",
+        "Table names are written as schema.table where the model gives the table's schema (a dotted name",
+        "as schema.table too), otherwise as the model has them.",
         "A conflict no resolution settles is written to the Replicat's discard file (REPERROR DISCARD).",
         "The Extract side must give these MAPs what they read: every column a COLMAP or WHERE reads in each",
         "record, and the before images COMPARECOLS and RESOLVECONFLICT compare (supplemental logging of those",
@@ -565,8 +450,12 @@ def _report(model: Model, out: GoldenGateExport, replicats: list[tuple[str, str,
                   "Replicat's tag), as Oracle's active-active configuration describes.", ""]
     grouped = out.by_mapping()
     total = len(out.not_expressed)
-    lines.append(f"Not expressed: {total} item(s) in {len(grouped)} mapping(s)." if total
+    counts = ([f"{len(out.whole_model)} item(s) for the whole model"] if out.whole_model else []) + (
+        [f"{total} item(s) in {len(grouped)} mapping(s)"] if total else [])
+    lines.append(f"Not expressed: {', '.join(counts)}." if counts
                  else "Not expressed: nothing; every construct of the model is in the parameter files.")
+    if out.whole_model:
+        lines += ["", "the whole model:", *(f"  - {comment(item)}" for item in out.whole_model)]
     for mapping_id, items in grouped.items():
         lines.append("")
         lines.append(f"mapping {comment(mapping_id)}:")

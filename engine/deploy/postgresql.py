@@ -2,7 +2,8 @@
 
 `mapwright export MODEL --to postgresql --out DIR` writes, per PostgreSQL server, the SQL that sets the
 server up (settings, target tables, publications, subscriptions) and a README.txt saying what to run where,
-in which order, plus the findings: everything PostgreSQL cannot express, per mapping, never dropped silently.
+in which order, plus the findings: everything PostgreSQL cannot express, per mapping, never dropped silently
+(`engine.deploy.pgexport` writes the folder, `engine.deploy.pgfindings` groups the findings).
 
 How a mapping becomes logical replication:
 
@@ -24,6 +25,12 @@ conflicts one fixed way per type. What corresponds (PostgreSQL 18's conflict typ
   starts with `overwrite`;
 - delete_origin_differs (the row is deleted) ~ nothing: Mapwright queues a delete whose old values differ.
 
+Tables are named with their schema where the model gives one (`"sales"."ORDERS"`): PostgreSQL matches a
+published table by schema and name. A generated column is never published (PostgreSQL 18 refuses a virtual
+one in a column list, and the subscriber computes its own), so nothing is copied into one. A partitioned
+table is published through its root (`publish_via_partition_root = true`): the subscriber's table of the
+root's name gets the changes of every partition, and PostgreSQL takes a column list only that way.
+
 Everything else is a finding. Nothing from the model is pasted into SQL: identifiers are quoted by
 SQLAlchemy's PostgreSQL identifier preparer, literals are quoted here, the row filter is sqlglot's rendering
 of a parsed tree, and connection strings are psql variables (`:'conninfo_hq'`) the README explains, so no
@@ -33,20 +40,15 @@ credential is ever written into the export.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-import sqlglot
 from sqlalchemy.dialects import postgresql as pg_dialect
-from sqlglot import exp
-from sqlglot.errors import SqlglotError
 
 from engine.ddl import DdlError, comment, load_dialect, table_ddl
-from engine.model.io import starts_with, write_atomic
+from engine.deploy.pgfilter import row_filter_sql
+from engine.deploy.pgfindings import DeployFinding, finding
 from engine.model.methods import Column
 from engine.model.schema import Mapping, Model, Table, TableConflicts
 
@@ -56,30 +58,6 @@ _PREPARER = pg_dialect.dialect(paramstyle="qmark").identifier_preparer  # type: 
 
 class DeployError(Exception):
     """A deployment that cannot be written (a name PostgreSQL cannot hold)."""
-
-
-@dataclass(frozen=True)
-class DeployFinding:
-    """Something PostgreSQL cannot express. `kind`: `not_deployed` (a mapping or column left out) or
-    `differs` (deployed, but PostgreSQL resolves or orders it differently from a Mapwright run)."""
-
-    kind: str
-    message: str
-    mapping: str | None = None
-    column: str | None = None
-    topic: str = ""  # "schedule" for the schedule's finding, which verification replaces by its own
-
-    def as_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind, "message": self.message}
-        if self.mapping is not None:
-            d["mapping"] = self.mapping
-        if self.column is not None:
-            d["column"] = self.column
-        return d
-
-    def line(self) -> str:
-        where = f"{self.mapping}" + (f".{self.column}" if self.column else "") if self.mapping else "all mappings"
-        return f"{where}: {self.kind.replace('_', ' ')}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -172,54 +150,6 @@ def safe_token(text: str, taken: set[str]) -> str:
     return token
 
 
-_NOT_IMMUTABLE = (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentTime, exp.Rand, exp.Anonymous)
-# PostgreSQL refuses these in a row filter too: a cast through text (CoerceViaIO) is not an allowed node, and
-# concat_ws is only stable. try_cast also means something else there (PostgreSQL's CAST fails, it never
-# gives NULL). Any cast is refused, rather than guessing from types which ones PostgreSQL would take.
-_NOT_IN_ROW_FILTER = (exp.Cast, exp.ConcatWs)
-_SPARK_MEANING = (exp.Initcap, exp.Left, exp.Right, exp.Contains, exp.EndsWith)
-"""Functions of the allow-list that PostgreSQL has not, or reads otherwise: `initcap` splits words at any
-non-letter there (at spaces only in Spark), `left`/`right` of a negative length keep all but that many
-characters there (none in Spark), and there is no `contains` or `ends_with`."""
-
-
-def row_filter_sql(where: str) -> tuple[str | None, tuple[str, ...], str | None]:
-    """(PostgreSQL text of the filter, columns it reads, problem). The Spark SQL is parsed and re-rendered
-    for PostgreSQL with every identifier quoted, without its comments: the model's text never reaches the SQL.
-    What is not one condition (`a = 1; DROP TABLE t`, which sqlglot parses as one block, or `GRANT ...`;
-    `--force` lets such a model through validation) is refused, never rendered into the publication."""
-    try:
-        tree = sqlglot.parse_one(where, read="spark")
-        if not isinstance(tree, exp.Condition):
-            return None, (), "the where clause is not one condition (it holds a statement), which a row filter cannot"
-        tree = tree.transform(_null_test)
-        text = tree.sql(dialect="postgres", identify=True, comments=False)
-    except (SqlglotError, RecursionError) as exc:
-        return None, (), f"the where clause cannot be written for PostgreSQL: {str(exc).splitlines()[0]}"
-    if any(isinstance(node, (exp.Query, exp.Subquery)) for node in tree.walk()):
-        return None, (), "the where clause holds a query, which a row filter cannot"
-    if any(isinstance(node, _NOT_IMMUTABLE) for node in tree.walk()):
-        return None, (), ("the where clause calls a function PostgreSQL does not allow in a row filter (only "
-                          "immutable built-in functions: no current time, random or user functions)")
-    if any(isinstance(node, _NOT_IN_ROW_FILTER) for node in tree.walk()):
-        return None, (), ("the where clause holds a cast or concat_ws, which PostgreSQL does not allow in a row "
-                          "filter (a cast through text is refused, concat_ws is not immutable)")
-    differs = next((node for node in tree.walk() if isinstance(node, _SPARK_MEANING)), None)
-    if differs is not None:
-        return None, (), (f"the where clause calls {differs.key}, which PostgreSQL has not or reads otherwise "
-                          "than Spark")
-    return text, tuple(dict.fromkeys(c.name for c in tree.find_all(exp.Column))), None
-
-
-def _null_test(node: exp.Expression) -> exp.Expression:
-    """Spark's `isnull(x)` and `isnotnull(x)` (functions sqlglot does not know) as `x IS [NOT] NULL`."""
-    if isinstance(node, exp.Anonymous) and len(node.expressions) == 1 and node.name.lower() in ("isnull",
-                                                                                                 "isnotnull"):
-        test = exp.Is(this=node.expressions[0], expression=exp.Null())
-        return test if node.name.lower() == "isnull" else exp.Not(this=test)
-    return node
-
-
 # --- the plan --------------------------------------------------------------------------------------
 
 
@@ -252,84 +182,122 @@ def plan_deployment(model: Model) -> PgPlan:
     return plan
 
 
+def published_columns(table: Table) -> list[str]:
+    """The columns PostgreSQL publishes of `table`: all but the generated ones."""
+    return [c.name for c in table.columns if c.generated is None]
+
+
 def _plan_mapping(model: Model, mapping: Mapping, plan: PgPlan) -> Publication | None:
     """A publication for the mapping, or None with a `not_deployed` finding saying why."""
 
-    def finding(kind: str, message: str, column: str | None = None) -> None:
-        plan.findings.append(DeployFinding(kind, message, mapping.id, column))
+    def note(kind: str, template: str, *args: object, column: str | None = None) -> None:
+        plan.findings.append(finding(kind, template, *args, mapping=mapping.id, column=column))
 
     source, target = model.table(mapping.source), model.table(mapping.target)
     if source is None or target is None:
-        finding("not_deployed", "its source or target table is not in the model")
+        note("not_deployed", "its source or target table is not in the model")
         return None
     for side, table in (("source", source), ("target", target)):
         server = model.server(table.server)
         if server is None or server.dbms != "postgresql":
-            dbms = server.dbms if server else "unknown"
-            finding("not_deployed", f"its {side} server {table.server} is {dbms}, not PostgreSQL")
+            note("not_deployed", "its {} server {} is {}, not PostgreSQL", side, table.server,
+                 server.dbms if server else "unknown")
             return None
     if source.server == target.server:
-        finding("not_deployed", "source and target are on the same server; logical replication runs between servers")
+        note("not_deployed", "source and target are on the same server; logical replication runs between servers")
         return None
     if source.name != target.name:
-        finding("not_deployed", f"PostgreSQL replicates a table to the table of the same name; the target "
-                f"{target.name} is not named {source.name}")
+        note("not_deployed", "PostgreSQL replicates a table to the table of the same name; the target {} is not "
+             "named {}", target.name, source.name)
+        return None
+    if source.db_schema and target.db_schema and source.db_schema != target.db_schema:
+        note("not_deployed", "PostgreSQL replicates a table to the table of the same schema and name; the target "
+             "is in schema {}, the source in {}", target.db_schema, source.db_schema)
+        return None
+    if source.partitioning is not None and not source.partitioning.publish_via_partition_root:
+        note("not_deployed", "the source table {} is partitioned and the model says publish_via_partition_root "
+             "false: PostgreSQL would publish each partition as a table of its own name, and refuses a column "
+             "list for a partitioned table published that way", source.key)
         return None
     twin = next((p for p in plan.publications if p.table == source and p.subscriber == target.server), None)
     if twin is not None:  # checked before anything is recorded: a twin must not set REPLICA IDENTITY FULL
-        finding("not_deployed", f"mapping {twin.mapping} already replicates {twin.table.key} to server "
-                f"{twin.subscriber}, and one subscription cannot take a table twice")
+        note("not_deployed", "mapping {} already replicates {} to server {}, and one subscription cannot take a "
+             "table twice", twin.mapping, twin.table.key, twin.subscriber)
         return None
-    copied: list[str] = []
-    for target_col, method in mapping.columns.items():
-        if isinstance(method, Column) and method.input == target_col and source.column(target_col):
-            copied.append(target_col)
-        elif isinstance(method, Column):
-            finding("not_deployed", f"copied from {method.input}: PostgreSQL copies a column only to the column of "
-                    "the same name; left out", target_col)
-        else:
-            finding("not_deployed", f"method {method.method}: PostgreSQL only copies columns; left out", target_col)
+    copied = _copied_columns(mapping, source, target, note)
     identity = list(source.primary_key)
     row_filter: str | None = None
     filter_columns: tuple[str, ...] = ()
     if mapping.where:
         row_filter, filter_columns, problem = row_filter_sql(mapping.where)
         if problem:
-            finding("not_deployed", problem)
+            note("not_deployed", problem)
             return None
-    all_columns = set(copied) == set(source.column_names())
+    publishable = published_columns(source)
+    all_columns = set(copied) == set(publishable)
     full = _full_identity_reason(plan, source, target, filter_columns)
+    generated = [c.name for c in source.columns if c.generated is not None]
+    if full and generated:
+        note("not_deployed", "{}, so PostgreSQL needs REPLICA IDENTITY FULL on the source, whose generated "
+             "column(s) ({}) it does not publish: PostgreSQL 18 then refuses every UPDATE and DELETE of the source "
+             "table", full, ", ".join(generated))
+        return None
     if full and not all_columns:
-        finding("not_deployed", f"{full}, so PostgreSQL needs REPLICA IDENTITY FULL on the source, which needs "
-                "every column published; this mapping leaves some out")
+        note("not_deployed", "{}, so PostgreSQL needs REPLICA IDENTITY FULL on the source, which needs every "
+             "column published; this mapping leaves some out", full)
         return None
     partial = [p.mapping for p in plan.publications if p.table == source and p.columns is not None
-               and len(p.columns) < len(source.columns)]
+               and len(p.columns) < len(publishable)]
     if full and partial:
-        finding("not_deployed", f"{full}, so PostgreSQL needs REPLICA IDENTITY FULL on the source; mapping(s) "
-                f"{', '.join(partial)} publish only some of its columns, and with FULL PostgreSQL would refuse "
-                "every UPDATE and DELETE of the source table")
+        note("not_deployed", "{}, so PostgreSQL needs REPLICA IDENTITY FULL on the source; mapping(s) {} publish "
+             "only some of its columns, and with FULL PostgreSQL would refuse every UPDATE and DELETE of the "
+             "source table", full, ", ".join(partial))
         return None
     if not set(identity) <= set(copied):
-        finding("not_deployed", "PostgreSQL must publish the source's primary key columns "
-                f"({', '.join(identity)}); the mapping does not copy them all")
+        note("not_deployed", "PostgreSQL must publish the source's primary key columns ({}); the mapping does not "
+             "copy them all", ", ".join(identity))
         return None
     if target.primary_key and not set(target.primary_key) <= set(copied):
-        finding("not_deployed", f"the target's primary key ({', '.join(target.primary_key)}) is how PostgreSQL "
-                "finds the row to change; the mapping does not copy all of it")
+        note("not_deployed", "the target's primary key ({}) is how PostgreSQL finds the row to change; the mapping "
+             "does not copy all of it", ", ".join(target.primary_key))
         return None
     if full and source not in plan.replica_full:
         plan.replica_full.append(source)
-        finding("differs", f"the source table {source.key} is set to REPLICA IDENTITY FULL ({full}): every "
-                "update logs the whole old row")
-    _conflict_findings(model.conflicts_for(target.key), mapping, target, copied, finding)
+        note("differs", "the source table {} is set to REPLICA IDENTITY FULL ({}): every update logs the whole "
+             "old row", source.key, full)
+    _conflict_findings(model.conflicts_for(target.key), target, copied, note)
     dkey = mapping.distribution_key or target.primary_key
     if set(dkey) != set(target.primary_key):
-        finding("differs", f"the distribution key ({', '.join(dkey)}) is not the target's primary key: PostgreSQL "
-                "finds rows by the primary key (replica identity)")
+        note("differs", "the distribution key ({}) is not the target's primary key: PostgreSQL finds rows by the "
+             "primary key (replica identity)", ", ".join(dkey))
     return Publication(object_name("mw", mapping.id), mapping.id, source.server, target.server, source,
-                       None if all_columns and full else tuple(c for c in source.column_names() if c in copied),
+                       None if all_columns and full else tuple(c for c in publishable if c in copied),
                        row_filter)
+
+
+def _copied_columns(mapping: Mapping, source: Table, target: Table, note: Callable[..., None]) -> list[str]:
+    """The target columns PostgreSQL copies: each a `column` of the source column of its name, neither of
+    them generated. The others are `not_deployed` findings."""
+    copied: list[str] = []
+    for target_col, method in mapping.columns.items():
+        target_def = target.column(target_col)
+        if target_def is not None and target_def.generated is not None:
+            note("not_deployed", "the target column is generated (the subscriber computes it): PostgreSQL copies "
+                 "nothing into it; left out", column=target_col)
+        elif isinstance(method, Column) and method.input == target_col and (col := source.column(target_col)):
+            if col.generated is None:
+                copied.append(target_col)
+            else:
+                note("not_deployed", "the source column is generated: PostgreSQL does not publish it (a virtual one "
+                     "cannot be, a stored one is computed again where the target column is generated too); "
+                     "left out", column=target_col)
+        elif isinstance(method, Column):
+            note("not_deployed", "copied from {}: PostgreSQL copies a column only to the column of the same name; "
+                 "left out", method.input, column=target_col)
+        else:
+            note("not_deployed", "method {}: PostgreSQL only copies columns; left out", method.method,
+                 column=target_col)
+    return copied
 
 
 def _full_identity_reason(plan: PgPlan, source: Table, target: Table, filter_columns: tuple[str, ...]) -> str | None:
@@ -356,40 +324,40 @@ def _full_identity_reason(plan: PgPlan, source: Table, target: Table, filter_col
     return None
 
 
-def _conflict_findings(conflicts: TableConflicts | None, mapping: Mapping, target: Table, copied: list[str],
-                       finding: Callable[..., None]) -> None:
+def _conflict_findings(conflicts: TableConflicts | None, target: Table, copied: list[str],
+                       note: Callable[..., None]) -> None:
     """Findings for the target table's conflict settings PostgreSQL does not share (see the module's table)."""
     c = conflicts or TableConflicts(table=target.key)
     if c.on_insert_exists != "error":
-        finding("differs", f"on_insert_exists: {c.on_insert_exists}: PostgreSQL raises insert_exists and stops "
-                "applying the subscription until the row is dealt with")
+        note("differs", "on_insert_exists: {}: PostgreSQL raises insert_exists and stops applying the "
+             "subscription until the row is dealt with", c.on_insert_exists)
     for policy, name, pg in ((c.on_update_missing, "on_update_missing", "update_missing"),
                              (c.on_delete_missing, "on_delete_missing", "delete_missing")):
         if policy == "insert":
-            finding("differs", f"{name}: insert: PostgreSQL skips the change ({pg}), it never inserts it")
+            note("differs", f"{name}: insert: PostgreSQL skips the change ({pg}), it never inserts it")
         elif policy == "error":
-            finding("differs", f"{name}: error: PostgreSQL skips the change ({pg}) and logs it; the table ends "
-                    "the same but nothing is queued")
+            note("differs", f"{name}: error: PostgreSQL skips the change ({pg}) and logs it; the table ends the "
+                 "same but nothing is queued")
     mapped = [col for col in copied if col not in target.primary_key]
     groups = [g for g in c.column_groups if set(g.columns) & set(mapped)]
     grouped = {col for g in groups for col in g.columns}
     if len(groups) > 1:
-        finding("differs", f"{len(groups)} column groups: PostgreSQL applies a remote update to the whole row "
-                "(update_origin_differs), never one group alone")
+        note("differs", "{} column groups: PostgreSQL applies a remote update to the whole row "
+             "(update_origin_differs), never one group alone", len(groups))
     for g in groups:
         if not g.resolution or g.resolution[0].method != "overwrite":
             first = g.resolution[0].method if g.resolution else "no method"
-            finding("differs", f"column group {g.name}: {first}: PostgreSQL resolves every update conflict as "
-                    "overwrite (the remote row is applied)")
+            note("differs", "column group {}: {}: PostgreSQL resolves every update conflict as overwrite (the "
+                 "remote row is applied)", g.name, first)
     shadow = [col for col in mapped if col not in grouped]
     if shadow:
-        finding("differs", f"columns {', '.join(shadow)} are in no column group: Mapwright sends a differing "
-                "update of them to the error queue, PostgreSQL applies it (overwrite)")
+        note("differs", "columns {} are in no column group: Mapwright sends a differing update of them to the "
+             "error queue, PostgreSQL applies it (overwrite)", ", ".join(shadow))
     if c.unique:
-        finding("differs", "unique-index resolutions: PostgreSQL raises the violation and stops applying the "
-                "subscription (insert_exists / update_exists / multiple_unique_conflicts)")
+        note("differs", "unique-index resolutions: PostgreSQL raises the violation and stops applying the "
+             "subscription (insert_exists / update_exists / multiple_unique_conflicts)")
     if c.scope == "transaction":
-        finding("differs", "scope: transaction: PostgreSQL resolves each row by itself")
+        note("differs", "scope: transaction: PostgreSQL resolves each row by itself")
 
 
 # --- SQL -------------------------------------------------------------------------------------------
@@ -408,15 +376,37 @@ def settings_sql(plan: PgPlan) -> list[str]:
     ]
 
 
+def table_ident(table: Table, name: str | None = None) -> str:
+    """The table's name (or `name`, a partition of it) quoted, after its quoted schema where it has one."""
+    quoted = ident(table.name if name is None else name)
+    return f"{ident(table.db_schema)}.{quoted}" if table.db_schema else quoted
+
+
+def schemas_sql(tables: list[Table]) -> list[str]:
+    """CREATE SCHEMA IF NOT EXISTS for each schema the tables are in, before the tables are made."""
+    return [f"CREATE SCHEMA IF NOT EXISTS {ident(schema)}"
+            for schema in dict.fromkeys(t.db_schema for t in tables if t.db_schema)]
+
+
+def replica_full_sql(table: Table) -> list[str]:
+    """REPLICA IDENTITY FULL for the table and each of its partitions: a change is logged by the partition
+    that holds the row, with that partition's replica identity, so setting it on the root alone does not do."""
+    parts = table.partitioning.partitions if table.partitioning else []
+    return [f"ALTER TABLE {table_ident(table, name)} REPLICA IDENTITY FULL"
+            for name in [table.name, *(p.name for p in parts)]]
+
+
 def tables_sql(plan: PgPlan, server: str) -> list[str]:
-    """CREATE TABLE for the server's published and subscribed tables, by `engine.ddl` (quoted names)."""
+    """CREATE TABLE for the server's published and subscribed tables, by `engine.ddl` (quoted names), after
+    their schemas."""
     dialect = load_dialect("postgresql")
-    out = []
+    out: list[str] = []
     for table in plan.tables.get(server, []):
         try:
+            out.extend(s for s in schemas_sql([table]) if s not in out)
             out.append(table_ddl(table, dialect, "postgresql").rstrip().rstrip(";"))
             if table in plan.replica_full:
-                out.append(f"ALTER TABLE {ident(table.name)} REPLICA IDENTITY FULL")
+                out.extend(replica_full_sql(table))
         except (DdlError, DeployError) as exc:
             raise DeployError(f"table {table.key}: {str(exc).removeprefix(f'{table.key}: ')}") from None
     return out
@@ -424,18 +414,21 @@ def tables_sql(plan: PgPlan, server: str) -> list[str]:
 
 def publications_sql(plan: PgPlan, server: str) -> list[str]:
     """CREATE PUBLICATION on `server` for each mapping it publishes; a name PostgreSQL cannot hold is a
-    DeployError naming the mapping and table, so the user knows which name to shorten."""
+    DeployError naming the mapping and table, so the user knows which name to shorten. A partitioned table
+    is published through its root (`publish_via_partition_root`), the only way PostgreSQL takes a column
+    list for it, and the subscriber's table of the root's name receives every partition's changes."""
     out = []
     for p in plan.publications:
         if p.server != server:
             continue
         try:
             columns = f" ({', '.join(ident(c) for c in p.columns)})" if p.columns is not None else ""
-            name = f"{ident(p.name)} FOR TABLE ONLY {ident(p.table.name)}"
+            name = f"{ident(p.name)} FOR TABLE ONLY {table_ident(p.table)}"
         except DeployError as exc:
             raise DeployError(f"mapping {p.mapping}, table {p.table.key}: {exc}") from None
         where = f" WHERE ({p.row_filter})" if p.row_filter else ""
-        out.append(f"CREATE PUBLICATION {name}{columns}{where} WITH (publish = 'insert, update, delete')")
+        via_root = ", publish_via_partition_root = true" if p.table.partitioning is not None else ""
+        out.append(f"CREATE PUBLICATION {name}{columns}{where} WITH (publish = 'insert, update, delete'{via_root})")
     return out
 
 
@@ -469,105 +462,3 @@ VERSION_CHECK = (
 def script(title: str, statements: list[str]) -> str:
     body = "".join(f"{s};\n\n" for s in statements) or comment("nothing to run on this server")
     return comment(title) + "\\set ON_ERROR_STOP on\n\n" + VERSION_CHECK + body
-
-
-# --- the export ------------------------------------------------------------------------------------
-
-STEPS = ("settings", "tables", "publications", "subscriptions")
-
-
-def server_tokens(plan: PgPlan) -> dict[str, str]:
-    """Each server's folder name in the export and its psql variable's suffix (`conninfo_<token>`)."""
-    taken: set[str] = set()
-    return {server: safe_token(server, taken) for server in plan.servers}
-
-
-README_OPENING = "Mapwright deployment of model"
-"""How README.txt begins: a folder holding it is an earlier export (`engine.export.folder_is_ours`)."""
-
-
-def export_postgresql(model: Model, out: Path, **_: Any) -> list[DeployFinding]:
-    """Write DIR/<server>/<n>-<step>.sql for each PostgreSQL server, README.txt and report.{txt,json}."""
-    plan = plan_deployment(model)
-    if not plan.servers:
-        raise DeployError("the model has no PostgreSQL server to deploy to")
-    tokens = server_tokens(plan)
-    files: dict[str, str] = {}
-    for server in plan.servers:
-        steps = {"settings": settings_sql(plan), "tables": tables_sql(plan, server),
-                 "publications": publications_sql(plan, server),
-                 "subscriptions": subscriptions_sql(plan, server, lambda pub: f":'conninfo_{tokens[pub]}'")}
-        for n, step in enumerate(STEPS, 1):
-            files[f"{tokens[server]}/{n}-{step}.sql"] = script(f"Mapwright: {step} of server {server}", steps[step])
-    files["README.txt"] = readme(model, plan, tokens)
-    files["report.txt"] = report_text(plan)
-    files["report.json"] = json.dumps({"findings": [f.as_dict() for f in plan.findings]}, indent=1) + "\n"
-    out.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        path = out / name
-        path.parent.mkdir(exist_ok=True)
-        write_atomic(path, text)
-    remove_stale_servers(out, set(tokens.values()))
-    return plan.findings
-
-
-def remove_stale_servers(out: Path, servers: set[str]) -> None:
-    """Remove the step scripts an earlier export wrote for servers the model no longer has (as the
-    GoldenGate export removes its stale `.prm` files), and their folders once empty: a folder left behind
-    reads as a server still to deploy. Only files this module wrote (each step's own first line) go; a
-    folder holding anything else keeps it."""
-    for folder in sorted(out.iterdir()):
-        if folder.name in servers or folder.is_symlink() or not folder.is_dir():
-            continue
-        for n, step in enumerate(STEPS, 1):
-            path = folder / f"{n}-{step}.sql"
-            if path.is_file() and not path.is_symlink() and starts_with(path, f"-- Mapwright: {step} of server "):
-                path.unlink()
-        if not any(folder.iterdir()):
-            folder.rmdir()
-
-
-def report_text(plan: PgPlan) -> str:
-    lines = [f"{len(plan.publications)} mapping(s) deployed as publications, {len(plan.subscriptions)} "
-             f"subscription(s); {len(plan.findings)} finding(s)"]
-    lines += [f.line() for f in plan.findings]
-    return "\n".join(lines) + "\n"
-
-
-def readme(model: Model, plan: PgPlan, tokens: dict[str, str]) -> str:
-    flat = comment(model.name or "untitled")[3:].strip()
-    servers = "\n".join(f"  {tokens[s]}/  server {comment(s)[3:].strip()}   (connection variable conninfo_{tokens[s]})"
-                        for s in plan.servers)
-    return f"""{README_OPENING} {flat} to PostgreSQL logical replication (PostgreSQL 16+, 18 preferred)
-
-One folder per PostgreSQL server:
-{servers}
-
-Run the steps in this order, each step on every server before the next step:
-
-1. psql "$CONNINFO" -f <server>/1-settings.sql as a superuser, then restart that server
-   (wal_level = logical and track_commit_timestamp only take effect after a restart).
-2. psql "$CONNINFO" -f <server>/2-tables.sql creates the tables the server publishes or subscribes
-   to (leave out the ones that already exist).
-3. psql "$CONNINFO" -f <server>/3-publications.sql.
-4. psql "$CONNINFO" -f <server>/4-subscriptions.sql on each server, with one variable per
-   server it subscribes to, the libpq connection string the subscriber uses to reach that publisher:
-     psql "$CONNINFO" -v conninfo_hq="host=hq.example.com dbname=app user=replicator" -f <server>/4-subscriptions.sql
-   No password is written in these files. Prefer a password file of the subscriber's server account
-   (the subscription connects from inside the server: ~/.pgpass of the OS user PostgreSQL runs as, or
-   passfile= in the connection string) or certificate authentication in the publisher's pg_hba.conf;
-   a password put in the connection string is kept in the subscriber's catalog (pg_subscription).
-   The replication user needs the REPLICATION attribute, or to own the published tables.
-
-Subscriptions are made with origin = none (a change applied from another server is not passed on, as in
-Mapwright's runs; it also stops bidirectional pairs looping) and copy_data = false (each server keeps its
-own initial rows). Load initial data before step 4. PostgreSQL retries a change that fails to apply (an
-insert_exists) until it is dealt with; ALTER SUBSCRIPTION name SET (disable_on_error = true) stops the
-subscription instead.
-
-How conflicts are handled: PostgreSQL applies a remote update or delete to the row it finds by primary key
-(update_origin_differs / delete_origin_differs: the remote change wins), skips an update or delete of a
-missing row (update_missing / delete_missing), and stops applying a subscription at an insert of an existing
-key (insert_exists) until it is dealt with. pg_stat_subscription_stats counts each type. What this means
-for each mapping is in report.txt ({len(plan.findings)} finding(s)); nothing left out is left out silently.
-"""

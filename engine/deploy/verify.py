@@ -18,25 +18,26 @@ import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import psycopg
 from psycopg import sql
 
 from engine.ddl import load_dialect, table_ddl
 from engine.deploy.pgcluster import PgInstance, restart, running_servers
+from engine.deploy.pgexport import export_postgresql, server_tokens
+from engine.deploy.pgfindings import DeployFinding
 from engine.deploy.postgresql import (
     DeployError,
-    DeployFinding,
     PgPlan,
     Subscription,
-    export_postgresql,
     ident,
     plan_deployment,
-    server_tokens,
+    schemas_sql,
 )
 from engine.model.schema import Model, Table
 from engine.run.records import ChangeRecord, read_changes, read_snapshots
@@ -135,10 +136,20 @@ def _execute_all(server: PgInstance, statements: Iterable[str]) -> None:
                 raise VerifyError(f"{server.site}: {str(exc).splitlines()[0]}") from None
 
 
+def table_name(table: Table) -> sql.Identifier:
+    """The table's name, after its schema where the model gives one."""
+    return sql.Identifier(table.db_schema, table.name) if table.db_schema else sql.Identifier(table.name)
+
+
+def writable_columns(table: Table) -> list[str]:
+    """The columns an INSERT or UPDATE may set: not the generated ones, which the server computes."""
+    return [c.name for c in table.columns if c.generated is None]
+
+
 def _load_rows(conn: psycopg.Connection[Any], table: Table, rows: list[Row]) -> None:
-    cols = table.column_names()
+    cols = writable_columns(table)
     query = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
-        sql.Identifier(table.name), sql.SQL(", ").join(map(sql.Identifier, cols)),
+        table_name(table), sql.SQL(", ").join(map(sql.Identifier, cols)),
         sql.SQL(", ").join(sql.Placeholder() * len(cols)))
     with conn.cursor() as cur:
         cur.executemany(query, [[row.get(c) for c in cols] for row in rows])
@@ -152,10 +163,10 @@ def _key_clause(table: Table, image: Row) -> tuple[sql.Composable, list[Any]]:
 
 def replay_record(conn: psycopg.Connection[Any], table: Table, record: ChangeRecord) -> None:
     """One change record as SQL at its site. A local insert onto a held key replaces the row (section 7)."""
-    name = sql.Identifier(table.name)
+    name = table_name(table)
     if record.op == "I":
         assert record.after is not None
-        cols = [c for c in table.column_names() if c in record.after]
+        cols = [c for c in writable_columns(table) if c in record.after]
         upsert: sql.Composable = sql.SQL("")
         if table.primary_key:
             rest = [c for c in cols if c not in table.primary_key]
@@ -175,7 +186,7 @@ def replay_record(conn: psycopg.Connection[Any], table: Table, record: ChangeRec
         conn.execute(sql.SQL("DELETE FROM {} WHERE {}").format(name, where), params)
         return
     assert record.after is not None
-    cols = [c for c in table.column_names() if c in record.after]
+    cols = [c for c in writable_columns(table) if c in record.after]
     sets = sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in cols)
     conn.execute(sql.SQL("UPDATE {} SET {} WHERE {}").format(name, sets, where),
                  [record.after[c] for c in cols] + params)
@@ -316,6 +327,10 @@ def _normal(value: Any, char: bool) -> Any:
         return Decimal(value).normalize()
     if isinstance(value, datetime):
         return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
+    if isinstance(value, date):  # a DATE column: Mapwright's run holds it as midnight UTC
+        return datetime(value.year, value.month, value.day)
+    if isinstance(value, UUID):  # Mapwright's run holds a UUID as its text form
+        return str(value)
     if isinstance(value, str) and char:
         return value.rstrip(" ")
     if isinstance(value, memoryview):
@@ -324,17 +339,19 @@ def _normal(value: Any, char: bool) -> Any:
 
 
 def normal_row(table: Table, row: Row) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """(key, all values), normalised so equal values compare equal (scale, CHAR padding, time zone)."""
+    """(key, all values but the generated ones), normalised so equal values compare equal (scale, CHAR
+    padding, time zone, a DATE as midnight, a UUID as text). A generated column is computed by each server
+    from its own SQL, which Mapwright's run does not evaluate: it is not compared."""
     chars = {c.name for c in table.columns if c.sql_type.name in ("CHAR", "NCHAR")}
-    values = {c: _normal(row.get(c), c in chars) for c in table.column_names()}
-    key = tuple(values[c] for c in (table.primary_key or table.column_names()))
+    values = {c: _normal(row.get(c), c in chars) for c in writable_columns(table)}
+    key = tuple(values[c] for c in (table.primary_key or writable_columns(table)))
     return key, tuple(values.values())
 
 
 def compare_table(table: Table, mapwright: list[Row], postgresql: list[Row]) -> TableComparison:
     mw = dict(normal_row(table, r) for r in mapwright)
     pg = dict(normal_row(table, r) for r in postgresql)
-    names = table.primary_key or table.column_names()
+    names = table.primary_key or writable_columns(table)
     differing = [dict(zip(names, (str(v) for v in key), strict=True))
                  for key in sorted(set(mw) | set(pg), key=repr) if mw.get(key) != pg.get(key)]
     return TableComparison(table.key, len(mapwright), len(postgresql), differing)
@@ -343,7 +360,7 @@ def compare_table(table: Table, mapwright: list[Row], postgresql: list[Row]) -> 
 def read_table(server: PgInstance, table: Table) -> list[Row]:
     with server.connect() as conn, conn.cursor(row_factory=psycopg.rows.dict_row) as cur:
         cur.execute(sql.SQL("SELECT {} FROM {}").format(
-            sql.SQL(", ").join(map(sql.Identifier, table.column_names())), sql.Identifier(table.name)))
+            sql.SQL(", ").join(map(sql.Identifier, table.column_names())), table_name(table)))
         return list(cur.fetchall())
 
 
@@ -376,7 +393,8 @@ def deploy(model: Model, plan: PgPlan, servers: dict[str, PgInstance], snapshots
     for site, server in servers.items():
         step(site, 2, "tables")
         local = [t for t in site_tables(model, plan, site) if t not in plan.tables.get(site, [])]
-        _execute_all(server, [table_ddl(t, load_dialect("postgresql"), "postgresql") for t in local])
+        _execute_all(server, schemas_sql(local) + [table_ddl(t, load_dialect("postgresql"), "postgresql")
+                                                   for t in local])
         with server.connect(autocommit=False) as conn:
             for table in site_tables(model, plan, site):
                 _load_rows(conn, table, snapshots.get(table.key, []))

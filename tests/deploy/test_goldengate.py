@@ -458,3 +458,31 @@ def test_each_target_server_gets_its_own_credential_alias() -> None:
     assert all(re.fullmatch(r"mw_[A-Za-z0-9_]{1,26}", a) for a in aliases), aliases
     report = files["REPORT.txt"]
     assert all(f"ALIAS {a}\n" in report for a in aliases)
+
+
+# --- schemas -----------------------------------------------------------------------------------------
+
+
+def test_map_and_target_are_schema_qualified_where_the_model_gives_the_schema() -> None:
+    m = model([server("s", "oracle"), server("t", "oracle")],
+              [table("s", "T", SRC, pk=["ID"], schema="SALES"), table("t", "T", TGT, pk=["ID"], schema="DW")],
+              [mapping("m", "s.T", "t.T", {"ID": "ID", "X": "A"})])
+    export = goldengate_files(m)
+    assert map_statement(export, "m").splitlines()[1] == 'MAP "SALES"."T", TARGET "DW"."T",'
+    assert export.whole_model == [] and export.not_expressed == []
+    assert "\nNot expressed: nothing; every construct of the model is in the parameter files.\n" in \
+        export.files["REPORT.txt"]
+
+
+def test_names_without_a_schema_are_said_under_not_expressed() -> None:
+    m = model([server("s", "oracle"), server("t", "oracle"), server("u", "oracle")],
+              [table("s", "T", SRC, pk=["ID"], schema="SALES"), table("t", "T", TGT, pk=["ID"]),
+               table("u", "T", TGT, pk=["ID"]), table("u", "UNMAPPED", TGT, pk=["ID"])],
+              [mapping("m", "s.T", "t.T", {"ID": "ID", "X": "A"}), mapping("n", "s.T", "u.T", {"ID": "ID", "X": "A"})])
+    export = goldengate_files(m)
+    assert map_statement(export, "m").splitlines()[1] == 'MAP "SALES"."T", TARGET "T",'
+    line = ("MAP and TARGET names are not schema-qualified: the model gives no schema for 2 table(s); GoldenGate "
+            "will use the default schema of the extract/replicat login")
+    assert export.whole_model == [line] and export.not_expressed == []
+    report = export.files["REPORT.txt"]
+    assert report.endswith(f"\nNot expressed: 1 item(s) for the whole model.\n\nthe whole model:\n  - {line}\n")
