@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import mssql, mysql, postgresql
@@ -352,7 +352,7 @@ def build_table(table: Table, target: TargetDialect, dbms: str, metadata: sa.Met
         said += part_notes
         columns.append(sa.Column(_ident(c.name), (types or {}).get(c.name) or sqlalchemy_type(t), *parts,
                                  nullable=c.nullable, server_default=server_default,
-                                 autoincrement=c.name in numbered, comment=c.comment))
+                                 autoincrement=_autoincrement(c.name in numbered, parts), comment=c.comment))
     known = set(table.column_names())
     constraints: list[sa.schema.SchemaItem] = []
     if table.primary_key and set(table.primary_key) <= known:
@@ -409,3 +409,10 @@ def model_ddl(model: Model, dialect: str | None = None, server: str | None = Non
         parts.append("\n" + comment(f"server {server_id} ({dbms}): {target.label}"))
         parts.append(server_ddl(tables, target.sqlalchemy, partial(build_table, target=target, dbms=dbms)))
     return "".join(parts)
+
+
+def _autoincrement(numbered: bool, parts: list[Any]) -> bool | Literal["auto"]:
+    """SQLAlchemy refuses `autoincrement=False` beside an `Identity`: the identity says it all."""
+    if numbered:
+        return True
+    return "auto" if any(isinstance(p, sa.Identity) for p in parts) else False

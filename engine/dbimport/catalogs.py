@@ -3,7 +3,8 @@
 - PostgreSQL: the base type of a domain with its size (the inspector reflects `CREATE DOMAIN d AS
   varchar(200)` as a VARCHAR without length, which came in as TEXT), and which columns own the sequence
   their default reads (only those are SERIAL: `int DEFAULT nextval('other_seq')` is an integer that takes
-  numbers from another table's sequence).
+  numbers from another table's sequence), with where that sequence starts and how it steps; and the schema
+  each foreign key references (the inspector drops it when it is on the search path).
 - SQLite: the shadow tables a virtual table keeps its data in (FTS5's `ft_data`, `ft_idx`, `ft_content`,
   `ft_docsize`, `ft_config`): the database's internals, not tables of the model.
 
@@ -41,7 +42,7 @@ WHERE n.nspname = coalesce(:schema, current_schema()) AND c.relname = ANY(:names
 """Each column of the named tables whose type is a domain, with the type at the bottom of its domains, sized."""
 
 _OWNED_SEQUENCES = sa.text("""
-SELECT c.relname, a.attname
+SELECT c.relname, a.attname, ps.seqstart, ps.seqincrement
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -49,19 +50,36 @@ JOIN pg_catalog.pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
 JOIN pg_catalog.pg_depend d ON d.refclassid = 'pg_catalog.pg_class'::regclass AND d.refobjid = c.oid
     AND d.refobjsubid = a.attnum AND d.classid = 'pg_catalog.pg_class'::regclass AND d.deptype = 'a'
 JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+JOIN pg_catalog.pg_sequence ps ON ps.seqrelid = s.oid
 WHERE n.nspname = coalesce(:schema, current_schema()) AND c.relname = ANY(:names)
     AND pg_catalog.pg_get_expr(ad.adbin, ad.adrelid) = format('nextval(%L::regclass)', s.oid::regclass)
 """)
-"""The columns of the named tables whose default is `nextval` of a sequence the column owns (a serial)."""
+"""The columns of the named tables whose default is `nextval` of a sequence the column owns (a serial), with
+where that sequence starts and how it steps."""
+
+
+_REFERENCES = sa.text("""
+SELECT c.relname, k.conname, rn.nspname, r.relname
+FROM pg_catalog.pg_constraint k
+JOIN pg_catalog.pg_class c ON c.oid = k.conrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_class r ON r.oid = k.confrelid
+JOIN pg_catalog.pg_namespace rn ON rn.oid = r.relnamespace
+WHERE k.contype = 'f' AND n.nspname = coalesce(:schema, current_schema()) AND c.relname = ANY(:names)
+""")
+"""The schema and table each foreign key of the named tables references (the inspector leaves the schema out
+when it is on the search path, and with `postgresql_ignore_search_path` gives the referencing table's)."""
 
 
 @dataclass
 class PgFacts:
     """Of a batch of PostgreSQL tables: each domain column's sized base type (`format_type` text) and the
-    columns that own the sequence their default reads."""
+    columns that own the sequence their default reads, with its (start, increment); the schema and table each
+    foreign key references."""
 
     domain_bases: dict[ColumnKey, str] = field(default_factory=dict)
-    own_sequence: set[ColumnKey] = field(default_factory=set)
+    own_sequence: dict[ColumnKey, tuple[int, int]] = field(default_factory=dict)
+    references: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # (table, fk) -> (schema, table)
 
 
 def pg_facts(connection: Connection, schema: str | None, tables: Sequence[str]) -> PgFacts:
@@ -70,7 +88,10 @@ def pg_facts(connection: Connection, schema: str | None, tables: Sequence[str]) 
     facts = PgFacts()
     for table, column, base in connection.execute(_DOMAIN_BASES, params):
         facts.domain_bases[(str(table), str(column))] = str(base)
-    facts.own_sequence = {(str(table), str(column)) for table, column in connection.execute(_OWNED_SEQUENCES, params)}
+    facts.own_sequence = {(str(table), str(column)): (int(start), int(step))
+                          for table, column, start, step in connection.execute(_OWNED_SEQUENCES, params)}
+    facts.references = {(str(table), str(name)): (str(schema), str(target))
+                        for table, name, schema, target in connection.execute(_REFERENCES, params)}
     return facts
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from engine.dbimport.connect import ImportFailure
-from engine.dbimport.reflect import ImportedSchema, checked_server_id, printable
+from engine.dbimport.reflect import ImportedSchema, checked_server_id
+from engine.dbimport.relations import printable
 from engine.edits import Edit, add, chain, set_setting
 from engine.model.schema import FORMAT, Model, Server, Table
 

@@ -2,9 +2,12 @@
 
 Columns come with their contract type strings (`engine.dbimport.types`), nullability and server
 defaults (parsed by sqlglot, with the casts a catalog adds to a literal taken off, and written in the
-server's SQL); tables with their primary keys, unique constraints and unique indexes. Names are kept as
-the database stores them (Oracle's upper case, PostgreSQL's lower case). Whatever is not imported
-exactly is an `ImportNote`. Tables are read in batches, reporting progress after each.
+server's SQL), comments, identity or serial sequences, generated expressions and enumerated values; tables
+with their schema, comment, primary keys, unique constraints and indexes, other indexes, foreign keys, check
+constraints (`engine.dbimport.constraints`) and PostgreSQL partitioning (`engine.dbimport.pgpartitions`).
+Views and partitions are no tables of the model (`engine.dbimport.relations`). Names are kept as the
+database stores them (Oracle's upper case, PostgreSQL's lower case). Whatever is not imported exactly is an
+`ImportNote`, said once. Tables are read in batches, reporting progress after each.
 """
 
 from __future__ import annotations
@@ -13,33 +16,29 @@ import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import sqlalchemy as sa
-import sqlglot
 from pydantic import ValidationError
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Dialect
-from sqlglot import exp
-from sqlglot.errors import ErrorLevel, SqlglotError
 
 from engine.authoring.errors import AuthoringError
 from engine.authoring.schema import checked_name
+from engine.dbimport import constraints
 from engine.dbimport.catalogs import PgFacts, pg_base_type, pg_facts, sqlite_shadow_tables
 from engine.dbimport.connect import DBMS_BY_DIALECT, ImportFailure
+from engine.dbimport.defaults import catalog_default
+from engine.dbimport.pgpartitions import PgPartitioning, pg_partitioning
+from engine.dbimport.relations import pick, read_relations, some
+from engine.dbimport.relations import printable as printable
+from engine.dbimport.sqlitetable import sqlite_declared, sqlite_declared_type, sqlite_foreign_keys, sqlite_generated
 from engine.dbimport.sqliteunique import sqlite_unique_constraints
 from engine.dbimport.types import MappedType, contract_type
 from engine.model.io import one_line
-from engine.model.schema import ColumnDef, Table, UniqueIndex
+from engine.model.schema import ColumnDef, Generated, Identity, Partition, Partitioning, Table, UniqueIndex
 from engine.model.types import parse_type
-from engine.sqldefaults import (
-    SQLGLOT_BY_DBMS,
-    SQLGLOT_BY_SQLALCHEMY,
-    DefaultProblem,
-    ParsedDefault,
-    parse_default,
-    render_default,
-)
+from engine.sqldefaults import SQLGLOT_BY_DBMS, SQLGLOT_BY_SQLALCHEMY
 
 Progress = Callable[[int, int, str], None]
 """progress(done, total, what): called after each batch of tables (and once at the start)."""
@@ -59,12 +58,6 @@ class ImportNote:
         """One line, whatever the names hold: a line break or tab in a name is shown escaped (`\\n`), so a
         name can neither split a note nor pass for another line."""
         return printable(f"{self.table}{'.' + self.column if self.column else ''}: {self.message}")
-
-
-def printable(text: str) -> str:
-    """`text` with each character that is not printable (a line break, a tab) escaped: names from a database
-    go into one-line messages."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 @dataclass
@@ -114,44 +107,22 @@ def _sa_schema(connection: Connection, schema: str | None) -> str | None:
     if schema not in names:
         matches = [n for n in names if n.lower() == schema.lower()]
         if len(matches) > 1:
-            raise ImportFailure(f"schema {schema!r} is ambiguous: the database has {_some(sorted(matches))} "
+            raise ImportFailure(f"schema {schema!r} is ambiguous: the database has {some(sorted(matches))} "
                                 "(name one exactly)")
         if not matches:
-            raise ImportFailure(f"no schema {schema!r} in the database (schemas: {_some(names)})")
+            raise ImportFailure(f"no schema {schema!r} in the database (schemas: {some(names)})")
         schema = matches[0]
     dialect = connection.dialect
     return str(dialect.normalize_name(schema)) if getattr(dialect, "requires_name_normalize", False) else schema
 
 
 def list_tables(connection: Connection, schema: str | None = None) -> list[str]:
-    """The names of a schema's tables (the default schema's when None), as the database stores them."""
-    inspector = sa.inspect(connection)
-    names = inspector.get_table_names(schema=_sa_schema(connection, schema))
-    return sorted(_stored(connection.dialect, n) for n in names)
-
-
-def _some(names: Sequence[str], limit: int = 12) -> str:
-    shown = printable(", ".join(names[:limit]))
-    return (shown + f", ... ({len(names)} in all)") if len(names) > limit else (shown or "none")
-
-
-def _pick(available: dict[str, str], wanted: Sequence[str] | None, where: str) -> list[str]:
-    """Stored names of the tables asked for (all when None), matching case-insensitively when unambiguous."""
-    if wanted is None:
-        return sorted(available)
-    picked: list[str] = []
-    for name in wanted:
-        if name in available:
-            picked.append(name)
-            continue
-        matches = [n for n in available if n.lower() == name.lower()]
-        if len(matches) > 1:
-            raise ImportFailure(f"table {name!r} is ambiguous: {where} has {_some(sorted(matches))} "
-                                "(name one exactly)")
-        if not matches:
-            raise ImportFailure(f"no table {name!r} in {where} (tables: {_some(sorted(available))})")
-        picked.append(matches[0])
-    return list(dict.fromkeys(picked))
+    """The names of a schema's tables (the default schema's when None), as the database stores them: not its
+    views, nor the partitions of its partitioned tables."""
+    dialect = connection.dialect
+    relations = read_relations(connection, sa.inspect(connection), _sa_schema(connection, schema),
+                               lambda n: _stored(dialect, n))
+    return sorted(relations.tables)
 
 
 def reflect_tables(connection: Connection, server: str, dbms: str | None = None, schema: str | None = None,
@@ -159,18 +130,25 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
     """Model tables for the tables of `schema` (default: the connection's), all or those named.
 
     `dbms` defaults to the dialect's; defaults are written in that DBMS's SQL. Raises `ImportFailure`
-    for a server id Add server would refuse (`checked_server_id`), an unknown schema or table, or an empty
-    schema.
+    for a server id Add server would refuse (`checked_server_id`), an unknown schema or table (a view or a
+    partition asked for is said to be one), or a schema without tables.
     """
     dialect = connection.dialect
     result = ImportedSchema(checked_server_id(server), dbms or DBMS_BY_DIALECT.get(dialect.name, "other"))
     sa_schema = _sa_schema(connection, schema)
     where = f"schema {schema!r}" if schema else "the default schema"
     inspector = sa.inspect(connection)
-    available = {_stored(dialect, n): n for n in inspector.get_table_names(schema=sa_schema)}
+    relations = read_relations(connection, inspector, sa_schema, lambda n: _stored(dialect, n))
+    available = relations.tables
     if not available:
-        raise ImportFailure(f"{where} has no tables")
-    picked = _pick(available, tables, where)
+        others = [f"views: {some(relations.views)}"] if relations.views else []
+        if relations.partitions:
+            others.append(f"partitions of other schemas' tables: {some(sorted(relations.partitions))}")
+        raise ImportFailure(f"{where} has no tables" + (f" ({'; '.join(others)})" if others else ""))
+    picked = pick(relations, tables, where)
+    if tables is None and relations.views:
+        result.notes.append(ImportNote(where, None, f"{len(relations.views)} view(s) not imported (views are not "
+                                                    f"tables): {some(relations.views)}"))
     if dialect.name == "sqlite":  # a virtual table's internals (FTS5's ft_data...): never tables of the model
         shadows = sqlite_shadow_tables(connection, sa_schema)
         for name in [n for n in picked if available[n] in shadows]:
@@ -180,27 +158,32 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
     report = progress or (lambda _d, _t, _w: None)
     report(0, len(picked), "")
     reader = _TableReader(dialect, result, SQLGLOT_BY_SQLALCHEMY.get(dialect.name, "postgres"),
-                          SQLGLOT_BY_DBMS.get(result.dbms, "postgres"))
+                          SQLGLOT_BY_DBMS.get(result.dbms, "postgres"), readable=set(picked),
+                          sa_schema=sa_schema if sa_schema is not None else inspector.default_schema_name)
+    if dialect.name != "sqlite":  # the schema read, as the database names it; SQLite's are files, not schemas
+        named = sa_schema if sa_schema is not None else inspector.default_schema_name
+        reader.schema = _stored(dialect, named) if named else None
     for start in range(0, len(picked), BATCH):
         batch = picked[start:start + BATCH]
         names = [available[n] for n in batch]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", sa.exc.SAWarning)
-            columns = inspector.get_multi_columns(schema=sa_schema, filter_names=names)
-            keys = inspector.get_multi_pk_constraint(schema=sa_schema, filter_names=names)
-            uniques = inspector.get_multi_unique_constraints(schema=sa_schema, filter_names=names)
-            indexes = inspector.get_multi_indexes(schema=sa_schema, filter_names=names)
+            found = _read_batch(inspector, sa_schema, names)
         reader.unknown = _unrecognised(caught)
-        reader.pg = pg_facts(connection, sa_schema, names) if dialect.name == "postgresql" else None
+        reader.pg = pg = pg_facts(connection, sa_schema, names) if dialect.name == "postgresql" else None
+        if pg is not None:  # the catalog's referenced schema, not a guess from the search path
+            _referenced_as_the_catalog_says(found, pg)
+        partitioned = pg_partitioning(connection, sa_schema, names) if dialect.name == "postgresql" else {}
         for stored, sa_name in zip(batch, names, strict=True):
-            at = (sa_schema, sa_name)
-            reader.declared = _sqlite_declared(connection, sa_schema, sa_name) if dialect.name == "sqlite" else {}
-            table_uniques: list[Any] = list(uniques.get(at, []))
-            if dialect.name == "sqlite":  # inline UNIQUE constraints too, which the inspector leaves out
-                table_uniques = sqlite_unique_constraints(connection, sa_schema, sa_name, table_uniques)
+            reflected = found[sa_name]
+            reader.declared, reader.generated = {}, None
+            if dialect.name == "sqlite":  # what the inspector misreads or leaves out of SQLite's CREATE TABLE
+                reader.declared = sqlite_declared(connection, sa_schema, sa_name)
+                reader.generated = sqlite_generated(connection, sa_schema, sa_name)
+                reflected.uniques = sqlite_unique_constraints(connection, sa_schema, sa_name, reflected.uniques)
+                reflected.foreign_keys = sqlite_foreign_keys(connection, sa_schema, sa_name, reflected.foreign_keys)
             try:
-                result.tables.append(reader.table(stored, columns.get(at, []), dict(keys.get(at) or {}),
-                                                  table_uniques, indexes.get(at, [])))
+                result.tables.append(reader.table(stored, reflected, partitioned.get(sa_name)))
             except ValidationError as exc:  # a name no model can hold (an empty one): the rest still come
                 first = exc.errors()[0]
                 field = ".".join(str(part) for part in first["loc"])
@@ -208,7 +191,49 @@ def reflect_tables(connection: Connection, server: str, dbms: str | None = None,
         said = dict.fromkeys(str(w.message).splitlines()[0] for w in caught)  # a dialect may warn twice
         result.notes += [ImportNote(where, None, m) for m in said if not UNRECOGNISED.match(m)]
         report(min(start + BATCH, len(picked)), len(picked), batch[-1])
+    result.notes = list(dict.fromkeys(result.notes))  # each thing said once
     return result
+
+
+def _referenced_as_the_catalog_says(found: dict[str, _Reflected], pg: PgFacts) -> None:
+    """Each foreign key's referenced schema and table from PostgreSQL's catalog: the inspector leaves the schema
+    out when it is on the search path (a table of schema sales referencing public.customer reads `customer`)."""
+    for sa_name, reflected in found.items():
+        for fk in reflected.foreign_keys:
+            fk["referred_schema"], fk["referred_table"] = pg.references.get(
+                (sa_name, fk.get("name") or ""), (fk.get("referred_schema"), fk["referred_table"]))
+
+
+@dataclass
+class _Reflected:
+    """What the inspector says of one table."""
+
+    columns: list[Any]
+    pk: dict[str, Any]
+    uniques: list[Any]
+    indexes: list[Any]
+    foreign_keys: list[Any]
+    checks: list[Any]
+    comment: str | None
+
+
+def _read_batch(inspector: sa.Inspector, schema: str | None, names: list[str]) -> dict[str, _Reflected]:
+    """The inspector's reflection of the named tables, by SQLAlchemy's name (what a dialect cannot reflect,
+    such as SQLite's table comments, is empty)."""
+    def multi(getter: Callable[..., dict[tuple[str | None, str], Any]]) -> dict[tuple[str | None, str], Any]:
+        try:
+            return getter(schema=schema, filter_names=names)
+        except NotImplementedError:
+            return {}
+
+    columns, keys = multi(inspector.get_multi_columns), multi(inspector.get_multi_pk_constraint)
+    uniques, indexes = multi(inspector.get_multi_unique_constraints), multi(inspector.get_multi_indexes)
+    fks, checks = multi(inspector.get_multi_foreign_keys), multi(inspector.get_multi_check_constraints)
+    comments = multi(inspector.get_multi_table_comment)
+    return {n: _Reflected(list(columns.get((schema, n), [])), dict(keys.get((schema, n)) or {}),
+                          list(uniques.get((schema, n), [])), list(indexes.get((schema, n), [])),
+                          list(fks.get((schema, n), [])), list(checks.get((schema, n), [])),
+                          (comments.get((schema, n)) or {}).get("text") or None) for n in names}
 
 
 UNRECOGNISED = re.compile(r"Did not recognize type '(?P<type>.*)' of column '(?P<column>.*)'$")
@@ -226,15 +251,6 @@ def _unrecognised(caught: Sequence[warnings.WarningMessage]) -> dict[str, set[st
     return found
 
 
-def _sqlite_declared(connection: Connection, schema: str | None, table: str) -> dict[str, str]:
-    """Each column's type as its CREATE TABLE declares it: SQLite keeps the text and types values by an
-    affinity read off it (`VARBINARY(16)` and `UUID` have NUMERIC's, `DOUBLE PRECISION` REAL's), and
-    SQLAlchemy reflects the affinity, not the declared type."""
-    prefix = f"{_quoted(schema)}." if schema else ""
-    rows = connection.exec_driver_sql(f"PRAGMA {prefix}table_xinfo({_quoted(table)})").fetchall()
-    return {str(row[1]): str(row[2] or "") for row in rows}
-
-
 def _free_name(base: str, taken: set[str]) -> str:
     """`base`, or `base_2`, `base_3`...: a generated index name that no other index of the table has."""
     name, n = base, 2
@@ -248,27 +264,6 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-SQLITE_SPELLINGS = {"DOUBLE PRECISION": "DOUBLE", "CHARACTER VARYING": "VARCHAR", "CHARACTER": "CHAR",
-                    "VARYING CHARACTER": "VARCHAR", "NATIONAL CHARACTER VARYING": "NVARCHAR",
-                    "NATIONAL CHARACTER": "NCHAR", "NATIVE CHARACTER": "NCHAR", "INT": "INTEGER",
-                    "INT2": "SMALLINT", "INT8": "BIGINT", "BOOL": "BOOLEAN"}
-"""SQL's other names of contract types, as a CREATE TABLE may declare them."""
-
-
-def sqlite_declared_type(declared: str) -> MappedType | None:
-    """The contract type a SQLite column's declared type names (`VARBINARY(16)`, `DOUBLE PRECISION`), or None
-    when it names none: it is then read by its affinity, and said so."""
-    match = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*(\([^()]*\))?\s*", declared)
-    if not match:
-        return None
-    name = " ".join(match[1].upper().split())
-    text = SQLITE_SPELLINGS.get(name, name) + (match[2] or "").replace(" ", "")
-    try:
-        return MappedType(str(parse_type(text)))
-    except ValueError:
-        return None
-
-
 @dataclass
 class _TableReader:
     dialect: Dialect
@@ -278,6 +273,10 @@ class _TableReader:
     unknown: dict[str, set[str]] = field(default_factory=dict)  # this batch's unrecognised types, by column
     declared: dict[str, str] = field(default_factory=dict)  # SQLite: the table's declared types, by column
     pg: PgFacts | None = None  # PostgreSQL: this batch's domains' sized base types and serial columns
+    sa_schema: str | None = None  # the schema read, as SQLAlchemy names it (the default one's name, if known)
+    readable: set[str] = field(default_factory=set)  # the tables this import reads: foreign keys may name them
+    schema: str | None = None  # the schema read, as the database names it, for each table's `db_schema`
+    generated: dict[str, Generated] | None = None  # SQLite: the table's generated columns, by lower-case name
 
     def note(self, table: str, column: str | None, message: str) -> None:
         self.result.notes.append(ImportNote(f"{self.result.server}.{table}", column, message))
@@ -285,9 +284,9 @@ class _TableReader:
     def name(self, name: str) -> str:
         return _stored(self.dialect, name)
 
-    def table(self, name: str, columns: list[Any], pk: dict[str, Any], uniques: list[Any],
-              indexes: list[Any]) -> Table:
-        cols = [self.column(name, c) for c in columns]
+    def table(self, name: str, reflected: _Reflected, partitioning: PgPartitioning | None) -> Table:
+        cols = [self.column(name, c) for c in reflected.columns]
+        uniques, indexes = reflected.uniques, reflected.indexes
         unique_indexes: list[UniqueIndex] = []
         taken = {self.name(n) for n in (u.get("name") for u in [*uniques, *indexes]) if n}
         for uc in uniques:
@@ -296,9 +295,9 @@ class _TableReader:
             unique_indexes.append(UniqueIndex(name=uname, columns=[self.name(c) for c in uc["column_names"]]))
             taken.add(uname)
             self._nulls_not_distinct(name, f"unique constraint {uname}", uc)
-        constraints = {u.name for u in unique_indexes}
+        constraint_names = {u.name for u in unique_indexes}
         for ix in indexes:
-            if not ix.get("unique") or ix.get("duplicates_constraint") or self.name(ix["name"]) in constraints:
+            if not ix.get("unique") or ix.get("duplicates_constraint") or self.name(ix["name"]) in constraint_names:
                 continue
             iname = self.name(ix["name"])
             if ix.get("expressions") or any(c is None for c in ix["column_names"]):
@@ -308,9 +307,33 @@ class _TableReader:
                 self.note(name, None, f"unique index {iname} is partial (WHERE ...); imported on all rows")
             self._nulls_not_distinct(name, f"unique index {iname}", ix)
             unique_indexes.append(UniqueIndex(name=iname, columns=[self.name(c) for c in ix["column_names"]]))
+
+        def said(message: str) -> None:
+            self.note(name, None, message)
+
         return Table(server=self.result.server, name=name, columns=cols,
-                     primary_key=[self.name(c) for c in pk.get("constrained_columns") or []],
-                     unique_indexes=unique_indexes)
+                     primary_key=[self.name(c) for c in reflected.pk.get("constrained_columns") or []],
+                     unique_indexes=unique_indexes, db_schema=self.schema, comment=reflected.comment,
+                     indexes=constraints.indexes(indexes, self.name, said),
+                     foreign_keys=constraints.foreign_keys(reflected.foreign_keys, self.sa_schema, self.readable,
+                                                           self.name, said),
+                     checks=constraints.checks(reflected.checks, self.name, said),
+                     partitioning=self._partitioning(name, partitioning) if partitioning is not None else None)
+
+    def _partitioning(self, table: str, found: PgPartitioning) -> Partitioning | None:
+        """The model's partitioning of a partitioned table: its key's columns and its partitions, each thing the
+        model cannot hold said once for the table (never once per partition)."""
+        if found.columns is None:
+            self.note(table, None, f"partitioned by an expression ({found.key}); imported without its partitioning "
+                                   f"({len(found.partitions)} partition(s))")
+            return None
+        if found.subpartitioned:
+            self.note(table, None, f"partition(s) {some(found.subpartitioned)} are partitioned again; their own "
+                                   "partitions are not kept")
+        if found.elsewhere:
+            self.note(table, None, f"partition(s) {some(found.elsewhere)} live in another schema; imported by name")
+        return Partitioning(method=found.method, columns=[self.name(c) for c in found.columns],
+                            partitions=[Partition(name=n, bound=b) for n, b in found.partitions])
 
     def _nulls_not_distinct(self, table: str, what: str, reflected: dict[str, Any]) -> None:
         """PostgreSQL 15's NULLS NOT DISTINCT lets one row only have NULL there; the model's unique index lets
@@ -335,31 +358,52 @@ class _TableReader:
                                                  "(SQLite's type affinity)")  # not have: never silently
         if mapped.note:
             self.note(table, name, mapped.note)
-        if info.get("computed") is not None:
-            self.note(table, name, "generated column (GENERATED ALWAYS AS ...) imported as a plain column, "
-                                   "without its expression")
         type_, raw = mapped.type, info.get("default")
         serial = {"INTEGER": "SERIAL", "BIGINT": "SERIAL8"}.get(type_)
         sequenced = info.get("autoincrement") is True and isinstance(raw, str) and raw.lower().startswith("nextval(")
         owned = self.pg is None or (table, info["name"]) in self.pg.own_sequence
-        if info.get("identity") and serial:
-            self.note(table, name, f"identity column imported as {serial}")
-            type_, raw = serial, None
-        elif sequenced and not owned:  # numbered from another column's sequence: no serial of its own
+        identity: Identity | None = None
+        if sequenced and not owned and not info.get("identity"):  # numbered from another column's sequence
             self.note(table, name, f"default {raw} takes numbers from a sequence the column does not own; "
                                    f"imported as {type_} without that default")
             raw = None
-        elif serial and sequenced:
-            type_, raw = serial, None  # PostgreSQL's serial: an integer whose default is its own sequence
-        elif info.get("identity") or sequenced:
-            # smallserial or a smallint identity: the contract has no 2-byte serial, and a default naming the
-            # database's own sequence would make DDL that fails on any other database
-            self.note(table, name, f"{'identity column' if info.get('identity') else 'serial column'} of type "
-                                   f"{type_}: the contract has no serial of that size; imported as {type_} "
-                                   "without its sequence")
+        elif (info.get("identity") or sequenced) and type_ not in ("SMALLINT", "INTEGER", "BIGINT"):
+            self.note(table, name, f"{'identity' if info.get('identity') else 'serial'} column of type {type_}: "
+                                   f"imported as {type_} without its sequence")
             raw = None
+        elif info.get("identity"):  # an identity column: SERIAL (as the rules know a numbered key), its settings kept
+            type_, raw = serial or type_, None
+            identity = self._identity(table, name, info["identity"])
+        elif sequenced:  # PostgreSQL's serial: an integer whose default is its own sequence (never that default:
+            # it names this database's sequence). A 2-byte one has no SERIAL type: SMALLINT with its sequence.
+            start, step = self.pg.own_sequence[(table, info["name"])] if self.pg is not None else (1, 1)
+            identity = Identity(start=start, increment=step) if (start, step) != (1, 1) or not serial else None
+            type_, raw = serial or type_, None
         default = self.default(table, name, raw, parse_type(type_).is_numeric) if raw is not None else None
-        return ColumnDef(name=name, type=type_, nullable=bool(info.get("nullable", True)), default=default)
+        return ColumnDef(name=name, type=type_, nullable=bool(info.get("nullable", True)), default=default,
+                         generated=self._generated(table, name, info.get("computed")), identity=identity,
+                         enum=mapped.enum, comment=info.get("comment") or None)
+
+    def _identity(self, table: str, column: str, found: dict[str, Any]) -> Identity:
+        """An identity column's settings; what the model does not keep of them (CYCLE) is said."""
+        if found.get("cycle"):
+            self.note(table, column, "identity column CYCLEs; imported without CYCLE")
+        return Identity(always=bool(found.get("always", False)), start=int(found.get("start") or 1),
+                        increment=int(found.get("increment") or 1))
+
+    def _generated(self, table: str, column: str, computed: dict[str, Any] | None) -> Generated | None:
+        """A generated column's expression in the server's SQL, stored or virtual. SQLite's comes from its
+        CREATE TABLE text (the inspector misreads it); one that cannot be read is a plain column, said so."""
+        if self.generated is not None:
+            return self.generated.get(column.lower())
+        if computed is None:
+            return None
+        text = constraints.outer_parens_off(str(computed.get("sqltext") or ""))
+        if text and self.dialect.name != "sqlite":
+            return Generated(expression=text, stored=computed.get("persisted") is not False)
+        self.note(table, column, "generated column (GENERATED ALWAYS AS ...) whose expression could not be read; "
+                                 "imported as a plain column")
+        return None
 
     def _sized_domain(self, table: str, info: dict[str, Any]) -> Any:
         """The reflected type, a PostgreSQL domain given its base type with its size from the catalog (the
@@ -383,45 +427,8 @@ class _TableReader:
         return "the type is one SQLAlchemy does not know"
 
     def default(self, table: str, column: str, raw: str, numeric: bool) -> str:
-        """The catalog's default as one expression in the server's SQL, the literal's own cast taken off."""
-        tree: exp.Expression | None
-        try:
-            tree = cast(exp.Expression, sqlglot.parse_one(raw, read=self.read, error_level=ErrorLevel.RAISE))
-        except SqlglotError:
-            tree = None
-        if tree is not None:
-            tree = _bare_literal(tree, numeric)
-            try:
-                text = render_default(ParsedDefault(tree), self.write)
-                parse_default(text, self.result.dbms)
-                return text
-            except DefaultProblem:
-                pass
-        self.note(table, column, f"default {raw!r} is not one constant SQL expression; kept as written (TB003)")
-        return raw
-
-
-def _bare_literal(tree: exp.Expression, numeric: bool) -> exp.Expression:
-    """`('new'::character varying)` -> `'new'`; `'-1'::integer` -> `-1`: the column's type says the rest."""
-    while isinstance(tree, exp.Paren):
-        tree = tree.this
-    if isinstance(tree, exp.Cast) and isinstance(tree.this, (exp.Literal, exp.Neg, exp.Paren)):
-        inner = tree.this
-        while isinstance(inner, exp.Paren):
-            inner = inner.this
-        if numeric and isinstance(inner, exp.Literal) and inner.is_string and _is_number(inner.this):
-            text = inner.this.strip()
-            number = exp.Literal.number(text.lstrip("+-"))
-            inner = exp.Neg(this=number) if text.startswith("-") else number
-        if isinstance(inner, (exp.Literal, exp.Neg)):
-            return inner
-    return tree
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return text.strip().lower() not in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity")
-
+        """The catalog's default as one expression in the server's SQL (`catalog_default`), else as written, said."""
+        text = catalog_default(raw, self.read, self.write, self.result.dbms, numeric)
+        if text is None:
+            self.note(table, column, f"default {raw!r} is not one constant SQL expression; kept as written (TB003)")
+        return raw if text is None else text

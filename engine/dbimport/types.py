@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeEngine
 
+from engine.model.schema import EnumValues
 from engine.model.types import TypeError_, parse_type
 
 
@@ -20,6 +21,7 @@ from engine.model.types import TypeError_, parse_type
 class MappedType:
     type: str
     note: str | None = None  # set when `type` is the nearest type, not the same one
+    enum: EnumValues | None = None  # an enumerated type's values (the type is then TEXT)
 
 
 def type_name(t: TypeEngine[Any], dialect: Dialect | None = None) -> str:
@@ -35,6 +37,16 @@ def contract_type(t: TypeEngine[Any], dialect: Dialect | None = None) -> MappedT
     base = _domain_base(t)
     if base is not None:
         return _domain(t, base, dialect)
+    if isinstance(t, sa.Enum) and t.enums:
+        # TEXT, not VARCHAR of the longest value: a value added later (ALTER TYPE ... ADD VALUE) still fits
+        return MappedType("TEXT", enum=EnumValues(name=getattr(t, "name", None) or None, values=list(t.enums)))
+    if isinstance(t, sa.ARRAY):
+        return _array(t, dialect)
+    if isinstance(t, sa.DateTime) and getattr(t, "timezone", False):
+        if dialect is None or dialect.name == "postgresql":  # a point in time, as PostgreSQL's timestamptz is
+            return MappedType("TIMESTAMPTZ")
+        return MappedType("TIMESTAMPTZ", f"{type_name(t, dialect)} keeps each value's time zone; imported as "
+                                         "TIMESTAMPTZ (a point in time, without its zone)")
     exact = _exact(t)
     if exact is not None and _parses(exact):
         return MappedType(exact)
@@ -44,6 +56,23 @@ def contract_type(t: TypeEngine[Any], dialect: Dialect | None = None) -> MappedT
     if not _parses(nearest):
         nearest, why = "TEXT", why + " and no nearer type"
     return MappedType(nearest, f"{type_name(t, dialect)} {why}; imported as {nearest}")
+
+
+def _array(t: sa.ARRAY[Any], dialect: Dialect | None) -> MappedType:
+    """PostgreSQL's array (any number of dimensions) as ARRAY of its element's type, noted when the element's
+    type is only the nearest one."""
+    inner = contract_type(t.item_type, dialect)
+    mapped = f"ARRAY({inner.type})"
+    if not _parses(mapped):
+        return MappedType("TEXT", f"{type_name(t, dialect)} is an array the contract cannot hold; imported as TEXT")
+    if inner.note is None and inner.enum is None:
+        return MappedType(mapped)
+    if inner.note is not None:  # the element's note, its "; imported as" said once, of the array
+        why = inner.note.rsplit("; imported as ", 1)[0]
+        return MappedType(mapped, f"{type_name(t, dialect)} is an array; its elements: {why}; imported as {mapped}")
+    name = f" {inner.enum.name}" if inner.enum is not None and inner.enum.name else ""
+    return MappedType(mapped, f"{type_name(t, dialect)} is an array of enumeration{name}, whose values are not kept; "
+                              f"imported as {mapped}")
 
 
 def _domain_base(t: TypeEngine[Any]) -> TypeEngine[Any] | None:
@@ -59,8 +88,8 @@ def _domain(t: TypeEngine[Any], base: TypeEngine[Any], dialect: Dialect | None) 
     name = getattr(t, "name", None) or type_name(t, dialect)
     what = f"{name} is a domain (its checks are not kept)"
     if mapped.note:
-        return MappedType(mapped.type, f"{what}; its type {mapped.note}")
-    return MappedType(mapped.type, f"{what} over {mapped.type}; imported as {mapped.type}")
+        return MappedType(mapped.type, f"{what}; its type {mapped.note}", mapped.enum)
+    return MappedType(mapped.type, f"{what} over {mapped.type}; imported as {mapped.type}", mapped.enum)
 
 
 def _parses(text: str) -> bool:
@@ -135,18 +164,16 @@ def _exact(t: TypeEngine[Any]) -> str | None:  # noqa: C901 - one flat table of 
         return "DATETIME" if isinstance(t, sa.DATETIME) else "TIMESTAMP"
     if name == "BIT" and (getattr(t, "length", 1) or 1) == 1 and not getattr(t, "varying", False):
         return "BIT"
-    if isinstance(t, sa.ARRAY):
-        inner = _exact(t.item_type)
-        return f"LIST({inner})" if inner else None
+    if isinstance(t, sa.Uuid):
+        return "UUID"
     return None
 
 
 def _nearest(t: TypeEngine[Any]) -> tuple[str, str]:
     """(nearest contract type, what is lost) for a type with no exact counterpart."""
     name = _class_name(t)
-    if isinstance(t, sa.Enum):
-        longest = max((len(v) for v in t.enums), default=1)
-        return f"VARCHAR({longest})", "is an enumeration (its values are not kept)"
+    if isinstance(t, sa.Enum):  # one with values is exact (`contract_type`)
+        return "TEXT", "is an enumeration without values"
     if name in ("MONEY", "SMALLMONEY"):
         return "DECIMAL(19,4)", "is a money type"
     if isinstance(t, sa.Numeric):
@@ -155,21 +182,14 @@ def _nearest(t: TypeEngine[Any]) -> tuple[str, str]:
         return "TEXT", "has no length"
     if isinstance(t, (sa.LargeBinary, sa.BINARY, sa.VARBINARY)) or _class_name(t) == "RAW":
         return "BLOB", "has no length"
-    if isinstance(t, sa.DateTime):
-        return "TIMESTAMP", "has a time zone (the contract's TIMESTAMP has none)"
     if isinstance(t, sa.Time):
         return "TIMESTAMP", "is a time of day (the contract has no time type)"
     if isinstance(t, sa.Interval) or name == "INTERVAL":
         return "VARCHAR(40)", "is an interval (the contract has no interval type)"
-    if isinstance(t, sa.Uuid):
-        return "CHAR(36)", "is a UUID (the contract has no UUID type)"
     if isinstance(t, sa.JSON):
         return "TEXT", "is JSON (the contract has no JSON type)"
     if name == "BIT":
         return "BIT", "is a bit string longer than one bit"
-    if isinstance(t, sa.ARRAY):
-        inner = contract_type(t.item_type)
-        return f"LIST({inner.type})", "is an array of a type the contract does not have"
     if isinstance(t, sa.types.NullType):
         return "TEXT", "is a type SQLAlchemy does not know"
     return "TEXT", "has no counterpart in the contract"

@@ -121,7 +121,7 @@ def test_the_password_is_used_but_never_stored(window: MainWindow, qtbot: Any, d
     with qtbot.waitSignal(dialog.sig_imported, timeout=20000):
         qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
     assert dialog.isVisible()  # odd types: the notes stay on screen
-    assert "pg.odd.key: UUID is a UUID" in dialog.notes.toPlainText()
+    assert "pg.odd.doc: JSONB is JSON" in dialog.notes.toPlainText()
     assert window.document.model.table("pg.odd") is not None
     window.document.save()
     window.settings.sync()

@@ -19,7 +19,6 @@ SHOP = RESOURCES / "samples" / "shop.sqlite"
 
 PG_SCHEMA = """
 CREATE SCHEMA src;
-CREATE SCHEMA dst;
 CREATE TABLE src.customer (
     region char(2) NOT NULL,
     cust_no integer NOT NULL,
@@ -84,8 +83,10 @@ def test_postgresql_schema_round_trips_through_a_model(pg_server: Any, tmp_path:
     orders = next(t for t in model["tables"] if t["name"] == "orders")
     assert orders["columns"][0] == {"name": "id", "type": "SERIAL", "nullable": False}
     assert "-- server db (postgresql): postgresql" in ddl
-    pg_server.psql("SET search_path TO dst;\n" + ddl, "import_roundtrip")
-    original, copy = catalog(url, "src"), catalog(url, "dst")
+    assert "CREATE TABLE src.customer" in ddl or 'CREATE TABLE "src"."customer"' in ddl  # the model keeps the schema
+    copy_url = pg_server.create_database("import_roundtrip_copy")
+    pg_server.psql(ddl, "import_roundtrip_copy")  # a fresh database: the DDL makes its schema and tables
+    original, copy = catalog(url, "src"), catalog(copy_url, "src")
     assert sorted(original) == ["customer", "order_line", "orders"]
     assert copy == original
     customer = original["customer"]
