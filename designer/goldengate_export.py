@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
+from designer.export_dialogs import choose_folder, suggested_folder
 from designer.labels import message
 from engine import export as exports
 from engine.deploy.goldengate import REPORT_NAME, GoldenGateExport, goldengate_files
@@ -38,16 +39,19 @@ def confirm(parent: QWidget, export: GoldenGateExport) -> bool:
     return box.clickedButton() is export_button
 
 
-def export_goldengate(parent: QWidget, model: Model, ask: bool, status: Callable[[str, int], None]) -> None:
-    """Show what is not expressed, pick a folder, write the files; the outcome goes to `status`."""
+def export_goldengate(parent: QWidget, model: Model, ask: bool, status: Callable[[str, int], None],
+                      model_path: Path | None = None) -> None:
+    """Show what is not expressed, pick a folder (a new one is created), write the files; the outcome goes
+    to `status`."""
     export = goldengate_files(model)
     if ask and not confirm(parent, export):
         return
-    folder = QFileDialog.getExistingDirectory(parent, "Export GoldenGate parameter files to folder")
-    if not folder:
+    folder = choose_folder(parent, "Export GoldenGate parameter files to folder",
+                           suggested_folder(model_path, "goldengate"), ask)
+    if folder is None:
         return
     try:
-        exports.export_goldengate(model, Path(folder))  # never among files of another kind (ExportError)
+        exports.export_goldengate(model, folder)  # never among files of another kind (ExportError)
     except (exports.ExportError, OSError) as exc:
         reason = f"{folder}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
         status(f"Export failed: {reason}", 10000)

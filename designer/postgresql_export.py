@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
+from designer.export_dialogs import choose_folder, suggested_folder
 from designer.labels import message
 from engine.deploy.pgfindings import grouped_lines
 from engine.deploy.postgresql import plan_deployment
@@ -21,9 +22,9 @@ def deployment_findings(model: Model) -> list[str]:
 
 
 def export_postgresql(parent: QWidget, model: Model, findings: list[str], ask: bool,
-                      status: Callable[[str, int], None]) -> None:
-    """The logical-replication deployment (a folder). Its `findings` are shown first, and the export goes
-    ahead only when the user accepts them."""
+                      status: Callable[[str, int], None], model_path: Path | None = None) -> None:
+    """The logical-replication deployment (a folder, created when it does not exist yet, as the command line
+    does). Its `findings` are shown first, and the export goes ahead only when the user accepts them."""
     if findings and ask:
         box = QMessageBox(QMessageBox.Icon.Warning, "Export to PostgreSQL",
                           f"PostgreSQL logical replication cannot express {len(findings)} kind(s) of thing "
@@ -32,11 +33,12 @@ def export_postgresql(parent: QWidget, model: Model, findings: list[str], ask: b
         box.setDetailedText("\n".join(findings))
         if box.exec() != QMessageBox.StandardButton.Ok:
             return
-    path = QFileDialog.getExistingDirectory(parent, "Export to PostgreSQL: choose a folder")
-    if not path:
+    path = choose_folder(parent, "Export to PostgreSQL: choose a folder",
+                         suggested_folder(model_path, "postgresql"), ask)
+    if path is None:
         return
     try:
-        EXPORTERS["postgresql"](model, Path(path))
+        EXPORTERS["postgresql"](model, path)
     except (ExportError, OSError) as exc:
         status(f"Export failed: {exc}", 10000)
         message(parent, QMessageBox.Icon.Critical, "Cannot export", str(exc)) if ask else None

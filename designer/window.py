@@ -18,17 +18,19 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from designer import goldengate_export, import_dialog, postgresql_export
+from designer import diagram_export, goldengate_export, import_dialog, postgresql_export
 from designer.authoring.actions import AuthoringActions, install_edit_menu
 from designer.authoring.grid import MappingGrid
 from designer.authoring.selection import follow_ref, ref_exists
 from designer.autosave import Autosaver, orphaned_untitled, recoverable
+from designer.browser.rundirs import open_run_start, remember_run
 from designer.browser.window import ConflictBrowser
 from designer.canvas.controller import CanvasController
 from designer.canvas.scene import MappingScene
 from designer.canvas.view import MappingView
 from designer.conflict_editor import ConflictEditor
 from designer.document import Document, EditCommand
+from designer.file_export import export_file
 from designer.find import FindDialog
 from designer.helpmenu import LegendDialog, about_box
 from designer.inspector import Inspector
@@ -40,9 +42,10 @@ from designer.launcher.settings import DEFAULT_MASTER, is_bundled_sample_data
 from designer.launcher.warm import PreviewRunner, WarmSession, warm_master
 from designer.problems import ProblemsPanel
 from designer.recent import RecentFiles
+from designer.savepaths import save_path
 from designer.tree import ModelTree
 from engine.edits import Edit
-from engine.export import EXPORTERS, ExportError, same_file
+from engine.export import EXPORTERS
 from engine.model import ModelLoadError
 from engine.rules import Finding, Location, count
 
@@ -264,6 +267,7 @@ class MainWindow(QMainWindow):
         export = file.addMenu("&Export")
         for kind in EXPORTERS:
             export.addAction(f"{kind}…", lambda k=kind: self.export(k))
+        self.diagram_action = file.addAction("Export &diagram…", lambda: diagram_export.export_from(self))
         file.addAction("&Import tables from database…", lambda: import_dialog.open_for(self))
         file.addSeparator()
         self._action(file, "&Quit", QKeySequence.StandardKey.Quit, self.close)
@@ -399,7 +403,8 @@ class MainWindow(QMainWindow):
         return self.save()  # a write that fails (a read-only folder, a full disk) is said there
 
     def open_run_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open run directory")
+        start = open_run_start(self.settings, self.launcher.out_edit.text())  # the last run's folder, or runs/
+        path = QFileDialog.getExistingDirectory(self, "Open run directory", start)
         if path:
             self.open_run(Path(path))
 
@@ -409,6 +414,7 @@ class MainWindow(QMainWindow):
         browser.sample_data = sample_data
         browser.setWindowTitle(f"Run {path} — Mapwright")
         browser.load_run(path)  # read off the GUI thread: the window shows "Loading…" meanwhile
+        remember_run(self.settings, path)
         browser.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self._keep_browser(browser)
         browser.show()
@@ -505,12 +511,11 @@ class MainWindow(QMainWindow):
         return self._write(self.document.path)
 
     def save_as(self) -> bool:
-        path, _ = QFileDialog.getSaveFileName(self, "Save model as", "", "Mapwright models (*.json)")
-        if not path:
+        path = save_path(self, "Save model as", "Mapwright models (*.json)", "json", self.ask,
+                         self.statusBar().showMessage, self.document.path)  # `hq` is saved as hq.json
+        if path is None or not self._write(path):
             return False
-        if not self._write(Path(path)):
-            return False
-        self.recent.remember(Path(path))
+        self.recent.remember(path)
         return True
 
     def _write(self, path: Path) -> bool:
@@ -544,33 +549,17 @@ class MainWindow(QMainWindow):
     def export(self, kind: str) -> None:
         if kind == "goldengate":  # a folder of parameter files, after saying what GoldenGate cannot express
             return goldengate_export.export_goldengate(self, self.document.model, self.ask,
-                                                       self.statusBar().showMessage)
+                                                       self.statusBar().showMessage, self.document.path)
         if kind == "postgresql":
             self.export_postgresql()
             return
-        suffix = {"json": "json", "schema": "json", "ddl": "sql", "report": "html"}[kind]
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", "", f"*.{suffix}")
-        if not path:
-            return
-        if self.document.path is not None and same_file(Path(path), self.document.path):
-            self._export_failed(f"{path} is the model file itself: export to another path")
-            return
-        try:
-            EXPORTERS[kind](self.document.model, Path(path))
-        except (ExportError, OSError) as exc:
-            self._export_failed(str(exc))
-            return
-        self.statusBar().showMessage(f"Exported {path}", 4000)
-
-    def _export_failed(self, reason: str) -> None:
-        self.statusBar().showMessage(f"Export failed: {reason}", 10000)
-        message(self, QMessageBox.Icon.Critical, "Cannot export", reason) if self.ask else None
+        export_file(self, self.document.model, self.document.path, kind, self.ask, self.statusBar().showMessage)
 
     def export_postgresql(self) -> None:
         """The logical-replication deployment (`postgresql_export`); `export_findings` keeps what it listed."""
         self.export_findings = postgresql_export.deployment_findings(self.document.model)
         postgresql_export.export_postgresql(self, self.document.model, self.export_findings, self.ask,
-                                            self.statusBar().showMessage)
+                                            self.statusBar().showMessage, self.document.path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_discard():

@@ -146,7 +146,9 @@ def _invert(method: Method, term: MethodJson, source: Table, out: dict[str, Meth
 
 def add_reverse(model: Model, mapping_id: str, back_id: str | None = None) -> list[Edit]:
     """Link a mapping with its mapping back, `reverse` set both ways. With `back_id` naming an existing mapping,
-    the two are linked; otherwise a new mapping back is made from the inverse pairs (`reverse_columns`)."""
+    the two are linked; otherwise a new mapping back is made from the inverse pairs (`reverse_columns`), named
+    for its own direction as a new mapping is (`br_CUST_to_hq_CUST`, `_2` when taken): never after the forward
+    mapping, whose name would then start both rows of the tree and grid."""
     forward = _mapping(model, mapping_id)
     back_id = (back_id or "").strip() or None  # as typed, padded: still the mapping it names, never a second one
     existing = model.mapping(back_id) if back_id else None
@@ -157,7 +159,7 @@ def add_reverse(model: Model, mapping_id: str, back_id: str | None = None) -> li
         source = model.table(forward.source)
         if source is None or model.table(forward.target) is None:
             raise AuthoringError(f"{forward.id} names an unknown table")
-        bid = back_id or _unique_id(model, f"{forward.id}_back")
+        bid = back_id or ops.unique_mapping_id(model, forward.target, forward.source)  # named for its direction
         back = Mapping.model_validate({"id": bid, "source": forward.target, "target": forward.source,
                                        "columns": reverse_columns(forward, source), "reverse": forward.id})
         steps.append(lambda m: [replace(m, "mapping", None, back)])
@@ -166,13 +168,6 @@ def add_reverse(model: Model, mapping_id: str, back_id: str | None = None) -> li
         steps.append(lambda m: [replace(m, "mapping", m.mapping(bid), evolve(_mapping(m, bid), reverse=forward.id))])
     steps.append(lambda m: [replace(m, "mapping", m.mapping(mapping_id), evolve(_mapping(m, mapping_id), reverse=bid))])
     return chain(model, *steps)
-
-
-def _unique_id(model: Model, base: str) -> str:
-    candidate, n = base, 2
-    while model.mapping(candidate) is not None:
-        candidate, n = f"{base}_{n}", n + 1
-    return candidate
 
 
 # --- a method's inputs ---------------------------------------------------------------------------------------

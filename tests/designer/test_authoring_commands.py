@@ -70,7 +70,8 @@ CASES: list[tuple[str, Callable[[Document], cmd.AuthoringCommand], Check]] = [
      lambda m: m.mapping("fwd") is None and m.mapping("hq_to_br") is not None),
     ("remove mapping", lambda d: cmd.RemoveMapping(d, "fwd"), lambda m: m.mappings == []),
     ("add reverse", lambda d: cmd.AddReverse(d, "fwd"),
-     lambda m: m.mapping("fwd").reverse == "fwd_back" and m.mapping("fwd_back").reverse == "fwd"),  # type: ignore[union-attr]
+     lambda m: m.mapping("fwd").reverse == "br_CUST_to_hq_CUST"  # type: ignore[union-attr]
+     and m.mapping("br_CUST_to_hq_CUST").reverse == "fwd"),  # type: ignore[union-attr]
     ("set where", lambda d: cmd.SetWhere(d, "fwd", "NAME IS NOT NULL"),
      lambda m: m.mapping("fwd").where == "NAME IS NOT NULL"),  # type: ignore[union-attr]
     ("set method", lambda d: cmd.SetMethod(d, "fwd", "name", {"method": "upper", "input": "NAME"}),

@@ -102,9 +102,9 @@ def test_a_two_server_model_authored_from_file_new_validates_as_expected(window:
     # its reverse split: a mapping back, reverse set both ways
     w.select(("mapping", "hq_to_br"))
     menu_action(context_menu(w, ("mapping", "hq_to_br")), "Add mapping back (reverse)").trigger()
-    back = w.document.model.mapping("hq_to_br_back")
+    back = w.document.model.mapping("br_CUSTOMER_to_hq_CUST")
     assert back is not None and back.reverse == "hq_to_br"
-    assert w.document.model.mapping("hq_to_br").reverse == "hq_to_br_back"  # type: ignore[union-attr]
+    assert w.document.model.mapping("hq_to_br").reverse == "br_CUSTOMER_to_hq_CUST"  # type: ignore[union-attr]
     assert back.columns["REGION"].method == "split" and back.columns["CUST_NO"].method == "cast"
     # a column group with a resolution chain on the branch table
     editor = w.conflicts
@@ -469,7 +469,7 @@ def test_add_mapping_back_from_the_menu_on_a_concat_without_separator(qtbot: Any
     before = dump_model(doc.model)
     menu_action(context_menu(two, ("link", "fwd", "NAME")), "Add mapping back (reverse)").trigger()
     assert unhandled == []
-    back = doc.model.mapping("fwd_back")
+    back = doc.model.mapping("br_CUST_to_hq_CUST")
     assert back is not None and set(back.columns) == {"NAME"}
     assert any(f.code == "BI002" and f.location.mapping == "fwd" for f in doc.findings())
     doc.undo_stack.undo()

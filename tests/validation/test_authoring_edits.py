@@ -204,9 +204,9 @@ def test_add_reverse_builds_the_mapping_back_from_the_inverse_pairs(model: Model
     before = model.model_copy(deep=True)
     edits = au.add_reverse(model, "m_fwd")
     apply(model, edits)
-    back = model.mapping("m_fwd_back")
+    back = model.mapping("br_CUST_to_hq_CUST")
     assert back is not None and (back.source, back.target, back.reverse) == ("br.CUST", "hq.CUST", "m_fwd")
-    assert model.mapping("m_fwd").reverse == "m_fwd_back"  # type: ignore[union-attr]
+    assert model.mapping("m_fwd").reverse == "br_CUST_to_hq_CUST"  # type: ignore[union-attr]
     dumped = {k: v.model_dump(mode="json") for k, v in back.columns.items()}
     assert dumped["REGION"] == {"method": "split", "input": "CUST_KEY", "sep": "-", "index": 0}
     assert dumped["CUST_NO"] == {"method": "cast", "input": {"method": "split", "input": "CUST_KEY", "sep": "-",
@@ -357,6 +357,6 @@ def test_add_reverse_leaves_the_parts_of_a_concat_without_separator_unmapped(mod
     apply(model, ops.set_method_fields(model, "m_fwd", "CUST_KEY", (), sep=""))
     edits = au.add_reverse(model, "m_fwd")
     apply(model, edits)
-    back = model.mapping("m_fwd_back")
+    back = model.mapping("br_CUST_to_hq_CUST")
     assert back is not None and back.reverse == "m_fwd"
     assert set(back.columns) == {"NAME"}
