@@ -88,6 +88,30 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_diagram(args: argparse.Namespace) -> int:
+    """The designer draws the diagram (its canvas, offscreen): imported by name here, as the `designer`
+    subcommand is through its entry point, so the engine never imports Qt."""
+    import importlib
+
+    if not args.out.strip():
+        raise UsageError("--out names no file (an empty path)")
+    if same_file(Path(args.out), Path(args.model)):
+        raise UsageError(f"{one_line(args.out)} is the model file itself: write the diagram to another path")
+    model = load_model(args.model)  # an unreadable model: exit 2, as for every command
+    try:
+        diagram = importlib.import_module("designer.diagram")
+    except ImportError as exc:
+        raise UsageError(f"the diagram is drawn by the designer, which cannot start here ({exc})") from None
+    try:
+        diagram.write_model_diagram(model, Path(args.out), server=args.server)
+    except diagram.DiagramError as exc:  # an unknown suffix or server
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{one_line(args.out)}: cannot write ({exc.strerror or exc})") from None
+    print(f"wrote {args.out}")
+    return EXIT_OK
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from engine.runner import RunUsageError, run
 
@@ -116,6 +140,20 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
     else:
         print(render_summary(summary, Path(args.rundir)))
     return EXIT_OK if summary.status == "succeeded" else EXIT_FINDINGS
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from engine.rundiff import RunDirUnreadable, diff_runs, render_diff
+
+    try:
+        diff = diff_runs(Path(args.run_a), Path(args.run_b))
+    except RunDirUnreadable as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        print(json.dumps(diff.as_dict(), indent=1, default=str))
+    else:
+        print(render_diff(diff))
+    return EXIT_OK if diff.equal else EXIT_FINDINGS
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -229,6 +267,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="export even when the model has errors")
     p.set_defaults(func=cmd_export)
 
+    p = sub.add_parser("diagram", help="draw the model's tables and mappings as the designer's canvas does, to a "
+                       "PNG, SVG or PDF file (no display needed)")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--out", required=True, metavar="FILE", help="FILE.png, FILE.svg or FILE.pdf (by its suffix)")
+    p.add_argument("--server", metavar="ID", help="only this server's tables and the mappings between them")
+    p.set_defaults(func=cmd_diagram)
+
     p = sub.add_parser("run", help="run the replication pipeline on sample data, in process or on Spark")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--data", required=True, metavar="DIR", help="sample data: snapshots/, changes/, schedule.json")
@@ -258,6 +303,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rundir", metavar="RUNDIR")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_conflicts)
+
+    p = sub.add_parser("diff", help="what changed between two runs: counts, conflicts, convergence, final rows",
+                       description="Compares two succeeded run directories. Exit 0 when they are equal, 1 when "
+                       "they differ, 2 when either is not a run directory or did not succeed.")
+    p.add_argument("run_a", metavar="RUN_A")
+    p.add_argument("run_b", metavar="RUN_B")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_diff)
 
     p = sub.add_parser("import", help="reflect tables from a live database into a model (SQLAlchemy)",
                        description="URL is SQLAlchemy's, e.g. postgresql://me@host:5432/sales or sqlite:///shop.db. "

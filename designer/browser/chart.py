@@ -10,6 +10,7 @@ from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import QWidget
 
 from designer.browser.models import RecordTableModel, cell_text
+from designer.browser.proxy import RecordFilterProxy
 
 OUTCOME_ORDER = ("remote", "local", "merged", "unresolved")
 LEGEND_ITEM_EXTRA = 40
@@ -38,28 +39,35 @@ class ConflictChart(QChartView):
     sig_bar_clicked = Signal(str, str)
     """(type, outcome) of the clicked segment."""
 
-    def __init__(self, model: RecordTableModel, parent: QWidget | None = None) -> None:
+    def __init__(self, model: RecordTableModel, parent: QWidget | None = None,
+                 proxy: RecordFilterProxy | None = None) -> None:
+        """`proxy`: count only the conflicts its filter shows, redrawn as the filter changes (the table's
+        filter: a chart of conflicts the table hides would contradict it)."""
         super().__init__(parent)
-        self._model = model
+        self._model, self._proxy = model, proxy
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setMinimumSize(260, 200)
         self.types: list[str] = []
         self.outcomes: list[str] = []
         self.counts: dict[tuple[str, str], int] = {}
+        self.total = 0
+        """All the model's conflicts, shown or not."""
         model.modelReset.connect(self.refresh)
+        if proxy is not None:
+            proxy.sig_filter_changed.connect(self.refresh)
         self.refresh()
 
     def refresh(self) -> None:
-        """Count the model's conflicts by (type, outcome) and draw them."""
-        self.counts = dict(Counter((cell_text(c.get("type")), cell_text(c.get("outcome")))
-                                   for c in self._model.records))
+        """Count the shown conflicts by (type, outcome) and draw them."""
+        records = self._model.records if self._proxy is None else self._proxy.shown_records()
+        self.total = len(self._model.records)
+        self.counts = dict(Counter((cell_text(c.get("type")), cell_text(c.get("outcome"))) for c in records))
         self.types = sorted({t for t, _ in self.counts})
         found = {o for _, o in self.counts}
         self.outcomes = [o for o in OUTCOME_ORDER if o in found] + sorted(found - set(OUTCOME_ORDER))
         chart = QChart()
         chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
-        chart.setTitle(f"{sum(self.counts.values()):,} conflicts by type and outcome" if self.counts
-                       else "No conflicts")
+        chart.setTitle(self.title())
         series = QStackedBarSeries()
         for outcome in self.outcomes:
             bars = QBarSet(outcome)
@@ -94,6 +102,15 @@ class ConflictChart(QChartView):
         legend = sum(metrics.horizontalAdvance(o) + LEGEND_ITEM_EXTRA for o in self.outcomes)
         bars = len(self.types) * max((metrics.horizontalAdvance(t) + CATEGORY_EXTRA for t in self.types), default=0)
         return QSize(max(320, legend + CHART_MARGINS, bars + AXIS_WIDTH + CHART_MARGINS), 240)
+
+    def title(self) -> str:
+        """`N conflicts by type and outcome`, `N of M ...` while a filter hides some."""
+        shown = sum(self.counts.values())
+        if not self.total:
+            return "No conflicts"
+        if shown == self.total:
+            return f"{shown:,} conflicts by type and outcome"
+        return f"{shown:,} of {self.total:,} conflicts by type and outcome (filtered)"
 
     def series(self) -> QStackedBarSeries:
         [series] = self.chart().series()

@@ -57,6 +57,10 @@ class RowComparisonModel(QAbstractTableModel):
         """Column names where some image differs from the reference."""
         return [name for name, flags in zip(self._names, self._differs, strict=True) if any(flags)]
 
+    def differing_rows(self) -> list[int]:
+        """Rows (column names) where some image differs from the reference, in model order."""
+        return [row for row, flags in enumerate(self._differs) if any(flags)]
+
     def highlighted_cells(self) -> list[tuple[str, str]]:
         """(column name, image title) of every highlighted cell."""
         return [(name, title) for name, flags in zip(self._names, self._differs, strict=True)
@@ -131,8 +135,23 @@ class ComparisonPane(QWidget):
     def show_images(self, caption: str, images: Sequence[Image]) -> None:
         self.caption.setText(caption)
         self.model.set_images(images)
+        self._differing_first()
         reference = next((title for title, row in images if row is not None), None)
         self.legend.setText(f"differs from {reference}" if reference else "no images")
+
+    def _differing_first(self) -> None:
+        """Move the differing columns' rows to the top (the view's order; the model keeps the images'), so a
+        wide table's difference is never below the fold."""
+        header = self.view.verticalHeader()
+        for target, row in enumerate(self.model.differing_rows()):
+            header.moveSection(header.visualIndex(row), target)
+        self.view.scrollToTop()
+
+    def shown_names(self) -> list[str]:
+        """The column names in the order the table shows them, top to bottom."""
+        header = self.view.verticalHeader()
+        return [str(self.model.headerData(header.logicalIndex(v), Qt.Orientation.Vertical))
+                for v in range(header.count())]
 
     def clear(self) -> None:
         self.caption.setText(self._placeholder)

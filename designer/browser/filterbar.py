@@ -89,6 +89,22 @@ class FilterBar(QWidget):
         self.count_label.setText(f"{shown:,} of {total:,}" if self.proxy.is_filtering() else f"{total:,}")
 
 
+MAX_COLUMN_CHARS = 28
+"""A column sized to its contents is at most this many average characters wide: one long key or column
+group must not push the columns after it off-screen (the whole value is in the cell's tooltip)."""
+
+
+def fit_columns(view: QTableView) -> None:
+    """Size every column to its contents (read from a few rows: `SIZE_FROM_ROWS`) and its title, at most
+    `MAX_COLUMN_CHARS` wide; the user may still widen one by dragging."""
+    view.resizeColumnsToContents()
+    header = view.horizontalHeader()
+    widest = view.fontMetrics().averageCharWidth() * MAX_COLUMN_CHARS
+    for section in range(header.count()):
+        if header.sectionSize(section) > widest:
+            header.resizeSection(section, widest)
+
+
 def record_table(proxy: RecordFilterProxy) -> QTableView:
     """A sortable, row-selecting view that asks only visible rows for data (fixed row height, columns sized
     from a few rows): fit for 100,000 rows."""

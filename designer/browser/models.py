@@ -127,8 +127,9 @@ def _status(mapping: Record) -> str:
 
 
 CONFLICT_COLUMNS = (Column("site", "Site"), Column("origin", "Origin"), Column("table", "Table"),
-                    Column("dkey", "Key"), Column("type", "Type"), Column("column_group", "Group"),
-                    Column("method", "Method"), Column("outcome", "Outcome"), Column("delivered_at", "Delivered"))
+                    Column("dkey", "Key"), Column("type", "Type"), Column("outcome", "Outcome"),
+                    Column("method", "Method"), Column("column_group", "Group"), Column("delivered_at", "Delivered"))
+"""Where and what first, then how it ended; the column group (a list of columns, often long) late."""
 QUEUE_COLUMNS = (Column("site", "Site"), Column("origin", "Origin"), Column("table", "Table"), Column("op", "Op"),
                  Column("txn", "Txn"), Column("seq", "Seq"), Column("mapping", "Mapping"),
                  Column("delivered_at", "Delivered"), Column("reason", "Reason"))

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QTableView, QVBoxL
 
 from designer.browser.chart import ConflictChart
 from designer.browser.detail import ComparisonPane, Image, conflict_images, describe_conflict
-from designer.browser.filterbar import FilterBar, record_table
+from designer.browser.filterbar import FilterBar, fit_columns, record_table
 from designer.browser.models import EXAMPLE_COLUMNS, RECORD_ROLE, Record, RecordTableModel, cell_text, is_diverged
 from designer.browser.proxy import RecordFilterProxy
 from designer.labels import plain_label, plain_tip
@@ -37,11 +37,14 @@ class RecordsPage(QWidget):
     def __init__(self, model: RecordTableModel, describe: Callable[[Record], str],
                  images: Callable[[Record], Sequence[Image]] | None = None, fields: dict[str, str] | None = None,
                  side: QWidget | None = None, parent: QWidget | None = None,
-                 tooltip: Callable[[Record], str] | None = None) -> None:
+                 tooltip: Callable[[Record], str] | None = None, proxy: RecordFilterProxy | None = None) -> None:
         super().__init__(parent)
         self.model = model
         self._tooltip = tooltip
-        self.proxy = RecordFilterProxy(model, self)
+        self.proxy = proxy or RecordFilterProxy(model)
+        self.proxy.setParent(self)
+        self.shown: Record | None = None
+        """The record the detail pane shows."""
         self.filter_bar = FilterBar(self.proxy, model, fields)
         self.view = record_table(self.proxy)
         self._describe, self._images = describe, images
@@ -70,14 +73,26 @@ class RecordsPage(QWidget):
         layout.addWidget(self.splitter, 1)
         _on_current_row(self.view, self.show_record)
         model.modelReset.connect(self._reset)
+        self.proxy.sig_filter_changed.connect(self._follow_filter)
 
     def _reset(self) -> None:
         header = self.view.horizontalHeader()
         self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())  # new records, same order
-        self.view.resizeColumnsToContents()  # from a few rows: filterbar.SIZE_FROM_ROWS
+        fit_columns(self.view)
         self.show_record(None)
 
+    def _follow_filter(self, _shown: int) -> None:
+        """The detail never shows a record the filter hides: when the current row is filtered out, the first
+        row shown becomes current (its detail shown), or, with none shown, the detail is cleared."""
+        if self.shown is None or self.view.currentIndex().isValid():
+            return
+        if self.proxy.rowCount():
+            self.view.setCurrentIndex(self.proxy.index(0, 0))  # selects the row: `show_record` follows
+        else:
+            self.show_record(None)
+
     def show_record(self, record: Record | None) -> None:
+        self.shown = record
         if self.comparison is not None and self._images is not None:
             if record is None:
                 self.comparison.clear()
@@ -94,9 +109,10 @@ class ConflictsPage(RecordsPage):
     """Conflicts: filter text plus type and outcome combos, the table, the chart, and the comparison."""
 
     def __init__(self, model: RecordTableModel, parent: QWidget | None = None) -> None:
-        chart = ConflictChart(model)
+        proxy = RecordFilterProxy(model)
+        chart = ConflictChart(model, proxy=proxy)  # counts what the table's filter shows
         super().__init__(model, describe_conflict, conflict_images, {"type": "types", "outcome": "outcomes"},
-                         side=chart, parent=parent)
+                         side=chart, parent=parent, proxy=proxy)
         self.chart = chart
         self.chart.sig_bar_clicked.connect(self.filter_to)
 

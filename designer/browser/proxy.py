@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 
-from designer.browser.models import RecordTableModel, cell_text
+from designer.browser.models import Record, RecordTableModel, cell_text
 
 
 class RecordFilterProxy(QSortFilterProxyModel):
@@ -49,6 +49,15 @@ class RecordFilterProxy(QSortFilterProxyModel):
 
     def is_filtering(self) -> bool:
         return bool(self._words or self._fields)
+
+    def shown_records(self) -> list[Record]:
+        """The records the filter lets through, in file order (what a chart of the shown rows counts)."""
+        records = self._source.records
+        if not (self._words or self._fields):
+            return list(records)
+        if self._accepted is None:
+            self._accepted = self._compute()
+        return [r for r, keep in zip(records, self._accepted, strict=True) if keep]
 
     def _refilter(self) -> None:
         # One layout change, not the incremental diff of begin/endFilterChange: a word that keeps every

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QTabWidget, QVBoxLayout, QWidget
 
+from designer.browser.compare import RunComparer
 from designer.browser.models import (
     CONFLICT_COLUMNS,
     CONVERGENCE_COLUMNS,
@@ -161,8 +162,12 @@ class ConflictBrowser(QWidget):
                             (self.rejects_page, "Rejects"), (self.convergence_page, "Convergence"),
                             (self.overview, "Summary")):
             self.tabs.addTab(page, title)
+        self.comparer = RunComparer(self)  # Compare with…: this run against another run directory
+        header = QHBoxLayout()
+        header.addWidget(self.banner, 1)
+        header.addWidget(self.comparer.button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.banner)
+        layout.addLayout(header)
         layout.addWidget(self.tabs, 1)
         self.conflicts_page.sig_record_selected.connect(self.sig_conflict_selected)
         self.resize(1100, 750)

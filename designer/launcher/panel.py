@@ -80,6 +80,7 @@ class RunLauncher(QWidget):
         self._running = False
         self._runner_cancellable = False  # until Cancel is pressed
         self._request: RunRequest | None = None
+        self._last_stage: tuple[str, int, int] | None = None  # logged once: a run repeats its stage events
         self._build()
         self._runner = runner_factory(self)
         self._runner.sig_stage.connect(self._on_stage)
@@ -250,6 +251,7 @@ class RunLauncher(QWidget):
         self.spark_again_button.setVisible(False)
         self._running, self._runner_cancellable = True, True
         self.log_view.clear()
+        self._last_stage = None
         self.progress.setValue(0)
         self.progress.setFormat("start — %p%")
         self._set_status(f"Running {self._model.name} {self.engine_choice.describe()}…")
@@ -301,7 +303,9 @@ class RunLauncher(QWidget):
     def _on_stage(self, stage: str, done: int, total: int) -> None:
         self.progress.setValue(max(self.progress.value(), overall_percent(stage, done, total)))
         self.progress.setFormat(f"{stage} — %p%")
-        self.append_log(f"stage {stage} ({done}/{total})")
+        if (stage, done, total) != self._last_stage:
+            self._last_stage = (stage, done, total)
+            self.append_log(f"stage {stage} ({done}/{total})")
         if self._runner_cancellable:
             self._set_status(f"Running: {stage}")
 

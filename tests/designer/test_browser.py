@@ -401,7 +401,8 @@ def test_a_hundred_thousand_conflicts_load_filter_and_sort_lazily(
     qtbot.wait(0)
     assert len(model.rows_asked) < 100
     chart = browser.conflicts_page.chart
-    assert sum(chart.counts.values()) == BIG and chart.counts["update", "unresolved"] == len(range(3, BIG, 12))
+    # the chart counts what the filter shows, of all the run holds
+    assert sum(chart.counts.values()) == view.model().rowCount() == BIG // 20 * 2 and chart.total == BIG
 
     record_property("load_seconds", round(load_seconds, 2))
     print(f"\n100,000 conflicts: open {load_seconds:.2f} s, filter {filter_seconds:.2f} s, sort {sort_seconds:.2f} s")
