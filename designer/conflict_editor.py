@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QFormLayout,
@@ -22,23 +20,21 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListWidget,
-    QMenu,
     QPushButton,
-    QTableWidget,
     QTableWidgetItem,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from designer.authoring.selection import follow_ref
+from designer.conflict_parts import GroupTree, proposed_column, quiet, reason
 from designer.document import Document
-from designer.labels import ask_text, form_row, menu_text, plain_label
+from designer.gridview import GridWidget
+from designer.labels import ask_text, form_row, plain_label
 from designer.values import parse_number, value_text
 from engine.edits import evolve, replace
-from engine.model.schema import DESIGNATED_COLUMN_METHODS, TIMESTAMP_METHODS, ResolutionMethodName, TableConflicts
-from engine.model.types import TypeFamily
+from engine.model.schema import DESIGNATED_COLUMN_METHODS, ResolutionMethodName, TableConflicts
 from engine.rules import Finding
 
 SHADOW = "(shadow group: detected, never resolved)"
@@ -47,38 +43,6 @@ POLICIES = {"on_insert_exists": ("error", "discard", "overwrite", "as_update"),
             "on_update_missing": ("error", "discard", "insert"), "on_delete_missing": ("error", "discard"),
             "scope": ("row", "transaction")}
 UNIQUE = ("", "append_site_name", "append_sequence", "discard", "error")
-
-
-class GroupTree(QTreeWidget):
-    """Groups with their columns; a column dropped on a group moves there."""
-
-    def __init__(self, editor: ConflictEditor) -> None:
-        super().__init__()
-        self.editor = editor
-        self.setHeaderHidden(True)
-        self.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
-        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.customContextMenuRequested.connect(self._menu)
-
-    def dropEvent(self, event: Any) -> None:
-        target = self.itemAt(event.position().toPoint())
-        moving = [i.text(0) for i in self.selectedItems() if i.parent() is not None]
-        group = target.parent() or target if target else None
-        event.ignore()
-        if group is not None and moving:
-            for column in moving:
-                self.editor.move_column(column, group.text(0))
-
-    def _menu(self, at: Any) -> None:
-        item = self.itemAt(at)
-        if item is None or item.parent() is None:
-            return
-        menu = QMenu(self)
-        move = menu.addMenu("Move to group")
-        for i in range(self.topLevelItemCount()):
-            name = self.topLevelItem(i).text(0)
-            move.addAction(menu_text(name), lambda n=name: self.editor.move_column(item.text(0), n))
-        menu.exec(self.viewport().mapToGlobal(at))
 
 
 class ConflictEditor(QWidget):
@@ -111,7 +75,7 @@ class ConflictEditor(QWidget):
         down.clicked.connect(lambda: self.move_method(1))
         self.designated = QComboBox()
         self.designated.activated.connect(lambda _i: self.set_designated(self.designated.currentText()))
-        self.priorities = QTableWidget(0, 2)
+        self.priorities = GridWidget(0, 2)
         self.priorities.setHorizontalHeaderLabels(["value", "priority"])
         self.priorities.itemChanged.connect(lambda _i: self._priorities_changed())
         self.warnings = plain_label(wrap=True)
@@ -122,6 +86,7 @@ class ConflictEditor(QWidget):
         self.pending.setStyleSheet("color: palette(mid)")
         self.policies: dict[str, QComboBox] = {}
         self.uniques = QFormLayout()
+        self._unique_names: list[str] = []  # the unique indexes `uniques` has a row for, in order
         self.compare = QListWidget()
         self.compare.setMinimumHeight(160)
         self.compare.itemChanged.connect(self._compare_changed)
@@ -204,8 +169,24 @@ class ConflictEditor(QWidget):
         entry = self.entry
         self.setEnabled(table is not None)
         self.title.setText(f"Conflict resolution on {table.key}" if table else "Select a table.")
-        _quiet(self.enabled, lambda: self.enabled.setChecked(entry is not None))
-        current = self.current_group()
+        quiet(self.enabled, lambda: self.enabled.setChecked(entry is not None))
+        item = self.groups.currentItem()
+        current = (self.current_group(), item.text(0) if item is not None and item.parent() is not None else None)
+        # quiet: a current item cleared would show an empty chain, hiding the priority map that has the focus
+        quiet(self.groups, lambda: self._fill_groups(table, entry, *current))
+        if table is None:
+            self._show_chain()
+            return
+        for name, combo in self.policies.items():
+            quiet(combo, lambda c=combo, n=name: c.setCurrentText(getattr(entry, n) if entry else POLICIES[n][0]))
+        self._show_uniques(table, entry)
+        quiet(self.compare, lambda: self._fill_compare(table, entry))
+        self._show_chain()
+
+    def _fill_groups(self, table: Any, entry: TableConflicts | None, current: str | None,
+                     current_column: str | None) -> None:
+        """The groups and their columns; the current item stays: a column (in the group it is in now, so one
+        moved with the keyboard is still the current one), or else a group."""
         self.groups.clear()
         if table is None:
             return
@@ -222,34 +203,49 @@ class ConflictEditor(QWidget):
                 shadow.addChild(QTreeWidgetItem([column]))
         self.groups.addTopLevelItem(shadow)
         self.groups.expandAll()
-        for i in range(self.groups.topLevelItemCount()):
-            if self.groups.topLevelItem(i).text(0) == current:
-                self.groups.setCurrentItem(self.groups.topLevelItem(i))
-        for name, combo in self.policies.items():
-            _quiet(combo, lambda c=combo, n=name: c.setCurrentText(getattr(entry, n) if entry else POLICIES[n][0]))
-        self._show_uniques(table, entry)
-        _quiet(self.compare, lambda: self._fill_compare(table, entry))
-        self._show_chain()
+        everywhere = Qt.MatchFlag.MatchExactly | Qt.MatchFlag.MatchRecursive
+        columns = [i for i in self.groups.findItems(current_column, everywhere)
+                   if i.parent() is not None] if current_column else []
+        groups = self.groups.findItems(current, Qt.MatchFlag.MatchExactly) if current else []
+        if columns or groups:
+            self.groups.setCurrentItem((columns or groups)[0])
 
     def _show_uniques(self, table: Any, entry: TableConflicts | None) -> None:
-        while self.uniques.rowCount():
-            self.uniques.removeRow(0)
+        """A choice per unique index. The same indexes keep their choices (only the value shown changes): one the
+        user picks with the arrow keys keeps the focus, so the next key picks again."""
         chosen = {u.index: u.resolution for u in entry.unique} if entry else {}
-        for ux in table.unique_indexes:
-            combo = QComboBox()
-            combo.addItems(UNIQUE)
-            combo.setCurrentText(chosen.get(ux.name, ""))
-            combo.activated.connect(lambda _i, n=ux.name, c=combo: self.set_unique(n, c.currentText()))
-            form_row(self.uniques, ux.name, combo)
+        names = [ux.name for ux in table.unique_indexes]
+        if names != self._unique_names:
+            while self.uniques.rowCount():
+                self.uniques.removeRow(0)
+            for name in names:
+                combo = QComboBox()
+                combo.addItems(UNIQUE)
+                combo.activated.connect(lambda _i, n=name, c=combo: self.set_unique(n, c.currentText()))
+                form_row(self.uniques, name, combo)
+            self._unique_names = names
+        for row, name in enumerate(names):
+            item = self.uniques.itemAt(row, QFormLayout.ItemRole.FieldRole)
+            field = item.widget() if item is not None else None
+            if isinstance(field, QComboBox):
+                quiet(field, lambda c=field, n=name: c.setCurrentText(chosen.get(n, "")))
 
     def _fill_compare(self, table: Any, entry: TableConflicts | None) -> None:
-        self.compare.clear()
-        for column in table.column_names():
-            self.compare.addItem(column)
-            item = self.compare.item(self.compare.count() - 1)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        """One checkable row per column. The same columns keep their rows (only the checks change), so the
+        current row stays where the user is: Space, Down, Space unchecks two columns, not the first one twice."""
+        columns = table.column_names()
+        if [self.compare.item(i).text() for i in range(self.compare.count())] != columns:
+            current = self.compare.currentItem().text() if self.compare.currentItem() else None
+            self.compare.clear()
+            for column in columns:
+                self.compare.addItem(column)
+                item = self.compare.item(self.compare.count() - 1)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            if current in columns:
+                self.compare.setCurrentRow(columns.index(current))
+        for i, column in enumerate(columns):
             compared = (entry.compare_old.get(column, True) if entry else True)
-            item.setCheckState(Qt.CheckState.Checked if compared else Qt.CheckState.Unchecked)
+            self.compare.item(i).setCheckState(Qt.CheckState.Checked if compared else Qt.CheckState.Unchecked)
 
     def current_group(self) -> str | None:
         item = self.groups.currentItem()
@@ -265,7 +261,7 @@ class ConflictEditor(QWidget):
     def _show_chain(self) -> None:
         group = self._group()
         row = self.chain.currentRow()
-        _quiet(self.chain, lambda: (self.chain.clear(), self.chain.addItems(
+        quiet(self.chain, lambda: (self.chain.clear(), self.chain.addItems(
             [("primary: " if i == 0 else "backup: ") + s.method + (f" ({s.column})" if s.column else "")
              for i, s in enumerate(group.resolution)] if group else [])))
         self.chain.setCurrentRow(min(max(row, 0), self.chain.count() - 1))
@@ -275,14 +271,14 @@ class ConflictEditor(QWidget):
     def _show_step(self) -> None:
         group, row = self._group(), self.chain.currentRow()
         step = group.resolution[row] if group and 0 <= row < len(group.resolution) else None
-        _quiet(self.designated, lambda: (self.designated.clear(), self.designated.addItems(
+        quiet(self.designated, lambda: (self.designated.clear(), self.designated.addItems(
             [""] + (list(group.columns) if group else [])), self.designated.setCurrentText(
             (step.column or "") if step else "")))
         self.designated.setEnabled(bool(step and step.method in DESIGNATED_COLUMN_METHODS))
         shown = step is not None and step.method == "priority_group"
         self.priorities.setVisible(shown)
         self.pending.setText("")
-        _quiet(self.priorities, lambda: self._fill_priorities(step.priorities if shown and step else None))
+        quiet(self.priorities, lambda: self._fill_priorities(step.priorities if shown and step else None))
         row_count = len(group.resolution) if group else 0
         self.chain_buttons["add"].setEnabled(group is not None)
         self.chain_buttons["remove"].setEnabled(step is not None)
@@ -291,11 +287,17 @@ class ConflictEditor(QWidget):
         self.remove_group_button.setEnabled(group is not None)
 
     def _fill_priorities(self, priorities: dict[str, float] | None) -> None:
+        """The map's rows and an empty one to type a new value in; cells are updated in place, so the current cell
+        (and the Tab order from it) stays where the user is."""
         rows = list((priorities or {}).items()) + [("", "")]
         self.priorities.setRowCount(len(rows))
         for i, (value, priority) in enumerate(rows):
-            self.priorities.setItem(i, 0, QTableWidgetItem(str(value)))
-            self.priorities.setItem(i, 1, QTableWidgetItem(value_text(priority) if priority != "" else ""))
+            for column, text in ((0, str(value)), (1, value_text(priority) if priority != "" else "")):
+                item = self.priorities.item(i, column)
+                if item is None:
+                    self.priorities.setItem(i, column, QTableWidgetItem(text))
+                elif item.text() != text:
+                    item.setText(text)
 
     def _show_warnings(self) -> None:
         group = self.current_group()
@@ -325,7 +327,7 @@ class ConflictEditor(QWidget):
                 return False
             edits = replace(self.document.model, "conflicts", entry, new)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError, and so is UnloadableValue
-            self.problem.setText(f"not applied: {_reason(exc)}")
+            self.problem.setText(f"not applied: {reason(exc)}")
             return False
         self.problem.setText("")
         self.document.apply(edits, "Resolve conflicts" if entry is None else "Edit conflict resolution")
@@ -471,32 +473,3 @@ class ConflictEditor(QWidget):
         else:
             compare[item.text()] = False
         self._update(compare_old=compare)
-
-
-def proposed_column(table: Any, columns: list[str], method: str) -> str | None:
-    """The designated column a new chain step starts with: for a timestamp method the group's first datetime
-    column (CR004 wants one), for the other designating methods its first column; None when none fits."""
-    if method not in DESIGNATED_COLUMN_METHODS:
-        return None
-    if method in TIMESTAMP_METHODS:
-        return next((c for c in columns if table is not None and (col := table.column(c)) is not None
-                     and col.sql_type.family == TypeFamily.DATETIME), None)
-    return next(iter(columns), None)
-
-
-def _quiet(widget: QWidget, action: Any) -> None:
-    """Fill a widget without its change signals firing edits."""
-    blocked = widget.blockSignals(True)
-    try:
-        action()
-    finally:
-        widget.blockSignals(blocked)
-
-
-def _reason(exc: ValueError) -> str:
-    """The first reason pydantic gives (where and why), or the error's text."""
-    if isinstance(exc, ValidationError):
-        err = exc.errors(include_url=False)[0]
-        where = ".".join(str(x) for x in err["loc"])
-        return f"{where}: {err['msg']}" if where else str(err["msg"])
-    return str(exc)

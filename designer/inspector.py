@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QListWidget,
     QPushButton,
     QScrollArea,
@@ -34,6 +33,7 @@ from designer.authoring.columns import ColumnsEditor
 from designer.authoring.dialogs import DBMS_CHOICES
 from designer.authoring.selection import follow_ref
 from designer.document import Document
+from designer.fieldedit import FieldEdit, focus_spot, refocus
 from designer.labels import form_row, plain_label, plain_tip
 from designer.values import OutOfRange, optional_number, parse_integer, parse_like, parse_number, value_text
 from engine import authoring as au
@@ -46,6 +46,7 @@ from engine.reversibility import describe
 Ref = tuple[Any, ...]
 SKIP_FIELDS = {"method", "input", "inputs"}
 W = TypeVar("W", bound=QWidget)
+COLUMNS = "columns grid"  # the focus spot of a table's columns editor
 REFRESHED = {"server", "table", "column", "mapping", "method"}
 """The forms an edit of their entity updates in place."""
 
@@ -68,7 +69,6 @@ class Inspector(QScrollArea):
         self.fields: dict[str, QWidget] = {}
         self._rows: list[tuple[str, QWidget]] = []  # the form's rows, in order
         self._reuse: list[tuple[str, QWidget]] | None = None  # while refreshing: the rows to update
-        self._shown: dict[QWidget, Any] = {}  # each field's value as last shown (a commit is a change of it)
         self.rebuilds = 0  # forms built, for the tests and the curious
         self.columns: ColumnsEditor | None = None  # a table's columns grid, kept while the same table is shown
         document.sig_changed.connect(self._changed)
@@ -123,8 +123,9 @@ class Inspector(QScrollArea):
             touched & {mapping.source, mapping.target, *(k.split(".")[0] for k in (mapping.source, mapping.target))})
 
     def show_ref(self, ref: Ref) -> None:
+        spot = focus_spot(self._rows, {COLUMNS: self.columns})  # a rename builds the form again: the focus stays
         self.ref = tuple(ref)
-        self.fields, self._rows, self._shown = {}, [], {}
+        self.fields, self._rows = {}, []
         self.rebuilds += 1
         if self.columns is not None:
             self.columns.setParent(None)  # taken out of the old page, which is deleted below
@@ -143,7 +144,12 @@ class Inspector(QScrollArea):
             self.title.setText("Select a table, column, mapping or method to see its properties.")
         if self.columns is not None and self.columns.parent() is None:
             self._drop_columns()
+        old = self.takeWidget()
         self.setWidget(page)
+        if old is not None:  # deleted once control is back in the event loop: a field of it may be the one whose
+            old.hide()  # commit (on the focus loss of a Tab) rebuilt the form, still in its focusOutEvent
+            old.deleteLater()
+        refocus(spot, {**self.fields, COLUMNS: self.columns.view if self.columns is not None else None})
 
     def _drop_columns(self) -> None:
         if self.columns is not None:
@@ -259,6 +265,7 @@ class Inspector(QScrollArea):
         if multi_line:
             with QSignalBlocker(where):
                 where.setText(" ".join((mapping.where or "").split()))
+            where.shown = where.text()  # read-only: shown flattened, never committed so
         where.setReadOnly(multi_line)  # a one-line field would flatten it: the multi-line editor edits it
         where.setToolTip(plain_tip(mapping.where or "") if multi_line else "")
         choices = [""] + [m.id for m in self.document.model.mappings if m.id != mapping.id]
@@ -363,15 +370,19 @@ class Inspector(QScrollArea):
         return widget, fresh
 
     def _line(self, form: QFormLayout, label: str, value: str, commit: Callable[[str], None],
-              placeholder: str = "") -> QLineEdit:
-        edit, fresh = self._row(form, label, QLineEdit)
+              placeholder: str = "") -> FieldEdit:
+        """A one-line field: Enter or focus loss commits a change of the value shown, Escape gives it back."""
+        edit, fresh = self._row(form, label, FieldEdit)
         if fresh:
-            edit.editingFinished.connect(lambda: edit.text() != self._shown.get(edit) and commit(edit.text()))
+            def finished() -> None:
+                if edit.changed():
+                    commit(edit.text())
+            edit.editingFinished.connect(finished)
         if fresh or edit.text() != value:
             with QSignalBlocker(edit):  # a value shown is no edit
                 edit.setText(value)
         edit.setPlaceholderText(placeholder)
-        self._shown[edit] = value
+        edit.shown = value
         return edit
 
     def _check(self, form: QFormLayout, label: str, value: bool, commit: Callable[[bool], None]) -> QCheckBox:

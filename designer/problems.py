@@ -123,7 +123,7 @@ class ProblemsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.table.doubleClicked.connect(self._activated)
+        self.table.activated.connect(self._activated)  # a double-click, or Enter on the current row
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter_edit)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -42,6 +44,7 @@ class _Form(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        self._ordered = False  # the Tab order is set once, when first shown (the fields are made by then)
         layout = QVBoxLayout(self)
         layout.addLayout(self.form)
         layout.addWidget(self.problem_label)
@@ -49,6 +52,29 @@ class _Form(QDialog):
 
     def problem(self) -> str | None:
         return None
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Tab goes through the fields in the order shown, then OK and Cancel; the first field has the focus. (The
+        buttons are made before a subclass's fields, so Qt's own order started on OK, ahead of every field.)"""
+        if not self._ordered:
+            self._ordered = True
+            chain = [*self._fields(), *self.buttons.buttons()]
+            for first, second in zip(chain, chain[1:], strict=False):
+                QWidget.setTabOrder(first, second)
+            if chain:
+                chain[0].setFocus(Qt.FocusReason.TabFocusReason)
+        super().showEvent(event)
+
+    def _fields(self) -> list[QWidget]:
+        """The form's fields that take the keyboard, top to bottom."""
+        out: list[QWidget] = []
+        for row in range(self.form.rowCount()):
+            for role in (QFormLayout.ItemRole.FieldRole, QFormLayout.ItemRole.SpanningRole):
+                item = self.form.itemAt(row, role)
+                widget = item.widget() if item is not None else None
+                if widget is not None and widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+                    out.append(widget)
+        return out
 
     def check(self, *_: object) -> None:
         problem = self.problem()
