@@ -19,6 +19,8 @@ from designer.authoring import commands as cmd
 from designer.authoring.dialogs import MappingDialog, ServerDialog, TableDialog, WhereDialog
 from designer.document import Document
 from designer.labels import ask_item, ask_text, menu_text, message
+from engine.authoring import nativetypes
+from engine.rules.nativetypes import UNCHECKED
 
 Ref = tuple[Any, ...]
 MAPPING_REFS = ("mapping", "link", "method", "reverse")
@@ -131,6 +133,26 @@ class AuthoringActions(QObject):
         if done:
             self.sig_select.emit(("table", f"{server_id}.{name or table.name}"))
         return done
+
+    def convert_types(self, key: str) -> bool:
+        """Give each column of `key` whose type is another DBMS's (TY006) its server's own type: one undo step."""
+        doc = self.document
+
+        def build() -> cmd.AuthoringCommand:
+            edits = nativetypes.convert_table_types(doc.model, key)
+            return cmd.AuthoringCommand(doc, edits, f"Convert types of {key} to {nativetypes.dbms_of(doc.model, key)}")
+        return self.run(build)
+
+    def _convert_entry(self, menu: QMenu, key: str) -> None:
+        """"Convert types to <DBMS>" for a table on a checked DBMS; enabled where a column has a type to take."""
+        try:
+            dbms = nativetypes.dbms_of(self.document.model, key)
+            edits = nativetypes.convert_table_types(self.document.model, key) if dbms not in UNCHECKED else []
+        except ValueError:  # an unknown table or server: nothing to convert
+            return
+        if dbms not in UNCHECKED:
+            entry = menu.addAction(f"Convert types to {menu_text(dbms)}", lambda: self.convert_types(key))
+            entry.setEnabled(bool(edits))
 
     # --- columns ---------------------------------------------------------------------------------------------
 
@@ -281,6 +303,7 @@ class AuthoringActions(QObject):
             for sid in others:
                 replicate.addAction(menu_text(sid), lambda s=sid: self.replicate_table(key, s))
             replicate.setEnabled(bool(others))
+            self._convert_entry(menu, key)
             targets = [t.key for t in model.tables if t.key != key]
             to = menu.addMenu("New mapping to…")
             for target in targets:

@@ -95,6 +95,7 @@ CODES: dict[str, Code] = {
     "TY003": Code(W, "SERIAL key column with several masters"),
     "TY004": Code(W, "large object may not be updated with changed columns only"),
     "TY005": Code(W, "column is fed a value of an incompatible or narrower type"),
+    "TY006": Code(W, "a column's type is not a type of its server's DBMS"),
     "SC001": Code(E, "table differs from its latest replication definition"),
     "SC002": Code(E, "replication definitions are inconsistent"),
     "TB001": Code(E, "key or index names an unknown column"),

@@ -8,13 +8,14 @@ from engine.model.schema import Model, Table
 from engine.model.types import parse_type
 from engine.rules.constraints import check_constraints
 from engine.rules.findings import Finding, Location
+from engine.rules.nativetypes import native_types
 from engine.sqldefaults import default_problem
 
 
 def check_table(model: Model, table: Table) -> list[Finding]:
     return [*key_columns(table), *parent_exists(model, table), *replication_definitions(table),
             *column_defaults(model, table), *names_apart(table), *keys_name_once(table),
-            *check_constraints(model, table)]
+            *check_constraints(model, table), *native_types(model, table)]
 
 
 def names_apart(table: Table) -> Iterator[Finding]:

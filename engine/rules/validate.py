@@ -140,7 +140,7 @@ class Validator:
                     scopes |= self._writing_children(other)  # FK001: the servers landing rows in a parent
             elif edit.kind == "server":
                 scopes |= {("mapping", m) for m in g.mappings_on_servers([key])}
-                scopes |= {("table", t.key) for t in self.model.tables if t.server == key}  # TB003 reads the DBMS
+                scopes |= {("table", t.key) for t in self.model.tables if t.server == key}  # TB003, TY006 read the DBMS
                 scopes |= {("conflicts", t) for t in g.tables_written_from(key)}
             elif edit.kind == "conflicts":
                 scopes |= {("conflicts", key), MODEL_SCOPE}

@@ -23,6 +23,7 @@ TOPIC_MODULES = [
     "test_table_rules",
     "test_type_compat_rules",
     "test_rules_schema_features",
+    "test_native_types",
 ]
 
 
