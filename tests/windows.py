@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPoint, QSettings
+from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from designer.window import MainWindow
@@ -29,6 +31,15 @@ def window_on(qtbot: QtBot, tmp_path: Path, doc: dict[str, Any], name: str = "mo
     path = tmp_path / name
     path.write_text(json.dumps(doc))
     return make_window(qtbot, tmp_path, path)
+
+
+def send_keys(widget: QWidget, keys: str | Qt.Key) -> None:
+    """Keys as the system delivers them: to `widget`'s window, which gives them to its focus widget, shortcuts
+    first (sent straight to a widget, keys skip the shortcuts, and Return never reaches a cell editor)."""
+    window = widget.window().windowHandle()
+    for key in ([keys] if isinstance(keys, Qt.Key) else keys):
+        QTest.keyClick(window, key)  # type: ignore[arg-type]  # a character is a key too
+    QApplication.processEvents()
 
 
 def row_point(w: MainWindow, table: str, column: str) -> QPoint:

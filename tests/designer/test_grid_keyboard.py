@@ -9,27 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton
 from pytestqt.qtbot import QtBot
-from windows import TWO_TABLES, window_on
-
-
-def _keys(widget: QWidget, keys: str | Qt.Key) -> None:
-    """Keys as the system delivers them: to the window, which gives them to its focus widget (shortcuts
-    first, as for a user's keyboard; sent to a widget directly, Return never reached a cell editor)."""
-    window = widget.window().windowHandle()
-    for key in ([keys] if isinstance(keys, Qt.Key) else keys):
-        QTest.keyClick(window, key)
-    QApplication.processEvents()
+from windows import TWO_TABLES, send_keys, window_on
 
 
 def _type_into_focus(qtbot: QtBot, text: str, key: Qt.Key) -> None:
     line = QApplication.focusWidget()
     assert isinstance(line, QLineEdit), f"no cell editor has the focus ({line!r})"
     line.selectAll()
-    _keys(line, text)
-    _keys(line, key)
+    send_keys(line, text)
+    send_keys(line, key)
 
 
 def test_add_column_name_tab_type_enter_edits_the_new_row(qtbot: QtBot, tmp_path: Path) -> None:
@@ -61,7 +51,7 @@ def test_shift_tab_escape_and_typing_over_a_cell_in_the_columns_grid(qtbot: QtBo
     qtbot.waitUntil(w.isActiveWindow)
     view.setFocus()
     view.setCurrentIndex(grid.model.index(2, 1))  # CODE's type
-    _keys(view, Qt.Key.Key_F2)  # F2 edits the cell (it was the window's Rename shortcut)
+    send_keys(view, Qt.Key.Key_F2)  # F2 edits the cell (it was the window's Rename shortcut)
     _type_into_focus(qtbot, "CHAR(4)", Qt.Key.Key_Backtab)  # commits, and goes back to CODE's name
     assert view.currentIndex().row() == 2 and view.currentIndex().column() == 0
     _type_into_focus(qtbot, "COUNTRY", Qt.Key.Key_Escape)  # Escape: the name stays
@@ -69,8 +59,8 @@ def test_shift_tab_escape_and_typing_over_a_cell_in_the_columns_grid(qtbot: QtBo
     assert table is not None and table.column_names() == ["KEY", "NAME", "CODE"]
     assert table.columns[2].type == "CHAR(4)" and table.columns[0].type == "VARCHAR(16)"
     view.setCurrentIndex(grid.model.index(1, 1))  # typing over NAME's type starts an editor with what is typed
-    _keys(view, "TEXT")
-    _keys(view, Qt.Key.Key_Return)
+    send_keys(view, "TEXT")
+    send_keys(view, Qt.Key.Key_Return)
     table = w.document.model.table("br.CUST")
     assert table is not None and table.columns[1].type == "TEXT"
     assert [c.type for c in table.columns] == ["VARCHAR(16)", "TEXT", "CHAR(4)"]

@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
-from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
-from windows import TWO_TABLES, window_on
+from windows import TWO_TABLES, send_keys, window_on
 
 from designer.authoring.dialogs import ServerDialog, TableDialog
 from designer.conflict_editor import SHADOW
@@ -28,14 +27,6 @@ MODEL["conflicts"] = [{"table": "br.CUST", "column_groups": [{"name": "g", "colu
     {"method": "priority_group", "column": "CODE", "priorities": {}}]}]}]
 
 
-def _keys(widget: QWidget, keys: str | Qt.Key) -> None:
-    """Keys as the system delivers them: to the window, which gives them to its focus widget, shortcuts first."""
-    window = widget.window().windowHandle()
-    for key in ([keys] if isinstance(keys, Qt.Key) else keys):
-        QTest.keyClick(window, key)  # type: ignore[arg-type]  # a character is a key too
-    QApplication.processEvents()
-
-
 def _focus() -> QWidget:
     widget = QApplication.focusWidget()
     assert widget is not None, "nothing has the keyboard focus"
@@ -47,8 +38,8 @@ def _type_over(text: str, key: Qt.Key) -> None:
     line = _focus()
     assert isinstance(line, QLineEdit), f"no line editor has the focus ({line!r})"
     line.selectAll()
-    _keys(line, text)
-    _keys(line, key)
+    send_keys(line, text)
+    send_keys(line, key)
 
 
 def _window(qtbot: QtBot, tmp_path: Path) -> MainWindow:
@@ -81,19 +72,19 @@ def test_mapping_grid_enter_tab_shift_tab_escape_and_typing_over(qtbot: QtBot, t
         return proxy.mapFromSource(model.index(rows[column], cell))
 
     view.setCurrentIndex(at("NAME", 3))  # NAME's inputs
-    _keys(view, Qt.Key.Key_F2)  # edits the cell (not the window's Rename)
+    send_keys(view, Qt.Key.Key_F2)  # edits the cell (not the window's Rename)
     _type_over("REGION", Qt.Key.Key_Backtab)  # commits, and goes back to NAME's method
     assert _mapped(w) == {"KEY": "NO", "NAME": "REGION"} and view.currentIndex() == at("NAME", 2)
     assert _steps(w) == ["Map NAME"]
     _type_over("constant", Qt.Key.Key_Escape)  # Escape: the method stays
     assert _mapped(w) == {"KEY": "NO", "NAME": "REGION"} and len(_steps(w)) == 1
     view.setCurrentIndex(at("CODE", 3))  # typing over CODE's (empty) inputs maps it
-    _keys(view, "REGION")
-    _keys(view, Qt.Key.Key_Tab)  # commits
+    send_keys(view, "REGION")
+    send_keys(view, Qt.Key.Key_Tab)  # commits
     assert _mapped(w) == {"KEY": "NO", "NAME": "REGION", "CODE": "REGION"}
     assert _steps(w) == ["Map NAME", "Map CODE"]
     view.setCurrentIndex(at("KEY", 3))
-    _keys(view, Qt.Key.Key_F2)
+    send_keys(view, Qt.Key.Key_F2)
     _type_over("NAME", Qt.Key.Key_Return)
     assert _mapped(w) == {"KEY": "NAME", "NAME": "REGION", "CODE": "REGION"}
     assert _steps(w) == ["Map NAME", "Map CODE", "Map KEY"] and view.currentIndex() == at("KEY", 3)
@@ -120,7 +111,7 @@ def test_properties_forms_enter_tab_and_escape(qtbot: QtBot, tmp_path: Path) -> 
     assert _focus() is _field(w, "float format")
     _type_over("ieee", Qt.Key.Key_Escape)  # Escape: the value shown comes back, nothing is applied
     assert _field(w, "float format").text() == ""
-    _keys(_focus(), Qt.Key.Key_Backtab)  # and leaving the field commits nothing
+    send_keys(_focus(), Qt.Key.Key_Backtab)  # and leaving the field commits nothing
     server = w.document.model.server("br")
     assert server is not None and server.float_format is None and len(_steps(w)) == 1
 
@@ -130,12 +121,12 @@ def test_properties_forms_enter_tab_and_escape(qtbot: QtBot, tmp_path: Path) -> 
     table = w.document.model.table("br.CUST")
     assert table is not None and [c.type for c in table.columns] == ["VARCHAR(16)", "VARCHAR(40)", "CHAR(4)"]
     assert len(_steps(w)) == 2 and _focus() is _field(w, "type")
-    _keys(_focus(), Qt.Key.Key_Tab)
+    send_keys(_focus(), Qt.Key.Key_Tab)
     assert isinstance(_focus(), QCheckBox)  # NOT NULL, then the default
-    _keys(_focus(), Qt.Key.Key_Tab)
+    send_keys(_focus(), Qt.Key.Key_Tab)
     assert _focus() is _field(w, "default")
     _type_over("XYZ", Qt.Key.Key_Escape)
-    _keys(_focus(), Qt.Key.Key_Return)
+    send_keys(_focus(), Qt.Key.Key_Return)
     table = w.document.model.table("br.CUST")
     assert table is not None and table.columns[2].default is None and len(_steps(w)) == 2
 
@@ -165,11 +156,11 @@ def test_conflict_editor_priorities_compare_list_and_combos(qtbot: QtBot, tmp_pa
     table = editor.priorities
     table.setFocus()
     table.setCurrentCell(0, 0)
-    _keys(table, "gold")  # typing over the empty row's value
-    _keys(table, Qt.Key.Key_Tab)  # on to its priority
+    send_keys(table, "gold")  # typing over the empty row's value
+    send_keys(table, Qt.Key.Key_Tab)  # on to its priority
     _type_over("1", Qt.Key.Key_Tab)  # the row is whole: applied, and on to the next row
-    _keys(_focus(), "silver")
-    _keys(_focus(), Qt.Key.Key_Tab)
+    send_keys(_focus(), "silver")
+    send_keys(_focus(), Qt.Key.Key_Tab)
     _type_over("2", Qt.Key.Key_Return)
 
     def chain() -> Any:
@@ -179,34 +170,34 @@ def test_conflict_editor_priorities_compare_list_and_combos(qtbot: QtBot, tmp_pa
     assert chain().priorities == {"gold": 1, "silver": 2}
     assert _steps(w) == ["Edit conflict resolution"] * 2
     table.setCurrentCell(0, 1)
-    _keys(table, Qt.Key.Key_F2)  # edits the cell (it was the window's Rename shortcut)
+    send_keys(table, Qt.Key.Key_F2)  # edits the cell (it was the window's Rename shortcut)
     _type_over("9", Qt.Key.Key_Escape)
     assert chain().priorities == {"gold": 1, "silver": 2} and table.model().index(0, 1).data() == "1"
-    _keys(table, Qt.Key.Key_F2)
+    send_keys(table, Qt.Key.Key_F2)
     _type_over("5", Qt.Key.Key_Return)
     assert chain().priorities == {"gold": 5, "silver": 2} and len(_steps(w)) == 3
 
     compare = editor.compare  # Space toggles the current column; the next one is one Down away
     compare.setFocus()
     compare.setCurrentRow(0)
-    _keys(compare, Qt.Key.Key_Space)
-    _keys(compare, Qt.Key.Key_Down)
-    _keys(compare, Qt.Key.Key_Space)
+    send_keys(compare, Qt.Key.Key_Space)
+    send_keys(compare, Qt.Key.Key_Down)
+    send_keys(compare, Qt.Key.Key_Space)
     entry = w.document.model.conflicts_for("br.CUST")
     assert entry is not None and entry.compare_old == {"KEY": False, "NAME": False} and len(_steps(w)) == 5
 
     unique = editor.uniques.itemAt(0, editor.uniques.ItemRole.FieldRole).widget()  # type: ignore[union-attr]
     assert isinstance(unique, QComboBox)
     unique.setFocus()
-    _keys(unique, Qt.Key.Key_Down)  # each key picks the next resolution: one edit each, the focus stays
-    _keys(_focus(), Qt.Key.Key_Down)
+    send_keys(unique, Qt.Key.Key_Down)  # each key picks the next resolution: one edit each, the focus stays
+    send_keys(_focus(), Qt.Key.Key_Down)
     entry = w.document.model.conflicts_for("br.CUST")
     assert entry is not None and [(u.index, u.resolution) for u in entry.unique] == [("UX_NAME", "append_sequence")]
     assert len(_steps(w)) == 7
 
     scope = editor.policies["scope"]
     scope.setFocus()
-    _keys(scope, Qt.Key.Key_Down)
+    send_keys(scope, Qt.Key.Key_Down)
     entry = w.document.model.conflicts_for("br.CUST")
     assert entry is not None and entry.scope == "transaction" and _focus() is scope and len(_steps(w)) == 8
 
@@ -216,7 +207,7 @@ def test_conflict_editor_priorities_compare_list_and_combos(qtbot: QtBot, tmp_pa
     editor.move_column("CODE", SHADOW)
     current = editor.groups.currentItem()
     assert current is not None and current.text(0) == "CODE" and current.parent().text(0) == SHADOW
-    _keys(editor.groups, Qt.Key.Key_Up)
+    send_keys(editor.groups, Qt.Key.Key_Up)
     current = editor.groups.currentItem()
     assert current is not None and current.text(0) == "KEY" and len(_steps(w)) == 9
 
@@ -246,42 +237,42 @@ def test_add_server_and_add_table_dialogs_tab_enter_and_escape(qtbot: QtBot, tmp
 
     def add_server(dialog: QDialog) -> None:
         assert isinstance(dialog, ServerDialog) and _focus() is dialog.id
-        _keys(dialog, "eu")
-        _keys(dialog, Qt.Key.Key_Tab)  # the fields in the order shown: id, DBMS, priority, float format
+        send_keys(dialog, "eu")
+        send_keys(dialog, Qt.Key.Key_Tab)  # the fields in the order shown: id, DBMS, priority, float format
         assert _focus() is dialog.dbms
-        _keys(dialog, Qt.Key.Key_Tab)
+        send_keys(dialog, Qt.Key.Key_Tab)
         assert _focus() is dialog.priority
-        _keys(dialog, "5")
-        _keys(dialog, Qt.Key.Key_Tab)
+        send_keys(dialog, "5")
+        send_keys(dialog, Qt.Key.Key_Tab)
         assert _focus() is dialog.float_format
-        _keys(dialog, Qt.Key.Key_Backtab)
+        send_keys(dialog, Qt.Key.Key_Backtab)
         assert _focus() is dialog.priority
-        _keys(dialog, Qt.Key.Key_Return)  # Enter accepts
+        send_keys(dialog, Qt.Key.Key_Return)  # Enter accepts
     done = _answer(qtbot, add_server)
     assert w.authoring.add_server() and done == ["ServerDialog"]
     server = w.document.model.server("eu")
     assert server is not None and server.priority == 5 and server.dbms == "oracle" and len(_steps(w)) == 1
 
     def cancel(dialog: QDialog) -> None:
-        _keys(dialog, "xx")
-        _keys(dialog, Qt.Key.Key_Escape)  # Escape cancels
+        send_keys(dialog, "xx")
+        send_keys(dialog, Qt.Key.Key_Escape)  # Escape cancels
     done = _answer(qtbot, cancel)
     assert not w.authoring.add_server() and done == ["ServerDialog"] and w.document.model.server("xx") is None
 
     def add_table(dialog: QDialog) -> None:
         assert isinstance(dialog, TableDialog)
         assert _focus() is dialog.server
-        _keys(dialog, Qt.Key.Key_Tab)
+        send_keys(dialog, Qt.Key.Key_Tab)
         assert _focus() is dialog.name
-        _keys(dialog, "BAD NAME")
-        _keys(dialog, Qt.Key.Key_Return)  # refused: OK is off, the dialog stays
+        send_keys(dialog, "BAD NAME")
+        send_keys(dialog, Qt.Key.Key_Return)  # refused: OK is off, the dialog stays
         assert dialog.isVisible() and "space" in dialog.problem_label.text()
         dialog.name.selectAll()
-        _keys(dialog, "ORDERS")
-        _keys(dialog, Qt.Key.Key_Tab)
+        send_keys(dialog, "ORDERS")
+        send_keys(dialog, Qt.Key.Key_Tab)
         assert _focus() is dialog.with_id
-        _keys(dialog, Qt.Key.Key_Space)
-        _keys(dialog, Qt.Key.Key_Return)
+        send_keys(dialog, Qt.Key.Key_Space)
+        send_keys(dialog, Qt.Key.Key_Return)
     done = _answer(qtbot, add_table)
     assert w.authoring.add_table("br") and done == ["TableDialog"]
     table = w.document.model.table("br.ORDERS")
@@ -294,12 +285,12 @@ def test_find_box_arrows_enter_and_escape(qtbot: QtBot, tmp_path: Path) -> None:
     find = w.show_find()
     qtbot.waitUntil(find.isActiveWindow)
     assert _focus() is find.edit
-    _keys(find, "name")  # br.CUST.NAME, hq.CUST.NAME
+    send_keys(find, "name")  # br.CUST.NAME, hq.CUST.NAME
     assert find.results.count() == 2 and find.results.currentRow() == 0
-    _keys(find, Qt.Key.Key_Down)
-    _keys(find, Qt.Key.Key_Return)  # goes to the second hit; the window stays open
+    send_keys(find, Qt.Key.Key_Down)
+    send_keys(find, Qt.Key.Key_Return)  # goes to the second hit; the window stays open
     assert w.inspector.ref == ("column", "hq.CUST", "NAME") and find.isVisible()
-    _keys(find, Qt.Key.Key_Escape)
+    send_keys(find, Qt.Key.Key_Escape)
     assert not find.isVisible() and len(_steps(w)) == 0
 
 
@@ -311,8 +302,8 @@ def test_problems_panel_enter_goes_to_the_finding(qtbot: QtBot, tmp_path: Path) 
     table.setFocus()
     codes = [panel.proxy.index(row, 1).data() for row in range(panel.proxy.rowCount())]
     table.setCurrentIndex(panel.proxy.index(codes.index("NL001"), 0))
-    _keys(table, Qt.Key.Key_Return)  # Enter goes there, as a double-click does
+    send_keys(table, Qt.Key.Key_Return)  # Enter goes there, as a double-click does
     assert w.inspector.ref == ("mapping", "fwd") and w.current_ref == ("mapping", "fwd")
     table.setCurrentIndex(panel.proxy.index(codes.index("CR004"), 0))
-    _keys(table, Qt.Key.Key_Enter)
+    send_keys(table, Qt.Key.Key_Enter)
     assert w.conflicts.table_key == "br.CUST" and w.side_tabs.currentIndex() == 1 and len(_steps(w)) == 0
