@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QPointF, QRectF, QSize, QSizeF, Qt
@@ -23,7 +22,7 @@ from designer.canvas.items import colour, font_metrics
 from designer.canvas.scene import MappingScene
 from designer.document import Document
 from engine.model import Model
-from engine.model.io import one_line
+from engine.model.io import one_line, write_atomic
 
 FILTERS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "pdf": "PDF document (*.pdf)"}
 PAD = 30.0  # room around the drawing
@@ -196,31 +195,6 @@ def _draw(device: QImage | QSvgGenerator | QPdfWriter, scene: MappingScene, targ
         painter.end()
 
 
-def write_bytes(target: Path, data: bytes) -> None:
-    """Write `data` whole or not at all: a temporary file beside `target`, renamed over it; a new file gets
-    the umask's permissions, a replaced one keeps its own."""
-    if target.exists() and not target.is_file():
-        raise IsADirectoryError(21, "not a regular file", str(target)) if target.is_dir() else \
-            OSError(22, "not a regular file (a pipe, device or socket is never replaced)", str(target))
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if target.exists():
-            mode = target.stat().st_mode & 0o7777
-        else:
-            umask = os.umask(0o022)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_diagram(document: Document, out: Path) -> None:
     """Draw `document`'s model to `out` (its suffix says the format). Raises `DiagramError` or `OSError` (the
     caller says when `out` is the model's own file)."""
@@ -236,7 +210,7 @@ def write_diagram(document: Document, out: Path) -> None:
         document.sig_findings.disconnect(scene.show_findings)
         scene.clear()
         scene.deleteLater()
-    write_bytes(out, data)
+    write_atomic(out, data)
 
 
 def write_model_diagram(model: Model, out: Path, server: str | None = None) -> None:

@@ -88,30 +88,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_diagram(args: argparse.Namespace) -> int:
-    """The designer draws the diagram (its canvas, offscreen): imported by name here, as the `designer`
-    subcommand is through its entry point, so the engine never imports Qt."""
-    import importlib
-
-    if not args.out.strip():
-        raise UsageError("--out names no file (an empty path)")
-    if same_file(Path(args.out), Path(args.model)):
-        raise UsageError(f"{one_line(args.out)} is the model file itself: write the diagram to another path")
-    model = load_model(args.model)  # an unreadable model: exit 2, as for every command
-    try:
-        diagram = importlib.import_module("designer.diagram")
-    except ImportError as exc:
-        raise UsageError(f"the diagram is drawn by the designer, which cannot start here ({exc})") from None
-    try:
-        diagram.write_model_diagram(model, Path(args.out), server=args.server)
-    except diagram.DiagramError as exc:  # an unknown suffix or server
-        raise UsageError(str(exc)) from None
-    except OSError as exc:
-        raise UsageError(f"{one_line(args.out)}: cannot write ({exc.strerror or exc})") from None
-    print(f"wrote {args.out}")
-    return EXIT_OK
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     from engine.runner import RunUsageError, run
 
@@ -266,13 +242,6 @@ def build_parser() -> argparse.ArgumentParser:
                    "a folder)")
     p.add_argument("--force", action="store_true", help="export even when the model has errors")
     p.set_defaults(func=cmd_export)
-
-    p = sub.add_parser("diagram", help="draw the model's tables and mappings as the designer's canvas does, to a "
-                       "PNG, SVG or PDF file (no display needed)")
-    p.add_argument("model", metavar="MODEL")
-    p.add_argument("--out", required=True, metavar="FILE", help="FILE.png, FILE.svg or FILE.pdf (by its suffix)")
-    p.add_argument("--server", metavar="ID", help="only this server's tables and the mappings between them")
-    p.set_defaults(func=cmd_diagram)
 
     p = sub.add_parser("run", help="run the replication pipeline on sample data, in process or on Spark")
     p.add_argument("model", metavar="MODEL")

@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from designer.window import MainWindow
@@ -40,6 +40,15 @@ def send_keys(widget: QWidget, keys: str | Qt.Key) -> None:
     for key in ([keys] if isinstance(keys, Qt.Key) else keys):
         QTest.keyClick(window, key)  # type: ignore[arg-type]  # a character is a key too
     QApplication.processEvents()
+
+
+def type_over(text: str, key: Qt.Key) -> None:
+    """Select what the focused line editor holds, type `text` over it, then press `key`."""
+    line = QApplication.focusWidget()
+    assert isinstance(line, QLineEdit), f"no line editor has the focus ({line!r})"
+    line.selectAll()
+    send_keys(line, text)
+    send_keys(line, key)
 
 
 def row_point(w: MainWindow, table: str, column: str) -> QPoint:

@@ -30,6 +30,7 @@ from designer.gridview import GridView
 from designer.labels import plain_label, plain_tip
 from designer.values import OutOfRange, parse_like, value_text
 from engine import authoring as au
+from engine.edits import Edit
 from engine.model.schema import Table
 
 HEADERS = ("Name", "Type", "NOT NULL", "Default", "PK")
@@ -47,9 +48,12 @@ class ColumnsModel(QAbstractTableModel):
         self._rows = self.rowCount()
         document.sig_changed.connect(self._changed)
 
-    def _changed(self, _edits: object) -> None:
+    def _changed(self, edits: list[Edit]) -> None:
         """Cells of the same rows take their new values in place, so an open editor, the current cell and the
-        Tab order stay where the user is; only a change in the number of rows resets the grid."""
+        Tab order stay where the user is; only a change in the number of rows resets the grid. Edits of other
+        tables, mappings or settings leave it alone."""
+        if edits and not any(self.key in edit.touched() for edit in edits):
+            return
         rows = self.rowCount()
         if rows == self._rows:
             if rows:

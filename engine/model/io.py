@@ -311,8 +311,8 @@ def save_model(model: Model, path: str | os.PathLike[str]) -> None:
     write_atomic(Path(path), dump_model(model))
 
 
-def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
-    """Write `text` to `target` so that a reader sees the old file or the new one, never a part.
+def write_atomic(target: Path, text: str | bytes, mode: int | None = None) -> None:
+    """Write `text` (UTF-8) or bytes to `target` so that a reader sees the old file or the new one, never a part.
 
     A symlink is followed, so the file it points to is replaced; a target that is a pipe, a device or a
     socket raises `OSError` (EINVAL), and a file without any write permission `PermissionError` (EACCES):
@@ -335,8 +335,8 @@ def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
     remove_stale_temporaries(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8") if isinstance(text, str) else text)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, _mode_for(target) if mode is None else mode)

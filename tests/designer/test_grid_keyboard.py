@@ -9,17 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
-from windows import TWO_TABLES, send_keys, window_on
-
-
-def _type_into_focus(qtbot: QtBot, text: str, key: Qt.Key) -> None:
-    line = QApplication.focusWidget()
-    assert isinstance(line, QLineEdit), f"no cell editor has the focus ({line!r})"
-    line.selectAll()
-    send_keys(line, text)
-    send_keys(line, key)
+from windows import TWO_TABLES, send_keys, type_over, window_on
 
 
 def test_add_column_name_tab_type_enter_edits_the_new_row(qtbot: QtBot, tmp_path: Path) -> None:
@@ -31,8 +23,8 @@ def test_add_column_name_tab_type_enter_edits_the_new_row(qtbot: QtBot, tmp_path
     buttons = {b.text(): b for b in grid.findChildren(QPushButton)}
     qtbot.mouseClick(buttons["Add column"], Qt.MouseButton.LeftButton)
     QApplication.processEvents()
-    _type_into_focus(qtbot, "LABEL", Qt.Key.Key_Tab)
-    _type_into_focus(qtbot, "VARCHAR2(80)", Qt.Key.Key_Return)
+    type_over("LABEL", Qt.Key.Key_Tab)
+    type_over("VARCHAR2(80)", Qt.Key.Key_Return)
     table = w.document.model.table("br.CUST")
     assert table is not None
     types = {c.name: c.type for c in table.columns}
@@ -52,9 +44,9 @@ def test_shift_tab_escape_and_typing_over_a_cell_in_the_columns_grid(qtbot: QtBo
     view.setFocus()
     view.setCurrentIndex(grid.model.index(2, 1))  # CODE's type
     send_keys(view, Qt.Key.Key_F2)  # F2 edits the cell (it was the window's Rename shortcut)
-    _type_into_focus(qtbot, "CHAR(4)", Qt.Key.Key_Backtab)  # commits, and goes back to CODE's name
+    type_over("CHAR(4)", Qt.Key.Key_Backtab)  # commits, and goes back to CODE's name
     assert view.currentIndex().row() == 2 and view.currentIndex().column() == 0
-    _type_into_focus(qtbot, "COUNTRY", Qt.Key.Key_Escape)  # Escape: the name stays
+    type_over("COUNTRY", Qt.Key.Key_Escape)  # Escape: the name stays
     table = w.document.model.table("br.CUST")
     assert table is not None and table.column_names() == ["KEY", "NAME", "CODE"]
     assert table.columns[2].type == "CHAR(4)" and table.columns[0].type == "VARCHAR(16)"

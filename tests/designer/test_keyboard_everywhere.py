@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
-from windows import TWO_TABLES, send_keys, window_on
+from windows import TWO_TABLES, send_keys, type_over, window_on
 
 from designer.authoring.dialogs import ServerDialog, TableDialog
 from designer.conflict_editor import SHADOW
@@ -31,15 +31,6 @@ def _focus() -> QWidget:
     widget = QApplication.focusWidget()
     assert widget is not None, "nothing has the keyboard focus"
     return widget
-
-
-def _type_over(text: str, key: Qt.Key) -> None:
-    """Select what the focused editor holds, type `text` over it, then press `key`."""
-    line = _focus()
-    assert isinstance(line, QLineEdit), f"no line editor has the focus ({line!r})"
-    line.selectAll()
-    send_keys(line, text)
-    send_keys(line, key)
 
 
 def _window(qtbot: QtBot, tmp_path: Path) -> MainWindow:
@@ -73,10 +64,10 @@ def test_mapping_grid_enter_tab_shift_tab_escape_and_typing_over(qtbot: QtBot, t
 
     view.setCurrentIndex(at("NAME", 3))  # NAME's inputs
     send_keys(view, Qt.Key.Key_F2)  # edits the cell (not the window's Rename)
-    _type_over("REGION", Qt.Key.Key_Backtab)  # commits, and goes back to NAME's method
+    type_over("REGION", Qt.Key.Key_Backtab)  # commits, and goes back to NAME's method
     assert _mapped(w) == {"KEY": "NO", "NAME": "REGION"} and view.currentIndex() == at("NAME", 2)
     assert _steps(w) == ["Map NAME"]
-    _type_over("constant", Qt.Key.Key_Escape)  # Escape: the method stays
+    type_over("constant", Qt.Key.Key_Escape)  # Escape: the method stays
     assert _mapped(w) == {"KEY": "NO", "NAME": "REGION"} and len(_steps(w)) == 1
     view.setCurrentIndex(at("CODE", 3))  # typing over CODE's (empty) inputs maps it
     send_keys(view, "REGION")
@@ -85,7 +76,7 @@ def test_mapping_grid_enter_tab_shift_tab_escape_and_typing_over(qtbot: QtBot, t
     assert _steps(w) == ["Map NAME", "Map CODE"]
     view.setCurrentIndex(at("KEY", 3))
     send_keys(view, Qt.Key.Key_F2)
-    _type_over("NAME", Qt.Key.Key_Return)
+    type_over("NAME", Qt.Key.Key_Return)
     assert _mapped(w) == {"KEY": "NAME", "NAME": "REGION", "CODE": "REGION"}
     assert _steps(w) == ["Map NAME", "Map CODE", "Map KEY"] and view.currentIndex() == at("KEY", 3)
 
@@ -105,11 +96,11 @@ def test_properties_forms_enter_tab_and_escape(qtbot: QtBot, tmp_path: Path) -> 
     w = _window(qtbot, tmp_path)
     w.select(("server", "br"))
     _click_into(qtbot, _field(w, "priority"))
-    _type_over("30", Qt.Key.Key_Tab)  # commits, and the next field has the focus
+    type_over("30", Qt.Key.Key_Tab)  # commits, and the next field has the focus
     server = w.document.model.server("br")
     assert server is not None and server.priority == 30 and _steps(w) == ["Edit server br"]
     assert _focus() is _field(w, "float format")
-    _type_over("ieee", Qt.Key.Key_Escape)  # Escape: the value shown comes back, nothing is applied
+    type_over("ieee", Qt.Key.Key_Escape)  # Escape: the value shown comes back, nothing is applied
     assert _field(w, "float format").text() == ""
     send_keys(_focus(), Qt.Key.Key_Backtab)  # and leaving the field commits nothing
     server = w.document.model.server("br")
@@ -117,7 +108,7 @@ def test_properties_forms_enter_tab_and_escape(qtbot: QtBot, tmp_path: Path) -> 
 
     w.select(("column", "br.CUST", "CODE"))
     _click_into(qtbot, _field(w, "type"))
-    _type_over("CHAR(4)", Qt.Key.Key_Return)
+    type_over("CHAR(4)", Qt.Key.Key_Return)
     table = w.document.model.table("br.CUST")
     assert table is not None and [c.type for c in table.columns] == ["VARCHAR(16)", "VARCHAR(40)", "CHAR(4)"]
     assert len(_steps(w)) == 2 and _focus() is _field(w, "type")
@@ -125,21 +116,21 @@ def test_properties_forms_enter_tab_and_escape(qtbot: QtBot, tmp_path: Path) -> 
     assert isinstance(_focus(), QCheckBox)  # NOT NULL, then the default
     send_keys(_focus(), Qt.Key.Key_Tab)
     assert _focus() is _field(w, "default")
-    _type_over("XYZ", Qt.Key.Key_Escape)
+    type_over("XYZ", Qt.Key.Key_Escape)
     send_keys(_focus(), Qt.Key.Key_Return)
     table = w.document.model.table("br.CUST")
     assert table is not None and table.columns[2].default is None and len(_steps(w)) == 2
 
     w.select(("table", "br.CUST"))  # a rename builds the form again: the field the user tabbed to keeps the focus
     _click_into(qtbot, _field(w, "name"))
-    _type_over("CLIENT", Qt.Key.Key_Tab)
+    type_over("CLIENT", Qt.Key.Key_Tab)
     assert w.document.model.table("br.CLIENT") is not None and len(_steps(w)) == 3
     assert w.inspector.ref == ("table", "br.CLIENT")
     focus = _focus()
     assert w.inspector.columns is not None and focus is w.inspector.columns.view  # the next row of the form
     assert _steps(w) == ["Edit server br", "Edit table", "Rename table br.CUST"]
     _click_into(qtbot, _field(w, "name"))  # Enter renames again, and the name field (a new one) keeps the focus
-    _type_over("CLIENTS", Qt.Key.Key_Return)
+    type_over("CLIENTS", Qt.Key.Key_Return)
     assert w.inspector.ref == ("table", "br.CLIENTS") and _focus() is _field(w, "name")
     assert _field(w, "name").text() == "CLIENTS" and len(_steps(w)) == 4
 
@@ -158,10 +149,10 @@ def test_conflict_editor_priorities_compare_list_and_combos(qtbot: QtBot, tmp_pa
     table.setCurrentCell(0, 0)
     send_keys(table, "gold")  # typing over the empty row's value
     send_keys(table, Qt.Key.Key_Tab)  # on to its priority
-    _type_over("1", Qt.Key.Key_Tab)  # the row is whole: applied, and on to the next row
+    type_over("1", Qt.Key.Key_Tab)  # the row is whole: applied, and on to the next row
     send_keys(_focus(), "silver")
     send_keys(_focus(), Qt.Key.Key_Tab)
-    _type_over("2", Qt.Key.Key_Return)
+    type_over("2", Qt.Key.Key_Return)
 
     def chain() -> Any:
         entry = w.document.model.conflicts_for("br.CUST")
@@ -171,10 +162,10 @@ def test_conflict_editor_priorities_compare_list_and_combos(qtbot: QtBot, tmp_pa
     assert _steps(w) == ["Edit conflict resolution"] * 2
     table.setCurrentCell(0, 1)
     send_keys(table, Qt.Key.Key_F2)  # edits the cell (it was the window's Rename shortcut)
-    _type_over("9", Qt.Key.Key_Escape)
+    type_over("9", Qt.Key.Key_Escape)
     assert chain().priorities == {"gold": 1, "silver": 2} and table.model().index(0, 1).data() == "1"
     send_keys(table, Qt.Key.Key_F2)
-    _type_over("5", Qt.Key.Key_Return)
+    type_over("5", Qt.Key.Key_Return)
     assert chain().priorities == {"gold": 5, "silver": 2} and len(_steps(w)) == 3
 
     compare = editor.compare  # Space toggles the current column; the next one is one Down away
