@@ -132,6 +132,15 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_OK if diff.equal else EXIT_FINDINGS
 
 
+def cmd_requeue(args: argparse.Namespace) -> int:
+    from engine.requeue import RequeueError, requeue
+
+    try:
+        return requeue(Path(args.rundir), Path(args.model), Path(args.out), args.txn or ())
+    except RequeueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from engine.deploy.pgcluster import ClusterError
     from engine.deploy.verify import VerifyError, verify
@@ -280,6 +289,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_b", metavar="RUN_B")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser("requeue", help="execute a run's error queue again, with a model that may have changed",
+                       description="Delivers RUNDIR's queued changes again (all, or those of the transactions "
+                       "named) through detection and resolution with MODEL, against RUNDIR's final tables, and "
+                       "writes a new run directory (RUNDIR is only read), as Oracle's EXECUTE_ERROR does.")
+    p.add_argument("rundir", metavar="RUNDIR", help="a succeeded run directory")
+    p.add_argument("--model", required=True, metavar="MODEL", help="the model to resolve with (e.g. with a "
+                   "resolution method added)")
+    p.add_argument("--out", required=True, metavar="NEWRUN", help="run directory to write (as run --out)")
+    p.add_argument("--txn", action="append", metavar="ID", help="only this transaction's queued changes "
+                   "(repeatable; the others stay queued)")
+    p.set_defaults(func=cmd_requeue)
 
     p = sub.add_parser("import", help="reflect tables from a live database into a model (SQLAlchemy)",
                        description="URL is SQLAlchemy's, e.g. postgresql://me@host:5432/sales or sqlite:///shop.db. "
