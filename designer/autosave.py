@@ -158,6 +158,10 @@ class Autosaver(QObject):
         self.failing = False
         return target
 
+    def set_interval(self, interval_ms: int) -> None:
+        """How often an unsaved model is written while it stays unsaved (Edit ▸ Preferences); from now on."""
+        self.periodic.setInterval(max(1000, interval_ms))
+
     def discard(self) -> None:
         _remove(self.document.path)
 

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QPushButton,
     QTableWidgetItem,
@@ -28,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.authoring.selection import follow_ref
-from designer.conflict_parts import GroupTree, proposed_column, quiet, reason
+from designer.conflict_parts import GroupTree, narrow_form, proposed_column, quiet, reason, shrinking_combo
 from designer.document import Document
 from designer.gridview import GridWidget
 from designer.labels import ask_text, form_row, plain_label
@@ -64,7 +63,7 @@ class ConflictEditor(QWidget):
         self.chain = QListWidget()
         self.chain.setMinimumHeight(90)
         self.chain.currentRowChanged.connect(lambda _row: self._show_step())
-        self.method_choice = QComboBox()
+        self.method_choice = shrinking_combo()
         self.method_choice.addItems(METHODS)
         add_step, drop_step, up, down = (QPushButton(t) for t in ("Add", "Remove", "Up", "Down"))
         # a chain belongs to a column group: with none (or the shadow group) picked they do nothing, so are off
@@ -73,7 +72,7 @@ class ConflictEditor(QWidget):
         drop_step.clicked.connect(self.remove_method)
         up.clicked.connect(lambda: self.move_method(-1))
         down.clicked.connect(lambda: self.move_method(1))
-        self.designated = QComboBox()
+        self.designated = shrinking_combo()
         self.designated.activated.connect(lambda _i: self.set_designated(self.designated.currentText()))
         self.priorities = GridWidget(0, 2)
         self.priorities.setHorizontalHeaderLabels(["value", "priority"])
@@ -85,7 +84,7 @@ class ConflictEditor(QWidget):
         self.pending = plain_label(wrap=True)  # a priority-map row still being typed: not an error yet
         self.pending.setStyleSheet("color: palette(mid)")
         self.policies: dict[str, QComboBox] = {}
-        self.uniques = QFormLayout()
+        self.uniques = narrow_form()
         self._unique_names: list[str] = []  # the unique indexes `uniques` has a row for, in order
         self.compare = QListWidget()
         self.compare.setMinimumHeight(160)
@@ -98,20 +97,21 @@ class ConflictEditor(QWidget):
     def _build_layout(self, *buttons: QPushButton) -> None:
         add_group, remove_group, add_step, drop_step, up, down = buttons
         left = QVBoxLayout()
-        left.addWidget(QLabel("Column groups (drag columns between groups)"))
+        left.addWidget(plain_label("Column groups (drag columns between groups)", wrap=True))
         left.addWidget(self.groups)
         row = QHBoxLayout()
         row.addWidget(add_group)
         row.addWidget(remove_group)
         left.addLayout(row)
         right = QVBoxLayout()
-        right.addWidget(QLabel("Resolution chain: primary method, then backups"))
+        right.addWidget(plain_label("Resolution chain: primary method, then backups", wrap=True))
         right.addWidget(self.chain)
-        row = QHBoxLayout()
-        for w in (self.method_choice, add_step, drop_step, up, down):
-            row.addWidget(w)
-        right.addLayout(row)
-        form = QFormLayout()
+        for widgets in ((self.method_choice, add_step), (drop_step, up, down)):  # two rows: a narrow dock fits them
+            row = QHBoxLayout()
+            for w in widgets:
+                row.addWidget(w, 1 if w is self.method_choice else 0)
+            right.addLayout(row)
+        form = narrow_form()
         form.addRow("designated column", self.designated)
         right.addLayout(form)
         right.addWidget(self.priorities)
@@ -122,9 +122,10 @@ class ConflictEditor(QWidget):
         top.addLayout(left, 1)
         top.addLayout(right, 1)
         policy_box = QGroupBox("Policies")
-        policy_form = QFormLayout(policy_box)
+        policy_form = narrow_form()
+        policy_box.setLayout(policy_form)
         for name, choices in POLICIES.items():
-            combo = QComboBox()
+            combo = shrinking_combo()
             combo.addItems(choices)
             combo.activated.connect(lambda _i, n=name, c=combo: self._update(**{n: c.currentText()}))
             self.policies[name] = combo
@@ -219,7 +220,7 @@ class ConflictEditor(QWidget):
             while self.uniques.rowCount():
                 self.uniques.removeRow(0)
             for name in names:
-                combo = QComboBox()
+                combo = shrinking_combo()
                 combo.addItems(UNIQUE)
                 combo.activated.connect(lambda _i, n=name, c=combo: self.set_unique(n, c.currentText()))
                 form_row(self.uniques, name, combo)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeWidget, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QComboBox, QFormLayout, QMenu, QSizePolicy, QTreeWidget, QWidget
 
 from designer.labels import menu_text
 from engine.model.schema import DESIGNATED_COLUMN_METHODS, TIMESTAMP_METHODS
@@ -76,3 +76,21 @@ def reason(exc: ValueError) -> str:
         where = ".".join(str(x) for x in err["loc"])
         return f"{where}: {err['msg']}" if where else str(err["msg"])
     return str(exc)
+
+
+def shrinking_combo() -> QComboBox:
+    """A choice that takes the width it is given rather than its longest entry's (a column or method name), so
+    the editor fits a narrow dock without scrolling sideways; the open list still shows each entry whole."""
+    combo = QComboBox()
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(8)
+    combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    return combo
+
+
+def narrow_form() -> QFormLayout:
+    """A form whose rows put the field under its label when the two do not fit side by side."""
+    form = QFormLayout()
+    form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    return form

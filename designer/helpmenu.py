@@ -1,4 +1,5 @@
-"""Help ▸ Legend (what the canvas's dots, dashes and colours mean) and Help ▸ About (versions)."""
+"""Help ▸ Legend (what the canvas's dots, dashes and colours mean), Help ▸ Keyboard shortcuts (read from the
+window's actions, so it never goes stale) and Help ▸ About (versions)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,22 @@ from importlib import metadata
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import QPointF, QRectF, Qt, qVersion
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen, QPixmap
-from PySide6.QtWidgets import QApplication, QDialog, QGridLayout, QLabel, QMessageBox, QWidget
+from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPainter, QPainterPath, QPalette, QPen, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QDialog,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 import engine
 from designer.canvas.items import BAD_COLOUR, DK_COLOUR, OK_COLOUR, PK_COLOUR
@@ -155,3 +170,84 @@ class LegendDialog(QDialog):
             self.rows[key] = label
         grid.setColumnStretch(1, 1)
         self.resize(520, self.sizeHint().height())
+
+
+# --- keyboard shortcuts: what the window's actions say ------------------------------------------
+
+
+def _entry_text(text: str) -> str:
+    """An action's text as a menu shows it: without `&` markers (`&&` is one `&`) and the trailing tab part."""
+    return text.split("\t")[0].replace("&&", "\0").replace("&", "").replace("\0", "&")
+
+
+def shortcut_rows(window: QWidget) -> list[tuple[str, str]]:
+    """(where the action is, its shortcuts) for every action of `window` that has a shortcut: those of its menu
+    bar as "Menu ▸ Entry" in menu order, then any other (a context menu's, a view's own) by its text."""
+    rows: list[tuple[str, str]] = []
+    seen: list[QAction] = []  # held, so an id stays an action's for the walk
+
+    def add(action: QAction, where: str) -> None:
+        keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts()
+                         if not k.isEmpty())
+        if keys and not any(action is other for other in seen):
+            seen.append(action)
+            rows.append((where, keys))
+
+    def walk(menu: QMenu, path: str) -> None:
+        for action in menu.actions():
+            where = f"{path} ▸ {_entry_text(action.text())}"
+            sub = action.menu()
+            if isinstance(sub, QMenu):
+                walk(sub, where)
+            elif not action.isSeparator():
+                add(action, where)
+
+    for top in window.menuBar().actions() if isinstance(window, QMainWindow) else []:
+        menu = top.menu()
+        if isinstance(menu, QMenu):
+            walk(menu, _entry_text(top.text()))
+    for action in sorted(window.findChildren(QAction), key=lambda a: _entry_text(a.text())):
+        add(action, _entry_text(action.text()))
+    return rows
+
+
+class ShortcutsDialog(QDialog):
+    """A small, non-modal window listing every keyboard shortcut; filled from the actions each time it shows."""
+
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
+        self.setObjectName("shortcuts")
+        self.setWindowTitle("Keyboard shortcuts — Mapwright")
+        self.setModal(False)
+        self.source = window
+        self.table = QTableWidget(0, 2)
+        self.table.setHorizontalHeaderLabels(["Action", "Shortcut"])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        QVBoxLayout(self).addWidget(self.table)
+        self.refresh()
+        self.resize(520, 560)
+
+    def refresh(self) -> None:
+        rows = shortcut_rows(self.source)
+        self.table.setRowCount(len(rows))
+        for i, (where, keys) in enumerate(rows):
+            self.table.setItem(i, 0, QTableWidgetItem(where))
+            self.table.setItem(i, 1, QTableWidgetItem(keys))
+
+    def shown(self) -> dict[str, str]:
+        """What the table lists: action -> shortcuts."""
+        return {self.table.item(i, 0).text(): self.table.item(i, 1).text()  # type: ignore[union-attr]
+                for i in range(self.table.rowCount())}
+
+
+def show_shortcuts(window: QWidget) -> ShortcutsDialog:
+    """Help ▸ Keyboard shortcuts: one window per designer window, filled again and raised each time it is asked."""
+    dialog = window.findChild(ShortcutsDialog) or ShortcutsDialog(window)
+    dialog.refresh()
+    dialog.show()
+    dialog.raise_()
+    return dialog

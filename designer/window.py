@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from designer import diagram_export, goldengate_export, import_dialog, postgresql_export
+from designer import diagram_export, goldengate_export, import_dialog, postgresql_export, preferences
 from designer.authoring.actions import AuthoringActions, install_edit_menu
 from designer.authoring.grid import MappingGrid
 from designer.authoring.selection import follow_ref, ref_exists
@@ -32,7 +32,7 @@ from designer.conflict_editor import ConflictEditor
 from designer.document import Document, EditCommand
 from designer.file_export import export_file
 from designer.find import FindDialog
-from designer.helpmenu import LegendDialog, about_box
+from designer.helpmenu import LegendDialog, about_box, show_shortcuts
 from designer.inspector import Inspector
 from designer.labels import menu_text, message, plain_label, plain_tip
 from designer.launcher.panel import RunLauncher, RunnerFactory
@@ -69,6 +69,7 @@ class MainWindow(QMainWindow):
         self.spark_status.setObjectName("sparkStatus")
         self.statusBar().addPermanentWidget(self.spark_status)
         self.resize(1500, 920)
+        preferences.apply_environment(preferences.load(self.settings))  # the runs folder, the driver memory
         self._make_actions()
         self.set_document(document or Document.new())
         if self.warm_session is not None:
@@ -110,7 +111,7 @@ class MainWindow(QMainWindow):
         self.launcher.sig_run_finished.connect(self.run_finished)
         self.launcher.sig_spark_wanted.connect(self.warm_up)
         document.sig_path_changed.connect(lambda _p: self.launcher.model_saved_as())
-        self.autosaver = Autosaver(document)
+        self.autosaver = Autosaver(document, interval_ms=preferences.load(self.settings).autosave_seconds * 1000)
         self.autosaver.sig_failed.connect(lambda text: self.statusBar().showMessage(text, 15000))
         self.grid = MappingGrid(document)
         self.current_ref: tuple[object, ...] = ()
@@ -149,6 +150,7 @@ class MainWindow(QMainWindow):
         self.side_tabs.addTab(self.inspector, "Properties")
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # it wraps to the dock
         scroll.setWidget(self.conflicts)
         self.side_tabs.addTab(scroll, "Conflict resolution")
         self.side_tabs.addTab(self.grid, "Mapping grid")
@@ -168,8 +170,8 @@ class MainWindow(QMainWindow):
         self._size_docks()
 
     def _size_docks(self) -> None:
-        width = max(self.width(), 1200)
-        self.resizeDocks([self.docks["Model"], self.docks["Details"]], [int(width * 0.15), int(width * 0.27)],
+        width = max(self.width(), 1200)  # Details: at least 400 px, the conflict editor's and grid's width at 1280
+        self.resizeDocks([self.docks["Model"], self.docks["Details"]], [int(width * 0.15), max(int(width * 0.27), 400)],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["Problems and runs"]], [int(self.height() * 0.24)], Qt.Orientation.Vertical)
 
@@ -286,6 +288,9 @@ class MainWindow(QMainWindow):
         self.authoring_actions = self.authoring_menu.actions
         edit.addSeparator()
         self.find_action = self._action(edit, "&Find…", QKeySequence.StandardKey.Find, self.show_find)
+        self.preferences_action = self._action(edit, "Pre&ferences…", QKeySequence.StandardKey.Preferences,
+                                               lambda: preferences.open_for(self, self.settings, self.autosaver))
+        self.preferences_action.setMenuRole(QAction.MenuRole.PreferencesRole)
         self.view_menu = bar.addMenu("&View")
         self._action(self.view_menu, "Zoom &in", QKeySequence.StandardKey.ZoomIn, lambda: self.view.zoom(1.2))
         self._action(self.view_menu, "Zoom &out", QKeySequence.StandardKey.ZoomOut, lambda: self.view.zoom(1 / 1.2))
@@ -308,6 +313,8 @@ class MainWindow(QMainWindow):
         self.legend_action = self._action(help_menu, "&Legend", QKeySequence(), self.show_legend)
         self.about_action = self._action(help_menu, "&About Mapwright", QKeySequence(), self.show_about)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.shortcuts_action = self._action(help_menu, "&Keyboard shortcuts", QKeySequence(),
+                                             lambda: show_shortcuts(self))
 
     def show_legend(self) -> LegendDialog:
         """What the canvas's dots, dashes and colours mean (one window, raised when asked again)."""

@@ -99,6 +99,12 @@ class ServerDialog(_Form):
         for label, widget in (("id", self.id), ("DBMS", self.dbms), ("priority", self.priority),
                               ("float format", self.float_format)):
             self.form.addRow(label, widget)
+        for line in (self.priority, self.float_format):  # the hint in the field is read whole, not cut off
+            line.setMinimumWidth(line.fontMetrics().horizontalAdvance(line.placeholderText()) + 24)
+        self.hint = plain_label("Priority: a number, needed when a conflict chain resolves by site_priority. Float "
+                                "format: how the server stores floating-point numbers (optional).", wrap=True)
+        self.hint.setObjectName("serverHint")
+        self.form.addRow(self.hint)
         for line in (self.id, self.priority):
             line.textChanged.connect(self.check)
         self.check()

@@ -27,7 +27,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QStyle, QVBoxLayout, QWidget
 
 from designer.authoring import commands as cmd
 from designer.browser.models import collector_paused
@@ -45,6 +45,7 @@ from engine.reversibility import describe
 
 HEADERS = ("Mapping", "Target column", "Method", "Inputs")
 MAPPING, TARGET, METHOD, INPUTS = range(4)
+MAX_FIT = 480  # px: a longer mapping id or column name is elided (the column can still be widened)
 SEARCH_ROLE = int(Qt.ItemDataRole.UserRole) + 1  # a row's cells' text, joined by a character no one types
 # the roles `data()` answers, as plain ints: it is called for every role of every cell painted, and comparing an
 # int with an enum member costs several times more
@@ -394,6 +395,8 @@ class MappingGrid(QWidget):
         self.view.verticalHeader().hide()
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.clicked.connect(self._clicked)
+        self.model.modelReset.connect(self._fit_columns)
+        self._fit_columns()
         self.problem = plain_label()
         self.problem.setStyleSheet("color: #d32f2f")
         self.model.sig_problem.connect(self.problem.setText)
@@ -401,6 +404,16 @@ class MappingGrid(QWidget):
         layout.addWidget(self.search)
         layout.addWidget(self.view)
         layout.addWidget(self.problem)
+
+    def _fit_columns(self) -> None:
+        """The Mapping and Target column as wide as their longest text (a mapping's id is never elided), up to
+        `MAX_FIT` pixels: measured once per distinct text when the rows change, not per row painted."""
+        metrics = self.view.fontMetrics()
+        margin = 2 * (self.view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.view) + 1) + 8
+        header = self.view.horizontalHeader()
+        for column, texts in ((MAPPING, {m for m, _c in self.model.rows}), (TARGET, {c for _m, c in self.model.rows})):
+            widest = max((metrics.horizontalAdvance(t) for t in texts), default=0) + margin
+            self.view.setColumnWidth(column, min(MAX_FIT, max(widest, header.sectionSizeHint(column))))
 
     def _clicked(self, index: QModelIndex) -> None:
         mapping_id, column = self.model.rows[self.proxy.mapToSource(index).row()]

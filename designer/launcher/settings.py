@@ -22,6 +22,10 @@ SAMPLE_DEBEZIUM_DATA = SAMPLE_MODEL.parent / "orders-debezium"  # the same day a
 SAMPLE_DATA_NOTE = ("The bundled sample data is faulty on purpose: its malformed change records and its schema "
                     "change at noon (web.ORDERS version 2) are there to show what rejects look like.")
 _GROUP = "runLauncher"
+PREFERENCES = "preferences"
+"""The QSettings group of Edit ▸ Preferences (`designer.preferences`): defaults for what a model has not chosen."""
+RUNS_DIR_ENV = "MAPWRIGHT_RUNS_DIR"
+"""Where runs are kept when set (Edit ▸ Preferences sets it for the designer and the runs it starts)."""
 SAMPLE_MARKER = "sampledata.json"  # what the sample-data generator leaves in a folder it wrote
 
 
@@ -34,6 +38,12 @@ class RunChoices:
     data_dir: str
     engine: str = AUTO
     cluster: str = ""
+
+
+def preference(settings: QSettings, name: str, default: str = "") -> str:
+    """The value of preference `name` (`PREFERENCES`), or `default` when none was set."""
+    value = settings.value(f"{PREFERENCES}/{name}", "")
+    return str(value) if value not in (None, "") else default
 
 
 class LauncherSettings:
@@ -49,9 +59,12 @@ class LauncherSettings:
 
     def load(self, model: Path) -> RunChoices:
         key = _key(model)
-        master = str(self._settings.value(f"{key}/master", DEFAULT_MASTER) or DEFAULT_MASTER)
+        default_master = preference(self._settings, "master", DEFAULT_MASTER)
+        master = str(self._settings.value(f"{key}/master", default_master) or default_master)
         data_dir = str(self._settings.value(f"{key}/dataDir", "") or "") or default_data_dir(model)
         engine = str(self._settings.value(f"{key}/engine", "") or "")
+        if not engine and not self.knows(model):  # a model never run here: the preferred engine
+            engine = preference(self._settings, "engine", AUTO)
         cluster = str(self._settings.value(f"{key}/cluster", "") or "")
         if engine not in ENGINE_CHOICES:  # remembered before the engine choice: Auto, unless a cluster was chosen
             engine = AUTO if master.startswith("local") else SPARK_CLUSTER
@@ -104,7 +117,11 @@ def default_data_dir(model: Path) -> str:
 
 
 def runs_folder(model: Path) -> Path:
-    """`runs/` beside the model when that folder is writable (never inside the bundle), else in user data."""
+    """The folder Edit ▸ Preferences names (`RUNS_DIR_ENV`); else `runs/` beside the model when that folder is
+    writable (never inside the bundle), else in user data."""
+    chosen = os.environ.get(RUNS_DIR_ENV, "").strip()
+    if chosen:
+        return Path(chosen).expanduser()
     parent = model.absolute().parent
     if not is_sample_model(model) and os.access(parent, os.W_OK):
         return parent / "runs"
