@@ -10,11 +10,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
+from windows import TWO_TABLES, send_keys, window_on
 
 from designer.helpmenu import ShortcutsDialog
 from designer.launcher.settings import INPROCESS, PREFERENCES
 from designer.preferences import PreferencesDialog
-from tests.windows import TWO_TABLES, send_keys, window_on
 
 
 def test_shortcuts_dialog_lists_the_actions(qtbot: QtBot, tmp_path: Path) -> None:
