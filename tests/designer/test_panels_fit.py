@@ -9,11 +9,11 @@ from pathlib import Path
 from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QApplication, QLabel, QScrollArea
 from pytestqt.qtbot import QtBot
+from windows import make_window
 
 from designer.authoring.dialogs import ServerDialog
 from designer.authoring.grid import MAPPING
 from resources import SAMPLE_MODEL
-from tests.windows import make_window
 
 
 def test_details_panels_fit_at_1280_and_1920(qtbot: QtBot, tmp_path: Path) -> None:
