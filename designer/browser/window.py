@@ -25,6 +25,8 @@ from designer.browser.models import (
 )
 from designer.browser.overview import RunOverview
 from designer.browser.pages import ConflictsPage, ConvergencePage, RecordsPage
+from designer.browser.requeue import RunRequeuer
+from designer.browser.story import story_html, story_lines
 from engine.run.rundir_read import LastAttempt
 from engine.summary import RunDirDamaged, RunDirUnreadable, RunSummary, read_run
 from resources import SAMPLE_MODEL
@@ -163,6 +165,7 @@ class ConflictBrowser(QWidget):
                             (self.overview, "Summary")):
             self.tabs.addTab(page, title)
         self.comparer = RunComparer(self)  # Compare with…: this run against another run directory
+        self.requeuer = RunRequeuer(self)  # the error queue's Re-execute…: a new run with the current model
         header = QHBoxLayout()
         header.addWidget(self.banner, 1)
         header.addWidget(self.comparer.button, 0, Qt.AlignmentFlag.AlignTop)
@@ -247,7 +250,8 @@ class ConflictBrowser(QWidget):
         sample = self.sample_data if self.sample_data is not None else ran_on_bundled_sample(summary)
         self.sample_note.setVisible(succeeded and sample)
         self.banner.setText(self._headline(summary, rundir) + (" (bundled sample data: its rejects are "
-                                                               "expected)" if succeeded and sample else ""))
+                                                               "expected)" if succeeded and sample else "")
+                            + story_html(story_lines(summary)))
         self.sig_run_opened.emit(summary)
 
     def _headline(self, summary: RunSummary, rundir: Path | None) -> str:
