@@ -156,7 +156,10 @@ class MainWindow(QMainWindow):
         self.side_tabs.addTab(self.grid, "Mapping grid")
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.addTab(self.problems, "Problems")
-        self.bottom_tabs.addTab(self.launcher, "Run")
+        self.run_page = QScrollArea()  # the Run tab scrolls rather than making the dock (and the canvas) give way
+        self.run_page.setWidgetResizable(True)
+        self.run_page.setWidget(self.launcher)
+        self.bottom_tabs.addTab(self.run_page, "Run")
         docks = {}
         for title, widget, area in (("Model", self.tree.with_filter(), Qt.DockWidgetArea.LeftDockWidgetArea),
                                     ("Details", self.side_tabs, Qt.DockWidgetArea.RightDockWidgetArea),
@@ -386,7 +389,7 @@ class MainWindow(QMainWindow):
     # --- runs ------------------------------------------------------------------
 
     def show_launcher(self) -> None:
-        self.bottom_tabs.setCurrentWidget(self.launcher)
+        self.bottom_tabs.setCurrentWidget(self.run_page)
         self.docks["Problems and runs"].show()
 
     def run_now(self) -> None:
@@ -419,6 +422,7 @@ class MainWindow(QMainWindow):
         """Show a run directory in a conflict browser window (`sample_data`: it read the bundled sample data)."""
         browser = ConflictBrowser()
         browser.sample_data = sample_data
+        browser.requeuer.current_model, browser.requeuer.open_run = lambda: self.document.model, self.open_run
         browser.setWindowTitle(f"Run {path} — Mapwright")
         browser.load_run(path)  # read off the GUI thread: the window shows "Loading…" meanwhile
         remember_run(self.settings, path)

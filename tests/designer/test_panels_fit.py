@@ -68,3 +68,16 @@ def test_add_server_dialog_hint_is_whole(qtbot: QtBot, tmp_path: Path) -> None:
     assert dialog.rect().contains(QRect(hint.mapTo(dialog, hint.rect().topLeft()), hint.size()))
     for line in (dialog.priority, dialog.float_format):  # the hint inside each field is not cut off either
         assert line.width() >= line.fontMetrics().horizontalAdvance(line.placeholderText()) + 8, line.placeholderText()
+
+
+def test_the_canvas_keeps_most_of_the_height_at_1280x800_with_the_run_tab_shown(qtbot: QtBot,
+                                                                                 tmp_path: Path) -> None:
+    w = make_window(qtbot, tmp_path, SAMPLE_MODEL)
+    w.resize(1280, 800)
+    w.showNormal()
+    w.show_launcher()  # the Run tab's form scrolls in its tab instead of growing the dock
+    QApplication.processEvents()
+    w._size_docks()
+    qtbot.wait(20)
+    assert w.bottom_tabs.currentWidget() is w.run_page
+    assert w.view.height() >= 0.6 * w.height(), f"canvas {w.view.height()} px of {w.height()}"

@@ -160,7 +160,7 @@ def test_f5_runs_the_model_and_the_run_tab_stays_reachable(window: MainWindow, q
     assert window.run_action.shortcut().toString() == "F5"
     press_f5(window, qtbot)
     qtbot.waitUntil(lambda: len(runner(window).requests) == 1)
-    assert window.bottom_tabs.currentWidget() is window.launcher
+    assert window.bottom_tabs.currentWidget() is window.run_page and window.run_page.widget() is window.launcher
     assert runner(window).requests[0].model == window.document.path
     assert window.show_run_tab_action.isEnabled()  # View the Run tab without running
     qtbot.waitUntil(lambda: not window.launcher.is_running())
