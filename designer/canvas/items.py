@@ -16,7 +16,6 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetrics,
-    QFontMetricsF,
     QPainter,
     QPainterPath,
     QPainterPathStroker,
@@ -28,10 +27,14 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsObject,
     QGraphicsPathItem,
+    QGraphicsSceneHoverEvent,
+    QGraphicsView,
     QStyleOptionGraphicsItem,
     QWidget,
 )
 
+from designer.canvas import routing
+from designer.canvas.overview import font_metrics, overview_label
 from designer.labels import plain_tip
 from designer.severity import SEVERITY_COLOURS
 from engine.model.io import one_line
@@ -100,18 +103,6 @@ def header_fonts(base: QFont) -> tuple[QFont, QFont]:
     small.setBold(False)
     small.setPointSizeF(max(8.0, base.pointSizeF() * 0.9))
     return bold, small
-
-
-_FONT_METRICS: dict[str, QFontMetricsF] = {}
-
-
-def font_metrics(font: QFont) -> QFontMetricsF:
-    """`QFontMetricsF(font)`, made once per font (making them costs milliseconds)."""
-    key = font.toString()
-    found = _FONT_METRICS.get(key)
-    if found is None:
-        found = _FONT_METRICS[key] = QFontMetricsF(font)
-    return found
 
 
 HEADER_PAD, DOT_RADIUS, DOT_GAP = 8.0, 5.0, 6.0
@@ -265,13 +256,11 @@ class TableItem(QGraphicsObject):
             painter.fillRect(QRectF(0, 0, 10 / lod, body.height()), SEVERITY_COLOURS[severity])
         if lod < BOX_LOD:
             return
-        font = QFont(painter.font())
-        font.setBold(True)
-        font.setPixelSize(max(1, int(min(13 / lod, body.height() * 0.8, 90.0))))
+        room = body.adjusted((14 if self.look.marks else 5) / lod, 0, -5 / lod, 0)  # clear of the marks' bar
+        font, text = overview_label(one_line(self.look.key), painter.font(), lod, room)
         painter.setFont(font)
         painter.setPen(pal.color(QPalette.ColorRole.ButtonText))
-        painter.drawText(body.adjusted(14 / lod, 0, -4, 0),
-                         Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap, one_line(self.look.key))
+        painter.drawText(room, Qt.AlignmentFlag.AlignVCenter, text)
 
     def _paint_badges(self, painter: QPainter, rect: QRectF, row: ColumnRow) -> None:
         """`PK` for a primary-key column, `DK` for a distribution-key column."""
@@ -297,16 +286,34 @@ class TableItem(QGraphicsObject):
             painter.setBrush(SEVERITY_COLOURS[mark[0]])
             painter.drawEllipse(at, DOT_RADIUS, DOT_RADIUS)
 
+    def _zoomed_out(self, event: QGraphicsSceneHoverEvent) -> bool:
+        """Whether the view the pointer is in draws this table as an overview box (no rows to point at)."""
+        viewport = event.widget()
+        view = viewport.parentWidget() if viewport is not None else None
+        if not isinstance(view, QGraphicsView):
+            return False
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(self.deviceTransform(view.viewportTransform()))
+        return lod < OVERVIEW_LOD
+
+    def _hover_tip(self, event: QGraphicsSceneHoverEvent) -> str:
+        """The row under the pointer becomes `hover_row`; the tooltip says it. On an overview box: the table's
+        whole name (the box may show it elided) and all its findings."""
+        if not self._zoomed_out(event):
+            self.hover_row = self.row_at(event.pos())
+            return self.tip_at(self.hover_row)
+        self.hover_row = None
+        rows = [mark[1] for row, mark in self.look.marks.items() if row is not None]
+        return "\n".join([self.tip_at(None), *(plain_tip(tip) for tip in rows)])
+
     def hoverEnterEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        self.hover_row = self.row_at(event.pos())
-        self.setToolTip(self.tip_at(self.hover_row))  # the header's too: the pointer may come in over it
+        self.setToolTip(self._hover_tip(event))  # the header's too: the pointer may come in over it
         self.update()
 
     def hoverMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        row = self.row_at(event.pos())
-        if row != self.hover_row:
-            self.hover_row = row
-            self.setToolTip(self.tip_at(row))
+        row = self.hover_row
+        tip = self._hover_tip(event)
+        if row != self.hover_row or tip != self.toolTip():
+            self.setToolTip(tip)
             self.update()
 
     def hoverLeaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -389,25 +396,22 @@ class MappingGroup(QGraphicsItem):
 
 
 def _reach(start: QPointF, end: QPointF, leftward: bool = False) -> float:
-    """How far a wire's curve reaches out of each end, signed: rightward out of a right edge, leftward out of
-    a left edge (a mapping drawn right to left)."""
-    sign = -1.0 if leftward else 1.0
-    gap = (end.x() - start.x()) * sign
-    return sign * (max(40.0, gap / 2) if gap > 0 else 80.0)  # a backward link loops out a little
+    """How far a wire's curve reaches out of each end (`routing.reach`)."""
+    return routing.reach(start, end, leftward)
 
 
 def curve(start: QPointF, end: QPointF, leftward: bool = False) -> QPainterPath:
-    path = QPainterPath(start)
-    dx = _reach(start, end, leftward)
-    path.cubicTo(QPointF(start.x() + dx, start.y()), QPointF(end.x() - dx, end.y()), end)
-    return path
+    """The plain wire from `start` to `end` (`routing.curve`)."""
+    return routing.curve(start, end, leftward)
 
 
 class LinkItem(QGraphicsItem):
     """A wire of a column map: from a source column or method node to a method node or target column.
 
-    Its curve is made only when it is first painted or hit (its bounds come from the curve's control points,
-    which hold it): opening a model of thousands of wires makes none of the off-screen ones.
+    A plain curve, bowed a little up when it runs rightward and down when leftward (a mapping's wires and
+    its reverse's never coincide), or, where that curve would cross a third table, a route round it
+    (`route_links`). The curve is made only when it is first painted or hit (its bounds come from its
+    control points, which hold it): opening a model of thousands of wires makes none of the off-screen ones.
     """
 
     def __init__(self, mapping: str, column: str, start: QPointF, end: QPointF, tip: str,
@@ -415,17 +419,35 @@ class LinkItem(QGraphicsItem):
         super().__init__()
         self.ref = (mapping, column)
         self.start, self.end, self.leftward = QPointF(start), QPointF(end), leftward
+        self.bulge = routing.BULGE if leftward else -routing.BULGE
+        self.route: list[QPointF] | None = None  # the corners of a route round other tables, or None
+        self.obstacles: dict[str, QRectF] = {}  # the tables it was routed round (or found clear of)
         self._path: QPainterPath | None = None
-        dx = _reach(start, end, leftward)
-        xs = (start.x(), start.x() + dx, end.x() - dx, end.x())
-        ys = (start.y(), end.y())
-        self._bounds = QRectF(min(xs) - 3, min(ys) - 3, max(xs) - min(xs) + 6, max(ys) - min(ys) + 6)
+        self._bounds = self._spanned()
         self.setToolTip(plain_tip(tip))
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
 
+    def _spanned(self) -> QRectF:
+        if self.route is not None:
+            points = self.route
+        else:
+            points = [self.start, *routing.controls(self.start, self.end, self.leftward, self.bulge), self.end]
+        xs, ys = [p.x() for p in points], [p.y() for p in points]
+        return QRectF(min(xs) - 3, min(ys) - 3, max(xs) - min(xs) + 6, max(ys) - min(ys) + 6)
+
+    def set_route(self, route: list[QPointF] | None) -> None:
+        """Take a route round other tables (None: the plain curve); nothing changes if it is the same."""
+        if route == self.route:
+            return
+        self.prepareGeometryChange()
+        self.route, self._path = route, None
+        self._bounds = self._spanned()
+        self.update()
+
     def path(self) -> QPainterPath:
         if self._path is None:
-            self._path = curve(self.start, self.end, self.leftward)
+            self._path = routing.rounded(self.route) if self.route is not None else \
+                routing.curve(self.start, self.end, self.leftward, self.bulge)
         return self._path
 
     def boundingRect(self) -> QRectF:
@@ -452,6 +474,22 @@ class LinkItem(QGraphicsItem):
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(self.path())
+
+
+def route_links(links: list[LinkItem], obstacles: dict[str, QRectF]) -> None:
+    """Route one mapping's wires round `obstacles` (table key -> rectangle: the tables between its two, not
+    those two): a wire whose curve would cross one goes round it, on its own lane among the others that do
+    (ranked by their rows, so that they do not cross one another); the rest keep their curves."""
+    memo: dict[str, object] = {}  # what the wires share: their obstacles, grown, and the way the last took
+    crossing = sorted((link for link in links if routing.curve_crosses(link.start, link.end, link.leftward,
+                                                                          obstacles.values(), memo)),
+                      key=lambda link: (link.start.y(), link.end.y()))
+    routed = {id(link): routing.route(link.start, link.end, obstacles.values(), link.leftward,
+                                      (rank, len(crossing)), crossing=True, memo=memo)
+              for rank, link in enumerate(crossing)}
+    for link in links:
+        link.obstacles = obstacles
+        link.set_route(routed.get(id(link)))
 
 
 class ReverseLinkItem(QGraphicsPathItem):

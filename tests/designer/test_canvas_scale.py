@@ -87,11 +87,15 @@ def test_a_mapping_edit_redraws_only_that_mapping(big: MainWindow) -> None:
 def test_a_moved_table_moves_only_its_own_links(big: MainWindow) -> None:
     doc, model = big.document, big.document.model
     before = snapshot(big)
-    doc.apply(ops.move_table(model, "hq.T3", 2000.0, 50.0), "Move table")
+    # right of the br tables, below every table: in no other wire's way (those are re-routed, item 3)
+    rects = {k: t.sceneBoundingRect() for k, t in big.scene.tables.items()}
+    x = max(r.right() for k, r in rects.items() if k.startswith("br.")) + 100
+    y = max(r.bottom() for r in rects.values()) + 1000
+    doc.apply(ops.move_table(model, "hq.T3", x, y), "Move table")
     after = snapshot(big)
     assert {k for k in before if k != "tables" and before[k] != after[k]} == {"m3_br", "m3_web"}
     table = big.scene.tables["hq.T3"]
-    assert (table.pos().x(), table.pos().y()) == (2000.0, 50.0)
+    assert (table.pos().x(), table.pos().y()) == (x, y)
     def wire() -> LinkItem:
         return next(i for i in big.scene.mapping_items["m3_br"] if isinstance(i, LinkItem) and i.ref[1] == "C5")
 
@@ -100,7 +104,7 @@ def test_a_moved_table_moves_only_its_own_links(big: MainWindow) -> None:
     assert wire().path().pointAtPercent(0) == table.port("C5", "in")
     assert wire().path().pointAtPercent(1) == big.scene.tables["br.T3"].port("C5", "out")
     doc.undo_stack.undo()
-    assert (table.pos().x(), table.pos().y()) != (2000.0, 50.0)
+    assert (table.pos().x(), table.pos().y()) != (x, y)
     assert wire().path().pointAtPercent(0) == table.port("C5", "out")  # back to the right edge
     assert {k for k in before if k != "tables" and after[k] != snapshot(big)[k]} == {"m3_br", "m3_web"}
 
