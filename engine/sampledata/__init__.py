@@ -18,7 +18,8 @@ The day holds three kinds of traffic:
 
 - Ordinary work (`day`): orders placed, paid, shipped and billed; price lists, stock counts; customers
   registering, moving and collecting points. An entity is changed by one site at a time, and only
-  once its previous change has reached every site, so ordinary work never conflicts. `Sites`
+  once its previous change has reached every site, so ordinary work never conflicts; and each change is
+  made where the mappings carry it to every site holding its columns, so ordinary work converges. `Sites`
   (`replica`), a replica of every site kept through the model's own mappings, gives each change its
   true before image (and checks, as a run would, that no delivery meets a conflict).
 - Scenarios (`scenarios`): short scripted stories on entities set aside for them, each written to meet

@@ -47,8 +47,9 @@ MAPPINGS = {"cust_hq_to_branch": ("hq.CUSTOMER", "branch.CUSTOMER"),
 
 @dataclass
 class Pools:
-    """What ordinary work draws on. Customers by the site that looks after them (the only one that edits
-    them: copies elsewhere may lag, as changes are not passed on); scenarios take theirs out first."""
+    """What ordinary work draws on; scenarios take theirs out first. Customers by the site that looks after
+    them: HQ edits its own and the web shop's (a change made at the web would reach HQ and never the branch,
+    as sites do not pass on what they receive), the branch its own, in columns the web does not hold."""
 
     customers: dict[str, list[Key]] = field(default_factory=lambda: {"hq": [], "branch": [], "web": []})
     products: list[str] = field(default_factory=list)

@@ -27,6 +27,6 @@ def test_the_bundled_runs_banner_explains_each_diverged_mapping_and_queued_reaso
     assert summary.error_queue and len(reasons) >= 5
     for says in ("on_insert_exists: as_update", "on_delete_missing: discard", "on_update_missing: insert",
                  "put STATUS in a column group", "a person decides", "scope: transaction",
-                 "not passed on to branch.CUSTOMER", "the copies differ by design"):
+                 "not passed on to web.CUSTOMER", "the copies differ by design"):
         assert says in text, says
     assert text.count("queued at ") >= len({(e["site"], e["table"], e["mapping"]) for e in summary.error_queue})
