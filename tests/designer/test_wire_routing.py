@@ -100,3 +100,23 @@ def test_a_table_moved_out_of_the_way_straightens_the_wires_round_it_in_place(sa
     assert all(w.route is not None for w in around)
     branch = body(scene.tables["branch.CUSTOMER"])
     assert not any(routing.crosses(flat(w.path()), [branch]) for w in around)
+
+
+@pytest.mark.parametrize(("between", "routed"), [(3, True), (30, False)])
+def test_a_wire_goes_round_a_few_tables_and_keeps_its_curve_through_a_crowd(qtbot: Any, tmp_path: Path,
+                                                                             between: int, routed: bool) -> None:
+    """Beyond `MAX_OBSTACLES` tables in its way a wire is not routed: routing round a crowd that large cost
+    minutes on a 1,200-table model, which is seen in the overview anyway."""
+    from windows import window_on
+
+    cols = [{"name": "ID", "type": "INTEGER", "nullable": False}]
+    tables = [{"server": "a", "name": "S", "columns": cols, "primary_key": ["ID"]},
+              {"server": "c", "name": "T", "columns": cols, "primary_key": ["ID"]}]
+    tables += [{"server": "b", "name": f"B{i}", "columns": cols} for i in range(between)]
+    layout = {"a.S": [0, 0], "c.T": [1200, 0]}
+    layout |= {f"b.B{i}": [450 + 60 * (i % 3), -300 + 40 * (i // 3) if between > 3 else 0] for i in range(between)}
+    doc = {"format": "mapwright/1", "servers": [{"id": s, "dbms": "oracle"} for s in "abc"], "tables": tables,
+           "mappings": [{"id": "m", "source": "a.S", "target": "c.T", "columns": {"ID": "ID"}}], "layout": layout}
+    w = window_on(qtbot, tmp_path, doc)
+    [link] = [i for i in w.scene.mapping_items["m"] if isinstance(i, LinkItem)]
+    assert (link.route is not None) is routed
