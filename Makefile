@@ -26,6 +26,7 @@ TEST_WORKERS ?= 2
 
 run: $(VENV)/.installed system-deps
 	@$(BIN)/python -m engine.spark.classarchive --background
+	@$(BIN)/python -m compileall -q engine designer resources >/dev/null  # what changed since the install
 	$(BIN)/mapwright designer $(MODEL)
 
 test: $(VENV)/.installed-test check-java system-deps test-system-deps spark-classes

@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.model import Model
 
 NO_DISPLAY = ("mapwright designer needs a display, and none was found (no DISPLAY or WAYLAND_DISPLAY). "
               "Run it under a virtual screen: `xvfb-run mapwright designer` (Debian/Ubuntu: apt-get install xvfb), "
@@ -38,7 +42,8 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def main(model: Path | None, screenshot: Path | None = None) -> int:
+def main(model: Path | None, screenshot: Path | None = None, loaded: Model | None = None) -> int:
+    """The designer's window on `model` (`loaded`: the model as just read from that file), or the sample."""
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QStyleFactory
 
@@ -58,7 +63,8 @@ def main(model: Path | None, screenshot: Path | None = None) -> int:
         app.setStyle("Fusion")  # follows the system's light or dark colour scheme
     warm = screenshot is None and os.environ.get("MAPWRIGHT_WARM_SPARK", "1") != "0"
     window = MainWindow(warm=warm)  # previews run in one Spark session kept warm while the window is open
-    window.open_path(model or SAMPLE_MODEL)
+    window.check_when_painted = screenshot is None  # a screenshot is the first paint: a large model unchecked
+    window.open_path(model or SAMPLE_MODEL, loaded if model else None)
     if screenshot is not None:
         window.resize(1600, 1000)
         window.show()
@@ -82,7 +88,7 @@ def _settle(app: object) -> None:
     """Let queued layout and timers run (the window sizes its docks and fits the canvas once shown)."""
     import time
 
-    end = time.monotonic() + 0.3
+    end = time.monotonic() + 0.1
     while time.monotonic() < end:
         app.processEvents()  # type: ignore[attr-defined]
 

@@ -11,8 +11,7 @@ def run(args: argparse.Namespace) -> int:
     from designer.app import NO_DISPLAY, has_display, main, missing_system_library
     from engine.model import load_model
 
-    if args.model:
-        load_model(args.model)  # an unreadable model is exit 2 with one line, before any window
+    model = load_model(args.model) if args.model else None  # unreadable: exit 2 with one line, before any window
     if not has_display() and args.screenshot is None:
         print(f"mapwright: {NO_DISPLAY}", file=sys.stderr)
         return 2
@@ -23,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     if args.screenshot is not None and not has_display():
         import os
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    return main(Path(args.model) if args.model else None, Path(args.screenshot) if args.screenshot else None)
+    return main(Path(args.model) if args.model else None, Path(args.screenshot) if args.screenshot else None, model)
 
 
 def run_diagram(args: argparse.Namespace) -> int:

@@ -105,6 +105,7 @@ class ProblemsPanel(QWidget):
     def __init__(self, document: Document) -> None:
         super().__init__()
         self.model = FindingsModel(document.findings())
+        self._checking = document.checking  # its first findings are not new: they do not flash
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)  # the Severity column sorts errors first, not alphabetically
@@ -135,11 +136,16 @@ class ProblemsPanel(QWidget):
     def set_document(self, document: Document) -> None:
         self.model.set_findings(document.findings())
         self.model.clear_fresh()
+        self._checking = document.checking
         document.sig_findings.connect(self.show_findings)
 
     def show_findings(self, findings: list[Finding]) -> None:
         """Show the findings; scroll to the first new one (the most severe) and flash the new ones."""
         self.model.set_findings(findings)
+        if self._checking:  # a large model's check ended: what it found was there when it opened
+            self._checking = False
+            self.model.clear_fresh()
+            return
         fresh = [row for row, f in enumerate(self.model.findings) if f in self.model.fresh]
         if not fresh:
             return

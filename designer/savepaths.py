@@ -57,3 +57,17 @@ def save_path(parent: QWidget, title: str, name_filter: str, suffix: str, ask: b
             and not confirm_replace(parent, path, ask, status):
         return None
     return path
+
+
+def overwrite_changed_file(parent: QWidget, path: Path, ask: bool, status: Status) -> bool:
+    """The file changed on disk since it was opened or saved here: overwrite it only when the user says so
+    (never without asking: a window that may not ask keeps the other change)."""
+    text = (f"{path} has been changed on disk since it was opened or saved here (by another program or "
+            "window). Saving overwrites that change with this model.")
+    status(f"Not saved: {path} changed on disk", 10000)
+    if not ask:
+        return False
+    answer = message(parent, QMessageBox.Icon.Warning, "File changed on disk", text,
+                     QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
+                     QMessageBox.StandardButton.Cancel)
+    return answer == QMessageBox.StandardButton.Save

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -18,13 +22,12 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from designer import diagram_export, goldengate_export, import_dialog, postgresql_export, preferences
+from designer import preferences
 from designer.authoring.actions import AuthoringActions, install_edit_menu
 from designer.authoring.grid import MappingGrid
 from designer.authoring.selection import follow_ref, ref_exists
 from designer.autosave import Autosaver, orphaned_untitled, recoverable
 from designer.browser.rundirs import open_run_start, remember_run
-from designer.browser.window import ConflictBrowser
 from designer.canvas.controller import CanvasController
 from designer.canvas.scene import MappingScene
 from designer.canvas.view import MappingView
@@ -42,12 +45,21 @@ from designer.launcher.settings import DEFAULT_MASTER, is_bundled_sample_data
 from designer.launcher.warm import PreviewRunner, WarmSession, warm_master
 from designer.problems import ProblemsPanel
 from designer.recent import RecentFiles
-from designer.savepaths import save_path
+from designer.savepaths import overwrite_changed_file, save_path
 from designer.tree import ModelTree
 from engine.edits import Edit
 from engine.export import EXPORTERS
-from engine.model import ModelLoadError
+from engine.model import Model, ModelLoadError
 from engine.rules import Finding, Location, count
+
+if TYPE_CHECKING:
+    from designer.browser.window import ConflictBrowser
+
+
+def _tool(name: str) -> ModuleType:
+    """A dialog's module, loaded when first used: imports, deployments and the browser bring SQLAlchemy's
+    dialects, pyarrow and Qt's SVG and PDF modules, none of which a window needs to open."""
+    return importlib.import_module(f"designer.{name}")
 
 
 class MainWindow(QMainWindow):
@@ -58,6 +70,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings or QSettings("Mapwright", "Mapwright")
         self.ask = ask  # False in tests: never block on a dialog
+        self.check_when_painted = True  # False: a large model is checked by its first edit (a screenshot)
         self.export_findings: list[str] = []  # what PostgreSQL cannot express, shown before its export
         self.warm_session = WarmSession(DEFAULT_MASTER, self) if warm else None
         self.runner_factory = ((lambda parent: PreviewRunner(parent, self.warm_session, inprocess=True)) if warm
@@ -133,6 +146,8 @@ class MainWindow(QMainWindow):
         self._show_counts(document.findings())
         self._title()
         QTimer.singleShot(0, self.view.show_start)
+        if self.check_when_painted:  # a large model is checked once the canvas has painted
+            self.view.sig_painted.connect(document.check_in_background)
         if getattr(self, "find_dialog", None) is not None:
             self.find_dialog.set_model(document.model)
         document.sig_changed.connect(self._refresh_find)
@@ -249,6 +264,9 @@ class MainWindow(QMainWindow):
             self.side_tabs.setCurrentIndex(1)
 
     def _show_counts(self, findings: list[Finding]) -> None:
+        if self.document.checking:
+            self.status.setText("Checking the model…")
+            return
         errors, warnings = count(findings)
         self.status.setText(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}")
         self.status.setStyleSheet("color: #d32f2f" if errors else "")
@@ -272,8 +290,8 @@ class MainWindow(QMainWindow):
         export = file.addMenu("&Export")
         for kind in EXPORTERS:
             export.addAction(f"{kind}…", lambda k=kind: self.export(k))
-        self.diagram_action = file.addAction("Export &diagram…", lambda: diagram_export.export_from(self))
-        file.addAction("&Import tables from database…", lambda: import_dialog.open_for(self))
+        self.diagram_action = file.addAction("Export &diagram…", lambda: _tool("diagram_export").export_from(self))
+        file.addAction("&Import tables from database…", lambda: _tool("import_dialog").open_for(self))
         file.addSeparator()
         self._action(file, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         edit = bar.addMenu("&Edit")
@@ -420,6 +438,8 @@ class MainWindow(QMainWindow):
 
     def open_run(self, path: Path, sample_data: bool | None = None) -> ConflictBrowser:
         """Show a run directory in a conflict browser window (`sample_data`: it read the bundled sample data)."""
+        from designer.browser.window import ConflictBrowser  # pyarrow's readers: loaded by the first run opened
+
         browser = ConflictBrowser()
         browser.sample_data = sample_data
         browser.requeuer.current_model, browser.requeuer.open_run = lambda: self.document.model, self.open_run
@@ -469,11 +489,12 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(Path(path))
 
-    def open_path(self, path: Path) -> bool:
+    def open_path(self, path: Path, model: Model | None = None) -> bool:
+        """Open the model file at `path` (`model`: as the caller just read it from there)."""
         if not self.maybe_discard():
             return False
         try:
-            document = Document.open(path)
+            document = Document.open(path, model=model)
         except ModelLoadError as exc:
             message(self, QMessageBox.Icon.Critical, "Cannot open model", str(exc)) if self.ask else None
             self.statusBar().showMessage(str(exc))
@@ -517,7 +538,8 @@ class MainWindow(QMainWindow):
         """Save to the model's file; False when it was not saved (the user cancelled, or the write failed)."""
         if self.document.path is None:
             return self.save_as()
-        if self.document.changed_on_disk() and not self._overwrite_changed_file(self.document.path):
+        if self.document.changed_on_disk() and \
+                not overwrite_changed_file(self, self.document.path, self.ask, self.statusBar().showMessage):
             return False
         return self._write(self.document.path)
 
@@ -544,22 +566,9 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Saved {path}", 4000)
         return True
 
-    def _overwrite_changed_file(self, path: Path) -> bool:
-        """The file changed on disk since it was opened or saved here: overwrite it only when the user says so
-        (never without asking: a window that may not ask keeps the other change)."""
-        text = (f"{path} has been changed on disk since it was opened or saved here (by another program or "
-                "window). Saving overwrites that change with this model.")
-        self.statusBar().showMessage(f"Not saved: {path} changed on disk", 10000)
-        if not self.ask:
-            return False
-        answer = message(self, QMessageBox.Icon.Warning, "File changed on disk", text,
-                         QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
-                         QMessageBox.StandardButton.Cancel)
-        return answer == QMessageBox.StandardButton.Save
-
     def export(self, kind: str) -> None:
         if kind == "goldengate":  # a folder of parameter files, after saying what GoldenGate cannot express
-            return goldengate_export.export_goldengate(self, self.document.model, self.ask,
+            return _tool("goldengate_export").export_goldengate(self, self.document.model, self.ask,
                                                        self.statusBar().showMessage, self.document.path)
         if kind == "postgresql":
             self.export_postgresql()
@@ -568,13 +577,16 @@ class MainWindow(QMainWindow):
 
     def export_postgresql(self) -> None:
         """The logical-replication deployment (`postgresql_export`); `export_findings` keeps what it listed."""
+        postgresql_export = _tool("postgresql_export")
         self.export_findings = postgresql_export.deployment_findings(self.document.model)
         postgresql_export.export_postgresql(self, self.document.model, self.export_findings, self.ask,
                                             self.statusBar().showMessage, self.document.path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_discard():
-            for dialog in self.findChildren(import_dialog.ImportDialog) + self.findChildren(SampleJobDialog):
+            imports = sys.modules.get("designer.import_dialog")  # loaded when an import dialog was first opened
+            kinds = [SampleJobDialog, *([imports.ImportDialog] if imports else [])]
+            for dialog in [d for kind in kinds for d in self.findChildren(kind)]:
                 dialog.reject()  # a running import or sample stops: nothing lands for a window that is gone
             self.autosaver.discard() if not self.document.dirty else None
             if self.warm_session is not None:

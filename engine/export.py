@@ -8,8 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
-from engine.ddl import DdlError, model_ddl
-from engine.deploy.goldengate import write_goldengate
 from engine.limits import MAX_SQL_CHARS
 from engine.model.io import dump_model, starts_with, write_atomic
 from engine.model.methods import METHOD_CLASSES
@@ -86,6 +84,8 @@ def export_schema(model: Model, out: Path, **_: Any) -> None:
 def export_ddl(model: Model, out: Path, dialect: str | None = None, server: str | None = None, **_: Any) -> None:
     """CREATE TABLE for every table a mapping writes to (or every table of `server`), a section per server
     in its DBMS's dialect (or all in `dialect`), built by `engine.ddl` with quoted names and checked defaults."""
+    from engine.ddl import DdlError, model_ddl  # SQLAlchemy's dialects: loaded by the export that needs them
+
     try:
         text = model_ddl(model, dialect, server)
     except DdlError as exc:
@@ -132,7 +132,7 @@ def folder_is_ours(out: Path, marker: str, opening: str, kind: str) -> None:
 
 def export_goldengate(model: Model, out: Path, **_: Any) -> None:
     """Oracle GoldenGate Replicat parameter files and their REPORT.txt, in the folder `out`."""
-    from engine.deploy.goldengate import REPORT_NAME, REPORT_OPENING
+    from engine.deploy.goldengate import REPORT_NAME, REPORT_OPENING, write_goldengate
 
     folder_is_ours(out, REPORT_NAME, REPORT_OPENING, "goldengate")
     try:

@@ -199,11 +199,14 @@ class TableItem(QGraphicsObject):
         return self.look.row_index(column) is not None
 
     def port(self, column: str, side: str) -> QPointF:
-        """Scene point where links attach: `out` on the right edge, `in` on the left."""
-        if not self.has_row(column):
-            return self.mapToScene(QPointF(WIDTH / 2, HEADER / 2))
-        rect = self.row_rect(column)
-        return self.mapToScene(QPointF(rect.right() if side == "out" else rect.left(), rect.center().y()))
+        """Scene point where links attach: `out` on the right edge, `in` on the left. (A table is a top-level
+        item moved, never scaled or turned: its scene point is its position plus the row's place, computed
+        here for the thousands of wires a large model opens with.)"""
+        at = self.pos()
+        index = self.look.row_index(column)
+        if index is None:
+            return QPointF(at.x() + WIDTH / 2, at.y() + HEADER / 2)
+        return QPointF(at.x() + (WIDTH if side == "out" else 0), at.y() + HEADER + index * ROW + ROW / 2)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())

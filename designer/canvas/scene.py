@@ -77,7 +77,7 @@ class MappingScene(QGraphicsScene):
         self._marked: set[str] = set()  # the tables that show marks
         self._bi_messages: dict[str, str] = {}  # mapping id -> its BI001/BI002 message
         self._spots = NodeSpots()  # where method nodes stand, so that a new one stands clear of them
-        self._rects: dict[str, tuple[float, float, float, float]] | None = None  # tables' rectangles (obstacles)
+        self._rects: routing.RectIndex | None = None  # tables' rectangles (obstacles)
         self.selectionChanged.connect(self._selection_changed)
         document.sig_changed.connect(self.apply_edits)
         document.sig_findings.connect(self.show_findings)
@@ -340,15 +340,12 @@ class MappingScene(QGraphicsScene):
         none, and the wires keep their curves — a crowd that large is seen in the overview, and routing round
         it cost minutes on a 1,200-table model."""
         if self._rects is None:
-            self._rects = {key: t.sceneBoundingRect().getCoords() for key, t in self.tables.items()}
-        x1, y1, x2, y2 = routing.region(source.sceneBoundingRect(), target.sceneBoundingRect()).getCoords()
-        found: dict[str, QRectF] = {}
-        for key, (a1, b1, a2, b2) in self._rects.items():
-            if a1 < x2 and x1 < a2 and b1 < y2 and y1 < b2 and key not in (source.key, target.key):
-                if len(found) == MAX_OBSTACLES:
-                    return {}
-                found[key] = QRectF(a1, b1, a2 - a1, b2 - b1)
-        return found
+            self._rects = routing.RectIndex({key: t.sceneBoundingRect().getCoords() for key, t in self.tables.items()})
+        box = routing.region(source.sceneBoundingRect(), target.sceneBoundingRect()).getCoords()
+        keys = [key for key in self._rects.meeting(box, MAX_OBSTACLES + 2) or () if key not in (source.key, target.key)]
+        if len(keys) > MAX_OBSTACLES:
+            return {}
+        return {key: QRectF(a1, b1, a2 - a1, b2 - b1) for key in keys for a1, b1, a2, b2 in [self._rects.rects[key]]}
 
     def _detour(self, moved: TableItem) -> None:
         """Re-route, in place, the wires of the other mappings that `moved` stood in the way of, or now may."""

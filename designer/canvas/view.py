@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtCore import QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView
 
@@ -14,8 +14,11 @@ EMPTY_HINT = "No tables yet. Right-click here (or use the Edit menu) to add a se
 
 
 class MappingView(QGraphicsView):
+    sig_painted = Signal()  # once, after the canvas was first painted (what waits for it runs after the paint)
+
     def __init__(self, scene: MappingScene) -> None:
         super().__init__(scene)
+        self._painted = False
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
@@ -69,6 +72,9 @@ class MappingView(QGraphicsView):
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         """An empty canvas says how to start."""
         super().drawForeground(painter, rect)
+        if not self._painted:
+            self._painted = True
+            QTimer.singleShot(0, self.sig_painted.emit)
         if self._mapping_scene().tables:
             return
         painter.save()

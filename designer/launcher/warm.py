@@ -23,7 +23,6 @@ from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
 from designer.launcher.events import FinishedEvent, StageEvent, parse_event
 from designer.launcher.runner import CANCEL_GRACE_MS, RunProcess, RunRequest, child_process, complete_lines
-from engine.runner import RunUsageError, choose_engine
 from engine.spark.session import MasterError, parse_master
 
 STARTING, READY, BUSY, STOPPED = "starting", "ready", "busy", "stopped"
@@ -44,6 +43,8 @@ def resolved_engine(request: RunRequest) -> str:
     """The engine a request runs on: "inprocess" or "spark" (an "auto" request is decided as `mapwright run
     --engine auto` decides it, by the size of its sample data)."""
     if request.engine == "auto":
+        from engine.runner import RunUsageError, choose_engine  # the runner's engines: loaded by a first run
+
         try:
             return choose_engine("auto", None, request.data_dir)[0]
         except RunUsageError:

@@ -35,17 +35,31 @@ def validate(model: Model) -> list[Finding]:
 class Validator:
     """Holds a model's findings and keeps them current as edits are applied."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, check: bool = True) -> None:
+        """`check=False` builds nothing and checks nothing yet (`findings` is empty until `check_all` or the
+        first edit): the designer paints a large model first and checks it on another thread."""
         self.model = model
-        self.graph = MappingGraph(model)
-        self._ctx = Context(model, self.graph)
+        self._by_scope: dict[Scope, list[Finding]] = {}
+        self._indexed = False
+        if check:
+            self.check_all()
+
+    def check_all(self) -> None:
+        """Check every scope again. The findings are replaced at once when all are known, so a reader on
+        another thread sees the old ones or the new, never a half."""
+        if not self._indexed:
+            self._index()
+        self._by_scope = {scope: self._findings_of(scope) for scope in self._all_scopes()}
+
+    def _index(self) -> None:
+        """The mapping graph and what the rules look up in it."""
+        self.graph = MappingGraph(self.model)
+        self._ctx = Context(self.model, self.graph)
         # table key -> keys of the tables whose foreign keys reference it (TB006, FK001 read the parent)
         self._referrers: dict[str, set[str]] = {}
-        for table in model.tables:
+        for table in self.model.tables:
             self._refer(table, add=True)
-        self._by_scope: dict[Scope, list[Finding]] = {}
-        for scope in self._all_scopes():
-            self._check(scope)
+        self._indexed = True
 
     def findings(self) -> list[Finding]:
         out = [f for fs in self._by_scope.values() for f in fs]
@@ -64,6 +78,8 @@ class Validator:
         The findings are those of a full validation of the model as the edits leave it.
         """
         edits = list(edits)
+        if not self._indexed:  # made with check=False: start from every finding
+            self.check_all()
         scopes: set[Scope] = set()
         # the scans over every mapping (MP002's lists of a server's tables, a validated setting) are made once:
         # by the model before the first edit and after the last, not per edit
@@ -208,17 +224,17 @@ class Validator:
         yield MODEL_SCOPE
 
     def _check(self, scope: Scope) -> None:
+        self._by_scope[scope] = self._findings_of(scope)
+
+    def _findings_of(self, scope: Scope) -> list[Finding]:
         kind, key = scope
-        found: list[Finding]
         if kind == "mapping":
             mapping = self.model.mapping(key)
-            found = check_mapping(self._ctx, mapping) if mapping else []
-        elif kind == "table":
+            return check_mapping(self._ctx, mapping) if mapping else []
+        if kind == "table":
             table = self.model.table(key)
-            found = check_table(self.model, table) if table else []
-        elif kind == "conflicts":
+            return check_table(self.model, table) if table else []
+        if kind == "conflicts":
             entry = self.model.conflicts_for(key)
-            found = check_conflicts(self._ctx, entry) if entry else []
-        else:
-            found = hierarchy_rules(self.model)
-        self._by_scope[scope] = found
+            return check_conflicts(self._ctx, entry) if entry else []
+        return hierarchy_rules(self.model)
