@@ -442,7 +442,8 @@ class MainWindow(QMainWindow):
 
         browser = ConflictBrowser()
         browser.sample_data = sample_data
-        browser.requeuer.current_model, browser.requeuer.open_run = lambda: self.document.model, self.open_run
+        browser.requeuer.current_model = lambda: self.document.path if self.ready_to_run() else None
+        browser.requeuer.open_run = self.open_run
         browser.setWindowTitle(f"Run {path} — Mapwright")
         browser.load_run(path)  # read off the GUI thread: the window shows "Loading…" meanwhile
         remember_run(self.settings, path)

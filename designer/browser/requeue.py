@@ -3,16 +3,15 @@ designer's current model, into a new run directory beside the run, by `mapwright
 
 The requeue reads the run whole and folds over every final table, which takes a while on large runs: it runs
 in a child process (as File ▸ Export diagram does), so the browser never waits. The model is the main
-window's document as it is (unsaved edits included, written to a temporary file first); a browser opened
-on its own, with no window, uses the model file the run's manifest names. When the child finishes, the new
+window's document, saved first as a run from the designer saves it (asked; not saved, no requeue), so the
+new run's manifest names the file it read; a browser opened on its own, with no window, uses the model file
+the run's manifest names. When the child finishes, the new
 run opens in a browser of its own and the queue page says what happened, in one line.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -24,8 +23,7 @@ from PySide6.QtWidgets import QAbstractItemView, QBoxLayout, QLabel, QPushButton
 
 from designer.browser.models import RECORD_ROLE
 from designer.launcher.runner import child_process
-from engine.model import Model
-from engine.model.io import dump_model, one_line
+from engine.model.io import one_line
 
 if TYPE_CHECKING:
     from designer.browser.window import ConflictBrowser
@@ -60,10 +58,6 @@ def last_line(data: bytes) -> str:
     return lines[-1].removeprefix("mapwright: ") if lines else ""
 
 
-def _unlink(path: Path, *_: object) -> None:
-    path.unlink(missing_ok=True)
-
-
 def _forget(gone: QWidget, *_: object) -> None:
     OPENED[:] = [b for b in OPENED if b is not gone]
 
@@ -74,17 +68,10 @@ class RequeueJob(QObject):
 
     sig_done = Signal(str, str, str)
 
-    def __init__(self, rundir: Path, model: Model | Path, out: Path, txns: list[str], parent: QObject) -> None:
+    def __init__(self, rundir: Path, model: Path, out: Path, txns: list[str], parent: QObject) -> None:
         super().__init__(parent)
         self.out = out
-        self.model_file: Path | None = None
-        if isinstance(model, Model):  # the window's document: written for the child (0600: it is the user's)
-            fd, name = tempfile.mkstemp(prefix="mapwright-requeue-", suffix=".json")
-            self.model_file = Path(name)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(dump_model(model))
-            self.destroyed.connect(partial(_unlink, self.model_file))  # the browser closed before the end
-        command = [sys.executable, "-m", "engine.cli", "requeue", str(rundir), f"--model={self.model_file or model}",
+        command = [sys.executable, "-m", "engine.cli", "requeue", str(rundir), f"--model={model}",
                    f"--out={out}"] + [f"--txn={txn}" for txn in txns]  # `=`: a value starting with - stays one
         self.process = child_process(self, command)
         self.process.finished.connect(self._finished)
@@ -104,8 +91,6 @@ class RequeueJob(QObject):
             self._done("", f"the requeue could not start ({self.process.errorString()})")
 
     def _done(self, summary: str, reason: str) -> None:
-        if self.model_file is not None:
-            self.model_file.unlink(missing_ok=True)
         self.sig_done.emit(str(self.out), one_line(summary), one_line(reason))
         self.deleteLater()
 
@@ -114,7 +99,8 @@ class RunRequeuer(QObject):
     """The error-queue page's Re-execute… action and button, and the line under them that says what happened.
 
     Enabled while a run that succeeded, with queued transactions, is shown and no requeue is running. The
-    window sets `current_model` (its document's model, read when the action runs) and `open_run` (how it
+    window sets `current_model` (its document's file, saved when the action runs; None: the user kept the
+    edits unsaved) and `open_run` (how it
     opens a run directory); a browser on its own uses the run's model file and opens a browser itself."""
 
     sig_finished = Signal(str, str)
@@ -122,7 +108,7 @@ class RunRequeuer(QObject):
 
     def __init__(self, browser: ConflictBrowser) -> None:
         super().__init__(browser)  # no Python reference back to the browser: its wrapper goes when it is deleted
-        self.current_model: Callable[[], Model] | None = None
+        self.current_model: Callable[[], Path | None] | None = None
         self.open_run: Callable[[Path], QWidget] | None = None
         self.job: RequeueJob | None = None
         page = browser.queue_page
@@ -180,9 +166,12 @@ class RunRequeuer(QObject):
         rundir, summary = browser.rundir, browser.summary
         if rundir is None or summary is None or self.job is not None:
             return
-        model: Model | Path
         if self.current_model is not None:
-            model, source = self.current_model(), "the designer's model"
+            saved = self.current_model()
+            if saved is None:
+                self._say("Not re-executed: a requeue reads the model file, and the model's changes are not saved")
+                return
+            model, source = saved, f"the designer's model ({saved.name})"
         else:
             found = manifest_model(summary.manifest)
             if found is None or not found.is_file():

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 from windows import window_on
 
@@ -18,6 +19,8 @@ import designer.browser.requeue as requeue_module
 from designer.browser import ConflictBrowser
 from designer.browser.models import RECORD_ROLE
 from designer.browser.requeue import requeue_dir
+from engine.edits import set_setting
+from engine.model import load_model
 from engine.run.rundir import run_reference_to_dir
 
 COLUMNS = [{"name": "ID", "type": "INTEGER", "nullable": False}, {"name": "NAME", "type": "VARCHAR(40)"}]
@@ -61,7 +64,7 @@ def _queue_row(browser: ConflictBrowser, txn: str) -> int:
 def test_reexecute_the_selected_transaction_with_the_windows_model(queued_run: Path, tmp_path: Path,
                                                                    qtbot: QtBot) -> None:
     w = window_on(qtbot, tmp_path, MODEL)
-    w.select(("table", "t.T"))  # t.T gains a resolution in the conflict editor, unsaved: the requeue uses it
+    w.select(("table", "t.T"))  # t.T gains a resolution in the conflict editor, unsaved: the requeue saves it
     editor = w.conflicts
     editor.enabled.setChecked(True)
     policy = editor.policies["on_insert_exists"]
@@ -99,9 +102,33 @@ def test_reexecute_the_selected_transaction_with_the_windows_model(queued_run: P
     assert [e["txn"] for e in new.summary.error_queue] == ["t1"]  # not selected: still queued
     assert [(c["txn"], c["outcome"]) for c in new.summary.conflicts] == [("t2", "remote")]
     assert new.requeuer.current_model is not None and new.requeuer.button.isEnabled()  # t1 can go next
-    model_file = Path(new.summary.manifest["model"]["path"])  # the window's model, written for the child
-    assert model_file.name.startswith("mapwright-requeue-") and not model_file.exists()  # and removed after
+    assert Path(new.summary.manifest["model"]["path"]) == w.document.path  # the file it read: saved first
+    assert not w.document.dirty and load_model(w.document.path).conflicts_for("t.T") is not None
     assert requeuer.button.isEnabled()
+
+
+def test_reexecute_with_unsaved_edits_asks_and_a_cancel_runs_nothing(queued_run: Path, tmp_path: Path, qtbot: QtBot,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    w = window_on(qtbot, tmp_path, MODEL)
+    w.document.apply(set_setting(w.document.model, "name", "edited"), "Rename")
+    assert w.document.dirty
+    before = w.document.path.read_text()  # type: ignore[union-attr]
+    asked: list[str] = []
+
+    def cancel(*args: Any, **_: Any) -> QMessageBox.StandardButton:
+        asked.append(str(args[2]))
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "question", cancel)
+    w.ask = True
+    browser = w.open_run(queued_run)
+    qtbot.waitUntil(lambda: not browser.loading() and browser.summary is not None, timeout=10_000)
+    browser.requeuer.button.click()
+    assert asked and "unsaved" in asked[0]
+    assert browser.requeuer.status.text() == ("Not re-executed: a requeue reads the model file, and the model's "
+                                              "changes are not saved")
+    assert not browser.requeuer.running() and not (queued_run.parent / "run-requeue").exists()
+    assert w.document.dirty and w.document.path.read_text() == before  # type: ignore[union-attr]
 
 
 def test_disabled_without_a_queue_and_on_its_own_uses_the_runs_model(browser: ConflictBrowser, ordering_run: Path,
