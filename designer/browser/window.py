@@ -9,7 +9,18 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from designer.browser.compare import RunComparer
 from designer.browser.models import (
@@ -53,6 +64,7 @@ def queue_images(entry: Record) -> list[tuple[str, Record | None]]:
     return [("Before", entry.get("before")), ("After", entry.get("after"))]
 
 
+BANNER_LINES = 8  # the most lines the run's story takes at first (it scrolls; the splitter gives it more)
 RAW_SHOWN = 120
 """Characters of a rejected line shown under the list; the whole line is in the tooltip and the Raw column."""
 SAMPLE_REJECTS_NOTE = ("These rejects are expected: the bundled sample data is faulty on purpose (malformed "
@@ -166,12 +178,22 @@ class ConflictBrowser(QWidget):
             self.tabs.addTab(page, title)
         self.comparer = RunComparer(self)  # Compare with…: this run against another run directory
         self.requeuer = RunRequeuer(self)  # the error queue's Re-execute…: a new run with the current model
-        header = QHBoxLayout()
-        header.addWidget(self.banner, 1)
+        self.banner_area = QScrollArea()  # a long story scrolls, and the splitter gives it more room
+        self.banner_area.setWidgetResizable(True)
+        self.banner_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.banner_area.setWidget(self.banner)
+        top = QWidget()
+        header = QHBoxLayout(top)
+        header.setContentsMargins(0, 0, 0, 0)
+        header.addWidget(self.banner_area, 1)
         header.addWidget(self.comparer.button, 0, Qt.AlignmentFlag.AlignTop)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.addWidget(top)
+        self.split.addWidget(self.tabs)
+        self.split.setStretchFactor(1, 1)
+        self.split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
-        layout.addLayout(header)
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.split)
         self.conflicts_page.sig_record_selected.connect(self.sig_conflict_selected)
         self.resize(1100, 750)
         self._show_data_tabs(False)
@@ -252,7 +274,17 @@ class ConflictBrowser(QWidget):
         self.banner.setText(self._headline(summary, rundir) + (" (bundled sample data: its rejects are "
                                                                "expected)" if succeeded and sample else "")
                             + story_html(story_lines(summary)))
+        self._fit_banner()
         self.sig_run_opened.emit(summary)
+
+    def _fit_banner(self) -> None:
+        """The banner as tall as its text, up to `BANNER_LINES` lines: the rest scrolls (or the splitter is
+        dragged), so the conflicts keep most of the window."""
+        width = max(self.banner_area.viewport().width(), 400)
+        most = BANNER_LINES * self.banner.fontMetrics().lineSpacing()
+        wanted = min(self.banner.heightForWidth(width), most) + 4
+        total = max(sum(self.split.sizes()), self.height())
+        self.split.setSizes([wanted, max(total - wanted, 1)])
 
     def _headline(self, summary: RunSummary, rundir: Path | None) -> str:
         where = html.escape(str(rundir)) if rundir else "run"

@@ -30,3 +30,16 @@ def test_the_bundled_runs_banner_explains_each_diverged_mapping_and_queued_reaso
                  "not passed on to web.CUSTOMER", "the copies differ by design"):
         assert says in text, says
     assert text.count("queued at ") >= len({(e["site"], e["table"], e["mapping"]) for e in summary.error_queue})
+
+
+def test_a_long_story_leaves_the_conflicts_most_of_the_window(browser: Any, tmp_path: Path) -> None:
+    from designer.browser.window import BANNER_LINES
+
+    status, out = run_reference_to_dir(SAMPLE_MODEL, SAMPLE_DATA, tmp_path / "run")
+    browser.resize(1280, 800)
+    browser.open_run(out)
+    lines = browser.banner.fontMetrics().lineSpacing()
+    banner, tabs = browser.split.sizes()
+    assert banner <= BANNER_LINES * lines + 8 < browser.banner.height()  # the story is longer: it scrolls
+    assert browser.banner_area.verticalScrollBar().maximum() > 0
+    assert tabs > 2 * banner  # the conflicts keep most of the window
