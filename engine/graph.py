@@ -18,12 +18,14 @@ mapping followed by its reverse (`engine.reversibility`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from engine.model.methods import Column, Expression
 from engine.model.schema import Mapping, Model, Table
 from engine.sql import parse_expression
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 Node = tuple[str, ...]
 
@@ -54,6 +56,8 @@ class MappingGraph:
     """A graph kept in step with a model: `refresh_*` after an entity is replaced."""
 
     def __init__(self, model: Model) -> None:
+        import networkx as nx  # loaded by the first graph: a designer paints a large model before it checks it
+
         self.g: nx.MultiDiGraph = nx.MultiDiGraph()
         self._method_nodes: dict[str, list[Node]] = {}
         for server in model.servers:
