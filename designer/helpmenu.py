@@ -1,5 +1,6 @@
-"""Help ▸ Legend (what the canvas's dots, dashes and colours mean), Help ▸ Keyboard shortcuts (read from the
-window's actions, so it never goes stale) and Help ▸ About (versions)."""
+"""Help ▸ Legend (what the canvas's dots, dashes and colours mean, and every validation code, read from the rule
+registry), Help ▸ Keyboard shortcuts (read from the window's actions, so it never goes stale) and Help ▸ About
+(versions)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ from PySide6.QtWidgets import (
 
 import engine
 from designer.canvas.items import BAD_COLOUR, DK_COLOUR, OK_COLOUR, PK_COLOUR
-from designer.severity import ERROR_COLOUR, WARNING_COLOUR
+from designer.severity import ERROR_COLOUR, SEVERITY_COLOURS, WARNING_COLOUR, dot_icon
+from engine.rules.registry import REGISTRY
 
 SWATCH_W, SWATCH_H = 56, 20
 
@@ -150,14 +152,17 @@ def swatch(paint: Painter) -> QPixmap:
 
 
 class LegendDialog(QDialog):
-    """A small, non-modal window: one row per mark the canvas draws."""
+    """A small, non-modal window: one row per mark the canvas draws, then every validation code (the rule
+    registry's: code, severity, title; hover a row for what it means and how to fix it)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("legend")
         self.setWindowTitle("Legend — Mapwright")
         self.setModal(False)
-        grid = QGridLayout(self)
+        marks = QWidget()
+        grid = QGridLayout(marks)
+        grid.setContentsMargins(0, 0, 0, 0)
         self.rows: dict[str, QLabel] = {}
         for row, (key, text, paint) in enumerate(legend_entries()):
             picture = QLabel()
@@ -169,7 +174,33 @@ class LegendDialog(QDialog):
             grid.addWidget(label, row, 1)
             self.rows[key] = label
         grid.setColumnStretch(1, 1)
-        self.resize(520, self.sizeHint().height())
+        self.codes = code_table()
+        layout = QVBoxLayout(self)
+        layout.addWidget(marks)
+        layout.addWidget(QLabel("Validation codes (<code>mapwright explain CODE</code> tells more):"))
+        layout.addWidget(self.codes, 1)
+        self.resize(560, self.sizeHint().height() + 160)
+
+
+def code_table() -> QTableWidget:
+    """Every code of the rule registry, family by family: code, severity (its colour's dot) and title; a row's
+    tooltip says what the code means and how to fix it."""
+    table = QTableWidget(len(REGISTRY), 3)
+    table.setObjectName("legendCodes")
+    table.setHorizontalHeaderLabels(["Code", "Severity", "What it checks"])
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.verticalHeader().hide()
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+    table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+    for row, rule in enumerate(REGISTRY.values()):
+        tip = f"<p>{html.escape(rule.meaning)}</p><p><b>How to fix it:</b> {html.escape(rule.fix)}</p>"  # wraps
+        severity = QTableWidgetItem(dot_icon(SEVERITY_COLOURS[rule.severity.value]), rule.severity.value)
+        for column, item in enumerate((QTableWidgetItem(rule.code), severity, QTableWidgetItem(rule.title))):
+            item.setToolTip(tip)
+            table.setItem(row, column, item)
+    table.resizeColumnsToContents()
+    return table
 
 
 # --- keyboard shortcuts: what the window's actions say ------------------------------------------

@@ -1,4 +1,4 @@
-"""`mapwright`: one entry point, with subcommands (CONTRACT section 2).
+"""`mapwright`: one entry point, with subcommands (docs/contract.md §2).
 
 Exit codes: 0 success; 1 the work ran and found errors; 2 bad usage or an
 input that cannot be read. Other packages add subcommands through the
@@ -42,6 +42,24 @@ def cmd_validate(args: argparse.Namespace) -> int:
     else:
         print(render_text(model, findings, source=args.model))
     return EXIT_FINDINGS if errors else EXIT_OK
+
+
+def cmd_codes(args: argparse.Namespace) -> int:
+    from engine.rules.explain import code_lines
+
+    print("\n".join(code_lines()))
+    return EXIT_OK
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from engine.rules.explain import page
+    from engine.rules.registry import lookup
+
+    rule = lookup(args.code)
+    if rule is None:
+        raise UsageError(f"{one_line(args.code)!s} is not a validation code (`mapwright codes` lists them)")
+    print(page(rule), end="")
+    return EXIT_OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -239,6 +257,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_validate)
 
+    p = sub.add_parser("codes", help="list every validation code: code, severity, title")
+    p.set_defaults(func=cmd_codes)
+
+    p = sub.add_parser("explain", help="explain a validation code: what it means, an example, how to fix it")
+    p.add_argument("code", metavar="CODE", help="a validation code, e.g. DK009 (any case)")
+    p.set_defaults(func=cmd_explain)
+
     p = sub.add_parser("export", help="export a validated model")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--to", choices=tuple(EXPORTERS), required=True)
@@ -342,5 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # `python -m engine.cli`: the module's one copy, as the designer imports it
+    from engine.cli import main as _main
+
+    sys.exit(_main())

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from engine.model.schema import ColumnDef, Model, Table
 from engine.model.types import SqlType, TypeError_, parse_type
 from engine.rules.findings import Finding, Location
+from engine.rules.registry import emits
 
 NAMES = {"oracle": "Oracle", "db2": "DB2", "mssql": "SQL Server", "informix": "Informix", "ase": "ASE",
          "postgresql": "PostgreSQL", "mysql": "MySQL", "sqlite": "SQLite"}
@@ -118,6 +119,7 @@ def adds_identity(column: ColumnDef, instead: Native) -> bool:
     return instead.identity and column.identity is None and column.default is None and column.generated is None
 
 
+@emits("TY006")
 def native_types(model: Model, table: Table) -> Iterator[Finding]:
     """TY006 for each column whose type is another DBMS's own type (`OWN_TYPES`), with what to use instead."""
     server = model.server(table.server)

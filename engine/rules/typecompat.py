@@ -31,6 +31,7 @@ from engine.model.methods import (
 from engine.model.schema import Mapping, Table
 from engine.model.types import SqlType, TypeFamily, parse_type
 from engine.rules.findings import Finding, Location
+from engine.rules.registry import emits
 
 CHAR, EXACT, APPROX, DATETIME = (TypeFamily.CHARACTER, TypeFamily.EXACT_NUMERIC,
                                  TypeFamily.APPROX_NUMERIC, TypeFamily.DATETIME)
@@ -45,6 +46,7 @@ CHARACTER_LOBS = ("TEXT", "CLOB", "LONG")
 BINARY_LOBS = ("BLOB", "BYTE", "LONG RAW")
 
 
+@emits("TY005")
 def type_compatibility(mapping: Mapping, source: Table, target: Table) -> Iterator[Finding]:
     """TY005 for each mapped target column whose value may not convert or fit."""
     for target_col, method in mapping.columns.items():

@@ -16,12 +16,11 @@ from collections.abc import Iterable
 from engine.edits import NOT_VALIDATED, Edit, entity_key
 from engine.graph import MappingGraph
 from engine.model.schema import Model, Table
-from engine.rules.conflicts import check_conflicts
-from engine.rules.constraints import referenced_keys
 from engine.rules.context import Context
+from engine.rules.cr import check_conflicts
 from engine.rules.findings import Finding
-from engine.rules.mappings import check_mapping
-from engine.rules.tables import check_table, hierarchy_rules
+from engine.rules.scopes import check_mapping, check_model, check_table
+from engine.rules.tb import referenced_keys
 
 Scope = tuple[str, str]  # ("mapping", id) | ("table", key) | ("conflicts", table) | ("model", "")
 MODEL_SCOPE: Scope = ("model", "")
@@ -237,4 +236,4 @@ class Validator:
         if kind == "conflicts":
             entry = self.model.conflicts_for(key)
             return check_conflicts(self._ctx, entry) if entry else []
-        return hierarchy_rules(self.model)
+        return check_model(self.model)

@@ -79,6 +79,15 @@ SERVERS = {
 }
 
 
+def test_bad_input_through_python_m_is_one_line_too(tmp_path: Path) -> None:
+    """The designer's File ▸ Export diagram runs `python -m engine.cli diagram`: there the CLI module is
+    `__main__` and the designer imported it again, so its UsageError was another class and left a traceback."""
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "diagram", str(SAMPLE_MODEL), "--out", ""],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr == "mapwright: --out names no file (an empty path)\n"
+
+
 def test_server_limits_the_tables_and_mappings(tmp_path: Path, qapp: Any) -> None:
     model = tmp_path / "two.json"
     model.write_text(json.dumps(SERVERS))

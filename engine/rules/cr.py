@@ -1,7 +1,8 @@
-"""Rules on a table's conflict-resolution settings (seed 003): CR001-CR008 and CR010.
+"""CR: conflict resolution (seed 003): CR001-CR010 (declared in `catalog.cr`).
 
-A column or index that CR010 reports is left out of the other rules, so one
-typo gives one finding.
+CR001-CR008 and CR010 read one table's conflict settings (`check_conflicts`); CR009 reads the model's table
+hierarchies. A column or index that CR010 reports is left out of the other rules, so one typo gives one
+finding.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ from engine.model.schema import (
     DESIGNATED_COLUMN_METHODS,
     TIMESTAMP_METHODS,
     ColumnGroup,
+    Model,
     Table,
     TableConflicts,
 )
 from engine.model.types import TypeFamily
 from engine.rules.context import Context
 from engine.rules.findings import Finding, Location
+from engine.rules.hierarchy import Hierarchies
+from engine.rules.registry import emits
 
 NEEDS_BACKUP = ("latest_timestamp", "earliest_timestamp", "minimum", "maximum")
 NOT_CONVERGENT = ("overwrite", "discard", "average", "earliest_timestamp", "site_priority")
@@ -26,6 +30,7 @@ SUBSET_SAFE = ("discard", "site_priority")
 APPEND_METHODS = ("append_site_name", "append_sequence")
 
 
+@emits("CR010")
 def check_conflicts(ctx: Context, entry: TableConflicts) -> list[Finding]:
     table = ctx.model.table(entry.table)
     if table is None:
@@ -54,6 +59,7 @@ def _known_part(table: Table, group: ColumnGroup) -> ColumnGroup:
     return group if known == group.columns else group.model_copy(update={"columns": known})
 
 
+@emits("CR010")
 def unknown_names(table: Table, entry: TableConflicts) -> Iterator[Finding]:
     """CR010."""
     def missing(column: str, where: str, group: str | None = None) -> Finding:
@@ -76,6 +82,7 @@ def unknown_names(table: Table, entry: TableConflicts) -> Iterator[Finding]:
                           _at(table, index=unique.index))
 
 
+@emits("CR001")
 def overlapping_groups(table: Table, group: ColumnGroup, groups: list[ColumnGroup]) -> Iterator[Finding]:
     """CR001, reported once per column, on the later group."""
     earlier = groups[: next(i for i, g in enumerate(groups) if g is group)]
@@ -87,6 +94,7 @@ def overlapping_groups(table: Table, group: ColumnGroup, groups: list[ColumnGrou
                           _at(table, group.name, column))
 
 
+@emits("CR002")
 def arithmetic_groups(table: Table, group: ColumnGroup, groups: list[ColumnGroup]) -> Iterator[Finding]:
     """CR002: additive and average need a group of exactly one numeric column."""
     for step in group.resolution:
@@ -99,6 +107,7 @@ def arithmetic_groups(table: Table, group: ColumnGroup, groups: list[ColumnGroup
                           f"{group.name} has {shape}", _at(table, group.name))
 
 
+@emits("CR004")
 def designated_columns(table: Table, group: ColumnGroup, groups: list[ColumnGroup]) -> Iterator[Finding]:
     """CR004."""
     for step in group.resolution:
@@ -122,6 +131,7 @@ def designated_columns(table: Table, group: ColumnGroup, groups: list[ColumnGrou
                           _at(table, group.name, step.column))
 
 
+@emits("CR005")
 def missing_backups(table: Table, group: ColumnGroup, groups: list[ColumnGroup]) -> Iterator[Finding]:
     """CR005: a method that can tie should not end the chain."""
     if group.resolution and group.resolution[-1].method in NEEDS_BACKUP:
@@ -130,6 +140,7 @@ def missing_backups(table: Table, group: ColumnGroup, groups: list[ColumnGroup])
                       "add a backup such as site_priority", _at(table, group.name))
 
 
+@emits("CR003")
 def append_on_character(table: Table, entry: TableConflicts) -> Iterator[Finding]:
     """CR003: append_site_name and append_sequence work on character columns only."""
     indexes = {ux.name: ux for ux in table.unique_indexes}
@@ -144,6 +155,7 @@ def append_on_character(table: Table, entry: TableConflicts) -> Iterator[Finding
                           f"{', '.join(bad)} is not", _at(table, index=ux.name))
 
 
+@emits("CR006")
 def convergence(ctx: Context, table: Table, groups: list[ColumnGroup]) -> Iterator[Finding]:
     """CR006: methods that cannot converge when more than one master writes the table."""
     masters = ctx.graph.masters(table.key)
@@ -158,6 +170,7 @@ def convergence(ctx: Context, table: Table, groups: list[ColumnGroup]) -> Iterat
             after_latest = after_latest or step.method == "latest_timestamp"
 
 
+@emits("CR007")
 def site_priorities(ctx: Context, table: Table, groups: list[ColumnGroup]) -> Iterator[Finding]:
     """CR007: site priority needs a priority on every server that writes the table."""
     if not any(step.method == "site_priority" for g in groups for step in g.resolution):
@@ -169,6 +182,7 @@ def site_priorities(ctx: Context, table: Table, groups: list[ColumnGroup]) -> It
                           "to it, has no priority", _at(table))
 
 
+@emits("CR008")
 def column_subsetting(ctx: Context, table: Table, groups: list[ColumnGroup]) -> Iterator[Finding]:
     """CR008: a mapping that carries part of a group breaks every method but discard and site priority."""
     for mapping_id in ctx.graph.mappings_writing(table.key):
@@ -185,3 +199,20 @@ def column_subsetting(ctx: Context, table: Table, groups: list[ColumnGroup]) -> 
                 yield Finding("CR008", f"{mapping_id} carries {', '.join(carried)} but not {', '.join(left)} of "
                               f"{group.name}, whose {unsafe[0]} needs the whole group",
                               _at(table, group.name, mapping=mapping_id))
+
+
+@emits("CR009")
+def uneven_hierarchies(model: Model, walk: Hierarchies) -> Iterator[Finding]:
+    """CR009: the tables of one hierarchy all have conflict settings, or none has."""
+    families: dict[str, list[str]] = {}
+    for key, root in walk.roots.items():
+        families.setdefault(root, []).append(key)
+    with_cr = {c.table for c in model.conflicts}
+    for root, members in sorted(families.items()):
+        if len(members) < 2:
+            continue
+        have = sorted(m for m in members if m in with_cr)
+        lack = sorted(m for m in members if m not in with_cr)
+        if have and lack:
+            yield Finding("CR009", f"hierarchy under {root} must resolve conflicts on every table or none: "
+                          f"{', '.join(have)} do, {', '.join(lack)} do not", Location(table=root))

@@ -1,5 +1,6 @@
-"""Rules on a table's database constraints and column features: foreign keys (TB006) and indexes, checks,
-partitioning, generated, identity and enumerated columns (TB007).
+"""TB: one table's own definition: keys and indexes, parents, defaults, names (TB001-TB005), foreign keys
+(TB006) and database features: indexes, checks, partitioning, generated, identity and enumerated columns
+(TB007). Declared in `catalog.tb`.
 
 They read the table and, for a foreign key, the table it references on the same server: the validator
 re-checks a table when a table it references changes (`referenced_keys`).
@@ -13,6 +14,9 @@ from collections.abc import Iterator
 from engine.model.schema import ColumnDef, ForeignKey, Model, Table
 from engine.model.types import TypeFamily
 from engine.rules.findings import Finding, Location
+from engine.rules.hierarchy import Hierarchies, cycle_text
+from engine.rules.registry import emits
+from engine.sqldefaults import default_problem
 
 INTEGER_TYPES = ("SMALLINT", "INTEGER", "BIGINT", "SERIAL", "SERIAL8")
 DECIMAL_TYPES = ("DECIMAL", "NUMERIC", "NUMBER")
@@ -20,6 +24,69 @@ DECIMAL_TYPES = ("DECIMAL", "NUMERIC", "NUMBER")
 PARTITION_KEY_IN_UNIQUE = ("postgresql", "mysql")
 # servers on which a foreign key may reference columns that are not exactly a primary key or unique index
 ANY_INDEXED_REFERENCE = ("mysql", "other")  # MySQL: any indexed columns; other: unknown
+
+
+@emits("TB004")
+def names_apart(table: Table) -> Iterator[Finding]:
+    """TB004: no two columns of a table have names that differ only in case. Spark resolves names without
+    case, and so does every database for a name that is not quoted: a run could not tell them apart."""
+    first: dict[str, str] = {}
+    for column in table.columns:
+        folded = column.name.casefold()
+        if folded in first and first[folded] != column.name:
+            yield Finding("TB004", f"{column.name} and {first[folded]} differ only in case; Spark and most "
+                          "databases do not tell them apart: rename one", Location(table=table.key, column=column.name))
+        first.setdefault(folded, column.name)
+
+
+@emits("TB005")
+def keys_name_once(table: Table) -> Iterator[Finding]:
+    """TB005: a primary key or index names each column once (DDL refuses a repeated key column)."""
+    named = _keys_and_indexes(table)
+    for what, index, columns in named:
+        for column in sorted({c for c in columns if columns.count(c) > 1}):
+            label = f"{what} {index}" if index else what
+            yield Finding("TB005", f"{label} names {column} more than once",
+                          Location(table=table.key, column=column, index=index))
+
+
+def _keys_and_indexes(table: Table) -> list[tuple[str, str | None, list[str]]]:
+    """(what, index name, columns) of the primary key, each unique index and each (non-unique) index."""
+    return [("primary key", None, table.primary_key),
+            *(("unique index", ux.name, ux.columns) for ux in table.unique_indexes),
+            *(("index", ix.name, ix.columns) for ix in table.indexes)]
+
+
+@emits("TB001")
+def key_columns(table: Table) -> Iterator[Finding]:
+    """TB001: the primary key, unique indexes and indexes name real columns."""
+    named = _keys_and_indexes(table)
+    for what, index, columns in named:
+        for column in columns:
+            if table.column(column) is None:
+                label = f"{what} {index}" if index else what
+                yield Finding("TB001", f"{label} names {column!r}, which {table.key} does not have",
+                              Location(table=table.key, column=column, index=index))
+
+
+@emits("TB003")
+def column_defaults(model: Model, table: Table) -> Iterator[Finding]:
+    """TB003: a default is one constant SQL expression in its server's dialect (DDL can hold nothing else)."""
+    server = model.server(table.server)
+    dbms = server.dbms if server else "other"
+    for column in table.columns:
+        problem = default_problem(column, dbms)
+        if problem:
+            yield Finding("TB003", f"default of {column.name} cannot be used in DDL: {problem}",
+                          Location(table=table.key, column=column.name))
+
+
+@emits("TB002")
+def parent_exists(model: Model, table: Table) -> Iterator[Finding]:
+    """TB002 (unknown parent); cycles are found over the whole hierarchy (`circular_parents`)."""
+    if table.parent and model.table(f"{table.server}.{table.parent}") is None:
+        yield Finding("TB002", f"parent {table.parent!r} is not a table on server {table.server}",
+                      Location(table=table.key))
 
 
 def referenced_key(table: Table, fk: ForeignKey) -> str:
@@ -32,18 +99,12 @@ def referenced_keys(table: Table) -> set[str]:
     return {referenced_key(table, fk) for fk in table.foreign_keys}
 
 
-def check_constraints(model: Model, table: Table) -> list[Finding]:
-    server = model.server(table.server)
-    dbms = server.dbms if server else "other"
-    return [*foreign_keys(model, table, dbms), *indexes_and_checks(table), *partitioning(table, dbms),
-            *column_features(table, dbms)]
-
-
 def fk_label(table: Table, fk: ForeignKey) -> str:
     """`foreign key NAME of s.T`, or by its columns where it has no name."""
     return f"foreign key {fk.name if fk.name else '(' + ', '.join(fk.columns) + ')'} of {table.key}"
 
 
+@emits("TB006")
 def foreign_keys(model: Model, table: Table, dbms: str) -> Iterator[Finding]:
     """TB006: a foreign key names columns its table has, a table on the same server, columns that table has,
     as many as its own, and (where the DBMS requires it, as PostgreSQL does) exactly the referenced table's
@@ -75,6 +136,7 @@ def foreign_keys(model: Model, table: Table, dbms: str) -> Iterator[Finding]:
                           "which is not its primary key or a unique index: the database refuses it", at())
 
 
+@emits("TB007")
 def indexes_and_checks(table: Table) -> Iterator[Finding]:
     """TB007: index names are unique within the table (unique indexes included); a check has a condition.
     (An index naming an unknown or repeated column is TB001 / TB005, as for keys.)"""
@@ -90,6 +152,7 @@ def indexes_and_checks(table: Table) -> Iterator[Finding]:
                           Location(table=table.key, index=check.name))
 
 
+@emits("TB007")
 def partitioning(table: Table, dbms: str) -> Iterator[Finding]:
     """TB007: a partitioned table's key names real columns, each once; its partitions have distinct names;
     on PostgreSQL and MySQL its primary key and every unique index hold each partition key column."""
@@ -131,6 +194,7 @@ def _identity_fits(column: ColumnDef, dbms: str) -> bool:
     return dbms != "postgresql" and t.name in DECIMAL_TYPES and not t.scale
 
 
+@emits("TB007")
 def column_features(table: Table, dbms: str) -> Iterator[Finding]:
     """TB007: a generated column has no default or identity (the database computes it); an identity has no
     default and is on a whole-number column; an enum is on a character column and lists each value once."""
@@ -157,3 +221,11 @@ def column_features(table: Table, dbms: str) -> Iterator[Finding]:
             if repeated:
                 yield Finding("TB007", f"{label} of {column.name} lists {', '.join(map(repr, repeated))} more "
                               "than once", at)
+
+
+@emits("TB002")
+def circular_parents(model: Model, walk: Hierarchies) -> Iterator[Finding]:
+    """TB002 for each table whose chain of parents runs into a cycle (a model-scope rule: the cycle is
+    found over the whole hierarchy)."""
+    for key in walk.circular:
+        yield Finding("TB002", f"table hierarchy is circular: {cycle_text(key, walk.parent_of)}", Location(table=key))
