@@ -22,7 +22,7 @@ ROUNDS ?= 10
 # time, so two workers keep a 2-core machine busy: the whole suite 986 -> 779 s there (2026-11-26).
 TEST_WORKERS ?= 2
 
-.PHONY: run test explore bench check-python check-java spark-classes system-deps test-system-deps lint clean
+.PHONY: run test explore bench check-python check-java spark-classes system-deps test-system-deps lint docs package clean
 
 run: $(VENV)/.installed system-deps
 	@$(BIN)/python -m engine.spark.classarchive --background
@@ -85,9 +85,31 @@ $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
 	touch $@
 
+# the linters CI runs before the tests: ruff, mypy --strict on engine/ and designer/ (pyproject's [tool.mypy]),
+# and import-linter's contracts (the engine never imports Qt or the designer)
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check engine designer tests
+	$(BIN)/ruff check engine designer tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+# The documentation site (docs/, MkDocs) in build/site: the validation codes' pages are written from the rule
+# registry first (docs/gen_codes.py), and --strict fails on any warning (a broken link or anchor).
+docs: $(VENV)/.installed-test
+	$(BIN)/python docs/gen_codes.py
+	$(BIN)/mkdocs build --strict
+
+# The wheel (dist/mapwright-VERSION-py3-none-any.whl) and the application (dist/mapwright/, PyInstaller, from
+# packaging/mapwright.spec), then packaging/smoke.py tries the application as a user would (validate, a run in
+# process, the designer's screenshot). Offline once the `package` extra is installed.
+package: $(VENV)/.installed-package
+	rm -rf build/lib build/bdist.* dist/mapwright dist/mapwright-*.whl  # no module of an earlier build survives
+	$(BIN)/python -m build --wheel --no-isolation --outdir dist .
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/mapwright.spec
+	$(BIN)/python packaging/smoke.py dist/mapwright/mapwright
+
+$(VENV)/.installed-package: pyproject.toml $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[package]'
+	touch $@
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

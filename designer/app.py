@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from engine.model import Model
@@ -50,7 +50,8 @@ def main(model: Path | None, screenshot: Path | None = None, loaded: Model | Non
     from designer.window import MainWindow
     from resources import SAMPLE_MODEL
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    # instance() is typed QCoreApplication; the designer's is a QApplication (made here, or by a test)
+    app = cast("QApplication | None", QApplication.instance()) or QApplication(sys.argv[:1])
     app.setApplicationName("Mapwright")
     app.setOrganizationName("Mapwright")
     app.setDesktopFileName("org.mapwright.Designer")

@@ -31,6 +31,7 @@ from designer.conflict_parts import GroupTree, narrow_form, proposed_column, qui
 from designer.document import Document
 from designer.gridview import GridWidget
 from designer.labels import ask_text, form_row, plain_label
+from designer.slots import bound
 from designer.values import parse_number, value_text
 from engine.edits import evolve, replace
 from engine.model.schema import DESIGNATED_COLUMN_METHODS, ResolutionMethodName, TableConflicts
@@ -179,7 +180,7 @@ class ConflictEditor(QWidget):
             self._show_chain()
             return
         for name, combo in self.policies.items():
-            quiet(combo, lambda c=combo, n=name: c.setCurrentText(getattr(entry, n) if entry else POLICIES[n][0]))
+            quiet(combo, bound(combo.setCurrentText, getattr(entry, name) if entry else POLICIES[name][0]))
         self._show_uniques(table, entry)
         quiet(self.compare, lambda: self._fill_compare(table, entry))
         self._show_chain()
@@ -229,7 +230,7 @@ class ConflictEditor(QWidget):
             item = self.uniques.itemAt(row, QFormLayout.ItemRole.FieldRole)
             field = item.widget() if item is not None else None
             if isinstance(field, QComboBox):
-                quiet(field, lambda c=field, n=name: c.setCurrentText(chosen.get(n, "")))
+                quiet(field, bound(field.setCurrentText, chosen.get(name, "")))
 
     def _fill_compare(self, table: Any, entry: TableConflicts | None) -> None:
         """One checkable row per column. The same columns keep their rows (only the checks change), so the
@@ -262,9 +263,14 @@ class ConflictEditor(QWidget):
     def _show_chain(self) -> None:
         group = self._group()
         row = self.chain.currentRow()
-        quiet(self.chain, lambda: (self.chain.clear(), self.chain.addItems(
-            [("primary: " if i == 0 else "backup: ") + s.method + (f" ({s.column})" if s.column else "")
-             for i, s in enumerate(group.resolution)] if group else [])))
+
+        def fill() -> None:
+            self.chain.clear()
+            steps = group.resolution if group else []
+            self.chain.addItems([("primary: " if i == 0 else "backup: ") + s.method
+                                 + (f" ({s.column})" if s.column else "") for i, s in enumerate(steps)])
+
+        quiet(self.chain, fill)
         self.chain.setCurrentRow(min(max(row, 0), self.chain.count() - 1))
         self._show_step()
         self._show_warnings()
@@ -272,9 +278,13 @@ class ConflictEditor(QWidget):
     def _show_step(self) -> None:
         group, row = self._group(), self.chain.currentRow()
         step = group.resolution[row] if group and 0 <= row < len(group.resolution) else None
-        quiet(self.designated, lambda: (self.designated.clear(), self.designated.addItems(
-            [""] + (list(group.columns) if group else [])), self.designated.setCurrentText(
-            (step.column or "") if step else "")))
+
+        def fill() -> None:
+            self.designated.clear()
+            self.designated.addItems([""] + (list(group.columns) if group else []))
+            self.designated.setCurrentText((step.column or "") if step else "")
+
+        quiet(self.designated, fill)
         self.designated.setEnabled(bool(step and step.method in DESIGNATED_COLUMN_METHODS))
         shown = step is not None and step.method == "priority_group"
         self.priorities.setVisible(shown)

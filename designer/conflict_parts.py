@@ -3,6 +3,7 @@ widgets with."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -10,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QFormLayout, QMenu, QSizePolicy, QTreeWidget, QWidget
 
 from designer.labels import menu_text
+from designer.slots import bound
 from engine.model.schema import DESIGNATED_COLUMN_METHODS, TIMESTAMP_METHODS
 from engine.model.types import TypeFamily
 
@@ -43,9 +45,9 @@ class GroupTree(QTreeWidget):
             return
         menu = QMenu(self)
         move = menu.addMenu("Move to group")
-        for i in range(self.topLevelItemCount()):
-            name = self.topLevelItem(i).text(0)
-            move.addAction(menu_text(name), lambda n=name: self.editor.move_column(item.text(0), n))
+        column = item.text(0)
+        for group in filter(None, map(self.topLevelItem, range(self.topLevelItemCount()))):
+            move.addAction(menu_text(group.text(0)), bound(self.editor.move_column, column, group.text(0)))
         menu.exec(self.viewport().mapToGlobal(at))
 
 
@@ -60,7 +62,7 @@ def proposed_column(table: Any, columns: list[str], method: str) -> str | None:
     return next(iter(columns), None)
 
 
-def quiet(widget: QWidget, action: Any) -> None:
+def quiet(widget: QWidget, action: Callable[[], object]) -> None:
     """Fill a widget without its change signals firing edits."""
     blocked = widget.blockSignals(True)
     try:

@@ -18,7 +18,8 @@ from PySide6.QtGui import QColor, QFont, QImage, QPageSize, QPainter, QPalette, 
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-from designer.canvas.items import colour, font_metrics
+from designer.canvas.items import colour
+from designer.canvas.overview import font_metrics
 from designer.canvas.scene import MappingScene
 from designer.document import Document
 from engine.model import Model

@@ -70,8 +70,8 @@ class BackgroundCall(QObject):
         self.cancel = threading.Event()
 
     def start(self) -> None:
-        self.thread = threading.Thread(target=self._run, name="mapwright-import", daemon=True)
-        self.thread.start()
+        self.worker = threading.Thread(target=self._run, name="mapwright-import", daemon=True)
+        self.worker.start()  # not `self.thread`: that would hide QObject.thread()
 
     def _run(self) -> None:
         def progress(done: int, total: int, what: str) -> None:

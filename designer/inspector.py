@@ -231,13 +231,16 @@ class Inspector(QScrollArea):
                 return
             set_column(default=default)
         self._line(form, "default", value_text(col.default), set_default)
+
+        def dkey_toggle(mapping_id: str) -> Callable[[bool], None]:
+            return lambda _on: self.document.apply(ops.toggle_dkey(self.document.model, mapping_id, name),
+                                                   f"Toggle distribution key {name}")
+
         for mapping in (m for m in self.document.model.mappings if m.target == key):
             method = mapping.columns.get(name)
             self._info(form, mapping.id, describe(method) if method else "not mapped")
             dkey = distribution_key(self.document.model, mapping)
-            self._check(form, "  distribution key", bool(dkey and name in dkey.columns),
-                        lambda _on, m=mapping.id: self.document.apply(
-                            ops.toggle_dkey(self.document.model, m, name), f"Toggle distribution key {name}"))
+            self._check(form, "  distribution key", bool(dkey and name in dkey.columns), dkey_toggle(mapping.id))
         return True
 
     def _mapping(self, form: QFormLayout) -> bool:

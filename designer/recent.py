@@ -9,6 +9,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMenu
 
 from designer.labels import menu_text
+from designer.slots import bound
 
 MAX_RECENT = 8
 
@@ -22,7 +23,9 @@ class RecentFiles:
 
     def paths(self) -> list[str]:
         value = self.settings.value("recent", [])
-        return [value] if isinstance(value, str) else list(value or [])
+        if isinstance(value, str):  # a list of one path is read back as the path
+            return [value]
+        return [str(p) for p in value] if isinstance(value, list) else []
 
     def remember(self, path: Path) -> None:
         recent = [str(path.resolve())] + [p for p in self.paths() if p != str(path.resolve())]
@@ -32,5 +35,5 @@ class RecentFiles:
     def refresh(self) -> None:
         self.menu.clear()
         for path in self.paths():
-            self.menu.addAction(menu_text(path), lambda p=path: self.open_path(Path(p)))
+            self.menu.addAction(menu_text(path), bound(self.open_path, Path(path)))
         self.menu.setEnabled(bool(self.paths()))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -46,6 +47,7 @@ from designer.launcher.warm import PreviewRunner, WarmSession, warm_master
 from designer.problems import ProblemsPanel
 from designer.recent import RecentFiles
 from designer.savepaths import overwrite_changed_file, save_path
+from designer.slots import bound
 from designer.tree import ModelTree
 from engine.edits import Edit
 from engine.export import EXPORTERS
@@ -289,7 +291,7 @@ class MainWindow(QMainWindow):
         self._action(file, "Save &as…", QKeySequence.StandardKey.SaveAs, self.save_as)
         export = file.addMenu("&Export")
         for kind in EXPORTERS:
-            export.addAction(f"{kind}…", lambda k=kind: self.export(k))
+            export.addAction(f"{kind}…", bound(self.export, kind))
         self.diagram_action = file.addAction("Export &diagram…", lambda: _tool("diagram_export").export_from(self))
         file.addAction("&Import tables from database…", lambda: _tool("import_dialog").open_for(self))
         file.addSeparator()
@@ -300,8 +302,12 @@ class MainWindow(QMainWindow):
         self.redo_action = self._action(edit, "&Redo", QKeySequence.StandardKey.Redo,
                                         lambda: self.document.undo_stack.redo())
         self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, self.delete_focused)
-        self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll,
-                     lambda: [i.setSelected(True) for i in self.scene.tables.values()])
+
+        def select_all() -> None:
+            for item in self.scene.tables.values():
+                item.setSelected(True)
+
+        self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll, select_all)
         self.authoring = AuthoringActions(lambda: self.document, self, ask=self.ask)
         self.authoring.sig_problem.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.authoring.sig_select.connect(self._select_new)
@@ -326,7 +332,7 @@ class MainWindow(QMainWindow):
         self._make_help_menu()
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
-        for action in self.menuBar().actions()[0].menu().actions()[:2] + [self.undo_action, self.redo_action]:
+        for action in file.actions()[:2] + [self.undo_action, self.redo_action]:
             toolbar.addAction(action)
 
     def _make_help_menu(self) -> None:
@@ -377,11 +383,12 @@ class MainWindow(QMainWindow):
             self.view.centerOn(item)
         self.select(ref)
 
-    def _action(self, menu: object, text: str, shortcut: object, slot: object) -> QAction:
+    def _action(self, menu: QMenu, text: str, shortcut: QKeySequence | QKeySequence.StandardKey,
+                slot: Callable[[], object]) -> QAction:
         action = QAction(text, self)
-        action.setShortcut(shortcut)  # type: ignore[arg-type]
-        action.triggered.connect(slot)  # type: ignore[arg-type]
-        menu.addAction(action)  # type: ignore[attr-defined]
+        action.setShortcut(shortcut)
+        action.triggered.connect(slot)
+        menu.addAction(action)
         return action
 
     def _rebind_undo(self) -> None:
@@ -569,8 +576,9 @@ class MainWindow(QMainWindow):
 
     def export(self, kind: str) -> None:
         if kind == "goldengate":  # a folder of parameter files, after saying what GoldenGate cannot express
-            return _tool("goldengate_export").export_goldengate(self, self.document.model, self.ask,
-                                                       self.statusBar().showMessage, self.document.path)
+            _tool("goldengate_export").export_goldengate(self, self.document.model, self.ask,
+                                                         self.statusBar().showMessage, self.document.path)
+            return
         if kind == "postgresql":
             self.export_postgresql()
             return

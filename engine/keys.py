@@ -1,4 +1,4 @@
-"""Distribution keys: the explicit one, or the default rule of CONTRACT section 3 (seed 000)."""
+"""Distribution keys: the explicit one, or the default rule of docs/contract.md §3 (seed 000)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ KeyOrigin = Literal["explicit", "primary_key", "unique_index", "source_key"]
 
 @dataclass(frozen=True)
 class DistributionKey:
-    """A set of target columns (CONTRACT section 3), in the order first named, each once: a key or
+    """A set of target columns (docs/contract.md §3), in the order first named, each once: a key or
     index that names a column twice (TB005) does not make it count twice (DK003's bytes)."""
 
     columns: tuple[str, ...]

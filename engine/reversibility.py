@@ -1,4 +1,4 @@
-"""Does a key survive a mapping followed by its reverse? (seed 000, CONTRACT section 1)
+"""Does a key survive a mapping followed by its reverse? (seed 000, docs/contract.md §1)
 
 The forward mapping's column maps are substituted into the reverse
 mapping's, and the composed term is simplified by the inverse pairs of the

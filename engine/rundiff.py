@@ -1,4 +1,4 @@
-"""`mapwright diff RUN_A RUN_B`: what changed between two succeeded runs (CONTRACT section 6).
+"""`mapwright diff RUN_A RUN_B`: what changed between two succeeded runs (docs/contract.md §6).
 
 Both run directories are read whole and checked first (`engine.run.rundir_read`), so a damaged or
 unfinished run is one clear error, never a partial diff. Compared: the manifest's counts, the conflicts by

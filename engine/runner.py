@@ -49,11 +49,10 @@ T = TypeVar("T")
 ENGINES = ("auto", "inprocess", "spark")
 DEFAULT_MASTER = "local[*]"
 AUTO_INPROCESS_BYTES = 16_000_000
-"""`--engine auto` runs in process up to this much input (changes, snapshots, schedule), on Spark above it.
-Measured on 2 cores (README, "Choosing the engine"): the in-process engine runs the bundled sample (2.6 MB)
-in about 2.5 s as a whole process, where the least Spark run of it takes 15 s cold and 5 s warm; on B2's
-workload it ran 20,000 events (7.5 MB) in 8.1 s against the Spark pipeline's 37.7 s, and 50,000 events
-(18.8 MB) in 42.7 s against 59.2 s; at 100,000 events (37.8 MB) Spark wins, 29.9 s against 38.9 s."""
+"""`--engine auto` runs in process up to this much input (changes, snapshots, schedule), on Spark above it:
+a small input's whole in-process run is over before a Spark session has started, and on B2's workload Spark
+overtakes the in-process engine between 50,000 and 100,000 events (README, "Choosing the engine"; the
+figures: benchmarks/results/README.md, "History of the figures quoted in the code")."""
 
 
 def choose_engine(engine: str, master_url: str | None, data_dir: Path) -> tuple[str, str | None]:

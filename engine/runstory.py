@@ -1,6 +1,6 @@
 """The story of a run in plain words: why changes were queued and why mappings diverged, and what would fix it.
 
-`run_story(model, conflicts, error_queue, convergence)` reads what a run left (CONTRACT section 6) with the
+`run_story(model, conflicts, error_queue, convergence)` reads what a run left (docs/contract.md §6) with the
 model it ran and returns a few short lines, one per queued reason and one per diverged mapping, each saying
 why and which method or policy would resolve it. Pure: no files, no Qt; the browser's banner shows it.
 
@@ -8,7 +8,7 @@ Queued changes are grouped by where they landed, the mapping and the reason the 
 mapping is explained from its example keys (the run keeps up to 20): a key with a change queued follows
 from the queue lines; a key where `discard` or an append method kept the copies apart differs by design;
 a key with no such conflict is explained by the model where it can be: a change a site receives is not
-passed on (CONTRACT section 4), so a table that receives from a third site which has no mapping of its own
+passed on (docs/contract.md §4), so a table that receives from a third site which has no mapping of its own
 to the other end leaves that end behind.
 """
 

@@ -365,7 +365,7 @@ def is_null_default(value: str | int | float | bool, dbms: str) -> bool:
 
 def default_problem(column: ColumnDef, dbms: str) -> str | None:
     """Why a column's default cannot be used (TB003), or None: it is not one constant expression, or its
-    value does not fit the column's type as a record's value would not (CONTRACT section 7: a fraction in an
+    value does not fit the column's type as a record's value would not (docs/contract.md §7: a fraction in an
     integer column, digits past a DECIMAL's precision, text longer than the column; the DBMS refuses the
     insert or stores another value). A default the run cannot evaluate (`uuid()`) is not judged by value."""
     if column.default is None:

@@ -1,4 +1,4 @@
-"""`mapwright conflicts RUNDIR`: what a run left, read back from its run directory (CONTRACT section 6)."""
+"""`mapwright conflicts RUNDIR`: what a run left, read back from its run directory (docs/contract.md §6)."""
 
 from __future__ import annotations
 

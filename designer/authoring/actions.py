@@ -19,6 +19,7 @@ from designer.authoring import commands as cmd
 from designer.authoring.dialogs import MappingDialog, ServerDialog, TableDialog, WhereDialog
 from designer.document import Document
 from designer.labels import ask_item, ask_text, menu_text, message
+from designer.slots import bound
 from engine.authoring import nativetypes
 from engine.rules.nativetypes import UNCHECKED
 
@@ -301,13 +302,13 @@ class AuthoringActions(QObject):
             others = [s.id for s in model.servers if table is None or s.id != table.server]
             replicate = menu.addMenu("Replicate to…")
             for sid in others:
-                replicate.addAction(menu_text(sid), lambda s=sid: self.replicate_table(key, s))
+                replicate.addAction(menu_text(sid), bound(self.replicate_table, key, sid))
             replicate.setEnabled(bool(others))
             self._convert_entry(menu, key)
             targets = [t.key for t in model.tables if t.key != key]
             to = menu.addMenu("New mapping to…")
             for target in targets:
-                to.addAction(menu_text(target), lambda t=target: self.new_mapping(key, t))
+                to.addAction(menu_text(target), bound(self.new_mapping, key, target))
             to.setEnabled(bool(targets))
         elif kind in MAPPING_REFS:
             mid = str(ref[1])

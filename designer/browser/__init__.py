@@ -1,4 +1,4 @@
-"""The conflict browser: what a run left (CONTRACT section 6), as sortable, filterable tables and a chart.
+"""The conflict browser: what a run left (docs/contract.md §6), as sortable, filterable tables and a chart.
 
 `ConflictBrowser` is loaded when first asked for: its run-directory readers bring pyarrow, which the
 designer does not need until a run is opened (a second off its start)."""

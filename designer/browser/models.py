@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeAlias
 
-from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from designer.labels import plain_tip
@@ -144,7 +144,7 @@ class RecordTableModel(QAbstractTableModel):
     """Rows are records (dicts), columns are `Column`s; sortable, with search text for `RecordFilterProxy`."""
 
     def __init__(self, columns: Sequence[Column], records: Sequence[Record] = (),
-                 highlight: Callable[[Record], bool] | None = None, parent: QAbstractItemModel | None = None) -> None:
+                 highlight: Callable[[Record], bool] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.columns = tuple(columns)
         self._highlight = highlight

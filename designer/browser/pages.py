@@ -68,9 +68,10 @@ class RecordsPage(QWidget):
         self.splitter.addWidget(self.comparison or self.description)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.filter_bar)
-        layout.addWidget(self.splitter, 1)
+        self.page_layout = QVBoxLayout(self)
+        """The filter bar over the records and their detail; a caller may put a note above them."""
+        self.page_layout.addWidget(self.filter_bar)
+        self.page_layout.addWidget(self.splitter, 1)
         _on_current_row(self.view, self.show_record)
         model.modelReset.connect(self._reset)
         self.proxy.sig_filter_changed.connect(self._follow_filter)
@@ -153,7 +154,7 @@ class ConvergencePage(QWidget):
         self.examples_page = RecordsPage(self.examples, describe_example, example_images)
         self.examples_caption = plain_label(wrap=True)  # names a mapping of the run's model
         self.examples_caption.setObjectName("examplesCaption")
-        self.examples_page.layout().insertWidget(0, self.examples_caption)
+        self.examples_page.page_layout.insertWidget(0, self.examples_caption)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.view)
         splitter.addWidget(self.examples_page)

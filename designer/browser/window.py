@@ -167,7 +167,7 @@ class ConflictBrowser(QWidget):
         self.sample_note.setObjectName("sampleRejectsNote")
         self.sample_note.setWordWrap(True)
         self.sample_note.setVisible(False)
-        self.rejects_page.layout().insertWidget(0, self.sample_note)
+        self.rejects_page.page_layout.insertWidget(0, self.sample_note)
         self.sample_data: bool | None = None  # set by the caller that knows the data folder; None: guess
         self.convergence_page = ConvergencePage(self.convergence)
         self.overview = RunOverview()

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 from designer.canvas.scene import MappingScene
 from designer.document import Document
 from designer.labels import menu_text
+from designer.slots import bound
 from engine import operations as ops
 from engine.edits import Edit, chain, set_setting
 from engine.keys import distribution_key
@@ -93,14 +94,14 @@ class CanvasController(QObject):
                 prefix = f"{menu_text(mapping.id)}: " if len(into) > 1 else ""
                 insert = menu.addMenu(f"{prefix}Insert method")
                 for method in METHODS:
-                    insert.addAction(method, lambda m=mapping.id, k=method: self.insert_method(m, column, k))
+                    insert.addAction(method, bound(self.insert_method, mapping.id, column, method))
                 key = distribution_key(self.model, mapping)
                 action = QAction(f"{prefix}Distribution key", menu, checkable=True)
                 action.setChecked(bool(key and column in key.columns))
                 action.triggered.connect(lambda _=False, m=mapping.id: self.toggle_dkey(m, column))
                 menu.addAction(action)
                 if column in mapping.columns:
-                    menu.addAction(f"{prefix}Remove column map", lambda m=mapping.id: self.remove_map(m, column))
+                    menu.addAction(f"{prefix}Remove column map", bound(self.remove_map, mapping.id, column))
         elif kind == "table" and self.extra_menu is None:  # the authoring entries include "Remove table"
             menu.addAction(f"Delete table {menu_text(str(ref[1]))}", lambda: self.delete_table(ref[1]))
         elif kind in ("link", "method"):

@@ -69,7 +69,8 @@ def curve_points(start: QPointF, end: QPointF, leftward: bool = False, bulge: fl
 Box = tuple[float, float, float, float]  # left, top, right, bottom
 
 
-def _box(rect: QRectF, grow: float = 0.0) -> Box:
+def box_of(rect: QRectF, grow: float = 0.0) -> Box:
+    """`rect`'s edges, moved out by `grow`: its `getCoords()`, typed."""
     return rect.left() - grow, rect.top() - grow, rect.right() + grow, rect.bottom() + grow
 
 
@@ -98,7 +99,7 @@ def _hits(ax: float, ay: float, bx: float, by: float, box: Box) -> bool:
 
 def segment_hits(a: QPointF, b: QPointF, rect: QRectF) -> bool:
     """Whether the segment from `a` to `b` passes through the inside of `rect` (touching its edge is not)."""
-    return _hits(a.x(), a.y(), b.x(), b.y(), _box(rect))
+    return _hits(a.x(), a.y(), b.x(), b.y(), box_of(rect))
 
 
 def _crosses(points: Sequence[tuple[float, float]], boxes: Sequence[Box]) -> bool:
@@ -111,14 +112,14 @@ def _crosses(points: Sequence[tuple[float, float]], boxes: Sequence[Box]) -> boo
 
 def crosses(points: Sequence[QPointF], rects: Iterable[QRectF]) -> bool:
     """Whether the polyline through `points` passes through the inside of any of `rects`."""
-    return _crosses([(p.x(), p.y()) for p in points], [_box(r) for r in rects])
+    return _crosses([(p.x(), p.y()) for p in points], [box_of(r) for r in rects])
 
 
 def _grown(obstacles: Iterable[QRectF], memo: dict[str, object] | None) -> list[Box]:
     """`obstacles` grown by `CLEAR`, made once per `memo` (one mapping's wires share their obstacles)."""
     if memo is not None and "boxes" in memo:
         return cast(list[Box], memo["boxes"])
-    boxes = [_box(r, CLEAR) for r in obstacles]
+    boxes = [box_of(r, CLEAR) for r in obstacles]
     if memo is not None:
         memo["boxes"] = boxes
     return boxes
@@ -236,9 +237,6 @@ def _toward(a: QPointF, b: QPointF) -> QPointF:
     """The unit vector from `a` to `b` (zero where they coincide)."""
     n = _length(a, b)
     return QPointF(0, 0) if n == 0 else (b - a) / n
-
-
-Box = tuple[float, float, float, float]  # x1, y1, x2, y2
 
 
 class RectIndex:

@@ -340,8 +340,9 @@ class MappingScene(QGraphicsScene):
         none, and the wires keep their curves — a crowd that large is seen in the overview, and routing round
         it cost minutes on a 1,200-table model."""
         if self._rects is None:
-            self._rects = routing.RectIndex({key: t.sceneBoundingRect().getCoords() for key, t in self.tables.items()})
-        box = routing.region(source.sceneBoundingRect(), target.sceneBoundingRect()).getCoords()
+            self._rects = routing.RectIndex({key: routing.box_of(t.sceneBoundingRect())
+                                             for key, t in self.tables.items()})
+        box = routing.box_of(routing.region(source.sceneBoundingRect(), target.sceneBoundingRect()))
         keys = [key for key in self._rects.meeting(box, MAX_OBSTACLES + 2) or () if key not in (source.key, target.key)]
         if len(keys) > MAX_OBSTACLES:
             return {}

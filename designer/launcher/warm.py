@@ -201,8 +201,8 @@ class WarmSession(QObject):
                 self.sig_log.emit(line)
 
     def _on_stdout_line(self, line: str) -> None:
-        doc = _json_object(line)
-        kind = doc.get("event") if doc else None
+        doc = _json_object(line) or {}
+        kind = doc.get("event")
         if kind == "worker":
             state = str(doc.get("state", ""))
             if state == STOPPED:  # its last words: the state follows when the process has really exited
@@ -211,7 +211,8 @@ class WarmSession(QObject):
                 self._set_state(state, _state_detail(doc))
             return
         if kind == "done":
-            self._end_run(int(doc.get("code", 1)), str(doc.get("error") or ""))
+            code = doc.get("code", 1)  # the worker writes an int
+            self._end_run(code if isinstance(code, int) else 1, str(doc.get("error") or ""))
             return
         event = parse_event(line)
         if self._request is None:

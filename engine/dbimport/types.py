@@ -1,4 +1,4 @@
-"""Reflected SQLAlchemy column types as the contract's type strings (CONTRACT section 1).
+"""Reflected SQLAlchemy column types as the contract's type strings (docs/contract.md §1).
 
 `contract_type(t)` gives the type string and, when the database's type has no exact counterpart, the
 reason it was imported as the nearest one: the importer reports each such column, never silently.

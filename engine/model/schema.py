@@ -1,4 +1,4 @@
-"""The model file, as pydantic models (CONTRACT section 1).
+"""The model file, as pydantic models (docs/contract.md §1).
 
 Entities are plain values: an edit builds a new entity and replaces the old
 one (see `engine.edits`), so the model never holds half-applied changes.

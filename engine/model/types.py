@@ -1,4 +1,4 @@
-"""Column type strings, parsed into a small typed value (CONTRACT section 1).
+"""Column type strings, parsed into a small typed value (docs/contract.md §1).
 
 `parse_type("DECIMAL(10,2)")` gives a `SqlType` with its family, length,
 precision and scale. The families drive the distribution-key, conflict and

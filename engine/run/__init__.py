@@ -1,4 +1,4 @@
-"""The replication run in pure Python: the reference semantics of CONTRACT sections 4-6.
+"""The replication run in pure Python: the reference semantics of docs/contract.md §4-6.
 
 Stages, one module each: `records` (decode input), `net_effect` (seed 004),
 `methods` (column maps and `where`), `schedule` (delivery times and event

@@ -1,4 +1,4 @@
-"""Convergence after the last delivery (CONTRACT section 5.6).
+"""Convergence after the last delivery (docs/contract.md §5.6).
 
 For each mapping, the source rows that satisfy its `where`, mapped through it,
 are compared with the target rows by DKey, on the mapped columns. A key

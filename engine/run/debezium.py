@@ -1,4 +1,4 @@
-"""Debezium change events as run input: `DIR/changes/debezium/<server>/*.json[l]` (CONTRACT section 4).
+"""Debezium change events as run input: `DIR/changes/debezium/<server>/*.json[l]` (docs/contract.md §4).
 
 One event a line in a `.jsonl` file, as Debezium's PostgreSQL, MySQL, SQL Server, Oracle and Db2 connectors
 emit them through Kafka Connect's JSON converter, with the `schema`/`payload` wrapper or without it

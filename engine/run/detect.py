@@ -1,4 +1,4 @@
-"""Applying one delivered change at its destination: detect conflicts, resolve them (CONTRACT section 5.5).
+"""Applying one delivered change at its destination: detect conflicts, resolve them (docs/contract.md §5.5).
 
 The change is looked up by its distribution key in the destination table:
 

@@ -1,4 +1,4 @@
-"""The core fold: apply a group of events, in order, to the tables they touch (CONTRACT sections 4-5).
+"""The core fold: apply a group of events, in order, to the tables they touch (docs/contract.md §4-5).
 
 `fold_events` takes plain dicts and returns plain dicts, so a Spark stage can
 call it on the rows of one group (`mapInArrow` over key-sorted partitions).
@@ -129,7 +129,7 @@ def _record(event: Event, result: DeliveryResult, out: FoldOutput) -> None:
 
 
 def queue_entry(event: Event, reason: str) -> dict[str, Any]:
-    """An error-queue entry: a change record (CONTRACT section 4) addressed to the destination, so it can
+    """An error-queue entry: a change record (docs/contract.md §4) addressed to the destination, so it can
     be executed again there, with where it came from and why it stopped."""
     site, table_name = split_table_key(event["table"], event["site"])
     entry: dict[str, Any] = {"site": site, "txn": event["txn"], "seq": event["seq"],

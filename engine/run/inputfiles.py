@@ -1,4 +1,4 @@
-"""A run's input files opened as an attacker might hand them (CONTRACT section 4): regular files only, each
+"""A run's input files opened as an attacker might hand them (docs/contract.md §4): regular files only, each
 with a size bound, for both engines alike.
 
 A FIFO named `schedule.json` blocked the run for ever; a link to `/dev/zero` was read until the kernel

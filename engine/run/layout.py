@@ -1,4 +1,4 @@
-"""What a run directory is and holds (CONTRACT section 6), checked without following a link or reading
+"""What a run directory is and holds (docs/contract.md §6), checked without following a link or reading
 anything but a regular file: which folders a run may write (`folder_problem`), the files a run writes
 (`RUN_FILES`, `TABLES`) and the first thing in a run directory that no run wrote (`stranger`).
 
@@ -16,7 +16,7 @@ MANIFEST = "manifest.json"
 _MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 RUN_FILES = ("manifest.json", "conflicts.jsonl", "conflicts.parquet", "error_queue.jsonl", "rejects.jsonl",
              "convergence.json")
-"""The files a run writes at the top of its folder (CONTRACT section 6; `engine.run.rundir`), beside `TABLES`."""
+"""The files a run writes at the top of its folder (docs/contract.md §6; `engine.run.rundir`), beside `TABLES`."""
 OS_FILES = (".DS_Store", "Thumbs.db")
 """What a desktop's file browser writes into any folder it shows (macOS Finder, Windows Explorer): its
 own cache, not the user's work, taken with the run that replaces the folder."""

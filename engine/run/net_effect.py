@@ -1,4 +1,4 @@
-"""The net effect of a transaction on each row (seed 004, CONTRACT section 5.2).
+"""The net effect of a transaction on each row (seed 004, docs/contract.md §5.2).
 
 The operations of one transaction are chained by key: an update that changes
 the key continues its chain under the new key. A chain's initial image is its

@@ -1,4 +1,4 @@
-"""Run directories are precious (CONTRACT section 6): which folders a run may write, one run at a time,
+"""Run directories are precious (docs/contract.md §6): which folders a run may write, one run at a time,
 and a swap that a kill at any instant cannot lose.
 
 The protocol, for `--out RUNDIR` (say `/p/run`):

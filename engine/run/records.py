@@ -1,4 +1,4 @@
-"""Reading a run's input: change records (`DIR/changes/*.jsonl`) and snapshots (CONTRACT section 4).
+"""Reading a run's input: change records (`DIR/changes/*.jsonl`) and snapshots (docs/contract.md §4).
 
 Each change record is decoded with the replication definition of its
 `schema_version` (seed 002): an old row keeps the columns and types of its

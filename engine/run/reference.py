@@ -1,4 +1,4 @@
-"""The whole run in plain Python: the reference the Spark pipeline must agree with (CONTRACT section 5).
+"""The whole run in plain Python: the reference the Spark pipeline must agree with (docs/contract.md §5).
 
 decode -> net effect per transaction and row -> map through every mapping that
 reads the record's table -> deliver by schedule -> detect and resolve at each
@@ -190,7 +190,7 @@ def local_events(txn: Transaction, ctx: RunContext) -> list[dict[str, Any]]:
 def transaction_chains(txn: Transaction, ctx: RunContext) -> list[tuple[str, Chain]]:
     """(table, chain) for each row the transaction touches, in the order of each chain's first operation.
 
-    The transaction's changes are examined in `seq` order across its tables (CONTRACT section 7, `scope:
+    The transaction's changes are examined in `seq` order across its tables (docs/contract.md §7, `scope:
     transaction`: the changes after the first unresolved one are never examined), so chains are not grouped
     by table. Each operation carries its place in the transaction (`txn.records` is in `seq` order, file
     order breaking ties) as its `seq`.

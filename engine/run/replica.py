@@ -1,4 +1,4 @@
-"""What a captured old row holds, by its server's `replica_identity` (CONTRACT section 5.5, issue 36).
+"""What a captured old row holds, by its server's `replica_identity` (docs/contract.md §5.5, issue 36).
 
 A server whose captures are `full` (PostgreSQL's REPLICA IDENTITY FULL) gives every column's old value. One
 that is `default` (REPLICA IDENTITY DEFAULT, the database's own default) gives only the key columns': the

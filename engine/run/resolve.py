@@ -1,4 +1,4 @@
-"""Conflict resolution methods (seed 003, CONTRACT section 5.5), as pure functions.
+"""Conflict resolution methods (seed 003, docs/contract.md §5.5), as pure functions.
 
 Each update method looks at one column group: the destination's current row
 (`local`), the remote old values and the remote new values. It decides
@@ -133,7 +133,7 @@ def priority_group(column: str, priorities: Mapping[str, float], local: Row, rem
 
 def _priority_of(value: Any, priorities: Mapping[str, float]) -> float | None:
     """The listed priority of `value`; a number is listed under any spelling of it (a DECIMAL(4,2) column's
-    1.00 under "1": equal numbers are equal whatever their scale, CONTRACT section 7)."""
+    1.00 under "1": equal numbers are equal whatever their scale, docs/contract.md §7)."""
     if value is None:
         return None
     found = priorities.get(to_text(value) or "")

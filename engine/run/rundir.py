@@ -1,4 +1,4 @@
-"""Writing a run directory (CONTRACT section 6).
+"""Writing a run directory (docs/contract.md §6).
 
 ```
 RUNDIR/manifest.json                   status, model sha256, master, spark version, times, counts

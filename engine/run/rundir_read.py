@@ -1,4 +1,4 @@
-"""Reading a run directory back, checked before anything uses it (CONTRACT section 6).
+"""Reading a run directory back, checked before anything uses it (docs/contract.md §6).
 
 A run directory is read only through `read_run_files`, which refuses a damaged one with a typed error
 naming the file, the line where there is one, and what is wrong: `manifest.json` must be a JSON object

@@ -1,4 +1,4 @@
-"""When a change reaches a site, and in which order a site applies what reaches it (CONTRACT section 4).
+"""When a change reaches a site, and in which order a site applies what reaches it (docs/contract.md §4).
 
 `schedule.json` gives, per directed link, a propagation delay and outage
 windows `[start, end)`. A change committed at `t` at X reaches Y at

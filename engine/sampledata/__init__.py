@@ -1,4 +1,4 @@
-"""Sample data for the bundled sample model: one business day at three sites (CONTRACT section 4).
+"""Sample data for the bundled sample model: one business day at three sites (docs/contract.md §4).
 
 `generate(model, out)` writes what `mapwright run --data out` reads:
 

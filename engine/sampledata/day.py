@@ -3,7 +3,7 @@ customers registering, moving and collecting points.
 
 An entity is changed by one site at a time, and only once its previous change has reached every site
 (`Shop.pick`, `Shop.emit`), so ordinary work never conflicts. And it converges: a site does not pass on
-what it receives (CONTRACT section 4), and customers replicate HQ<->branch and HQ<->web only, so HQ makes
+what it receives (docs/contract.md §4), and customers replicate HQ<->branch and HQ<->web only, so HQ makes
 every change to what all three hold (sign-ups, moves, phone numbers, closing) and the branch changes only
 what the web does not hold (points, credit limits); the web shop deletes an abandoned order (a void
 order would leave HQ and stay at the web). What diverges after a run comes from the scenarios.

@@ -1,4 +1,4 @@
-"""The sample day as Debezium change events: `out/changes/debezium/<server>/*.jsonl` (CONTRACT section 4).
+"""The sample day as Debezium change events: `out/changes/debezium/<server>/*.jsonl` (docs/contract.md §4).
 
 The same generated day as `writer.Writer` lays out, each site in the shape its Debezium connector
 emits (the JSON converter's output, one event a line):

@@ -62,7 +62,7 @@ def render_cell(value: Any, t: SqlType | None) -> str:
 
 def check_out(out: Path) -> None:
     """Refuse an `out` that is not the generator's to write: a file, or a folder holding a file its `MARKER`
-    does not list (someone's captured changes, their snapshots): it is left untouched, as CONTRACT section 6
+    does not list (someone's captured changes, their snapshots): it is left untouched, as docs/contract.md §6
     asks of run directories. `SampleDataError`, one line naming the first such file."""
     try:
         staging.check_out(out)

@@ -1,6 +1,6 @@
 """Sample data for any valid model (`mapwright sample`): snapshots, a day of changes, a schedule.
 
-`generate_sample(model, out, options)` writes what `mapwright run --data out` reads (CONTRACT section 4):
+`generate_sample(model, out, options)` writes what `mapwright run --data out` reads (docs/contract.md §4):
 
 - Snapshots of every table at every site (`snapshot`): realistic values by column name and type (Faker,
   `values`), that fit each column (length, precision, NOT NULL, defaults, unique keys); rows of tables that

@@ -1,4 +1,4 @@
-"""Laying the generated sample out as the files `mapwright run --data DIR` reads (CONTRACT section 4).
+"""Laying the generated sample out as the files `mapwright run --data DIR` reads (docs/contract.md §4).
 
     DIR/snapshots/<server>/<table>.csv    (.jsonl where a value CSV cannot carry: an empty text, bytes, JSON)
     DIR/changes/<site>.jsonl              the site's records in commit order, malformed lines among them

@@ -144,7 +144,7 @@ class Script:
 
 
 def record_doc(world: World, record: Any) -> dict[str, Any]:
-    """A change record as JSON (CONTRACT section 4): DATE columns as dates, decimals as exact text."""
+    """A change record as JSON (docs/contract.md §4): DATE columns as dates, decimals as exact text."""
     table = world.model.table(record.table)
     assert table is not None
     types = world.plan(record.table).types

@@ -212,7 +212,7 @@ def test_closing_the_window_mid_import_stops_it_and_closes_the_dialog(window: Ma
     assert call is not None
     assert window.close()
     assert not dialog.isVisible() and call.cancel.is_set()
-    qtbot.waitUntil(lambda: not call.thread.is_alive(), timeout=20000)
+    qtbot.waitUntil(lambda: not call.worker.is_alive(), timeout=20000)
     qtbot.wait(50)  # whatever the worker emitted is delivered
     assert len(window.document.model.tables) == 2 and not window.document.dirty
 

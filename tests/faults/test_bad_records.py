@@ -1,5 +1,5 @@
-"""Hostile records are rejects, never a failed run, on the reference and on Spark alike (CONTRACT sections
-4, 5, 6 and 7): each with its file, line and reason, the good records around them applied, and the
+"""Hostile records are rejects, never a failed run, on the reference and on Spark alike (docs/contract.md
+§4, 5, 6 and 7): each with its file, line and reason, the good records around them applied, and the
 accounting whole (records = rejects + accepted; deliveries = applied + resolved + queued)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Faults, done for real: real `mapwright run` processes killed (SIGTERM, SIGKILL) at start-up, mid-run and
 while publishing, re-runs over a good run that fail, a full disk (a small tmpfs, mounted as root), two runs
-on one --out, and an --out that is not a run directory (CONTRACT section 6, "Run directories are precious").
+on one --out, and an --out that is not a run directory (docs/contract.md §6, "Run directories are precious").
 
 The good run each test starts from is written by the pure-Python reference (fast); the runs under test are
 real `mapwright run` processes on Spark (local[1], the contract's smallest examples).

@@ -1,5 +1,5 @@
 """Both engines on one run (one Spark run, to keep the suite fast): a transaction's changes are examined in
-`seq` order across its tables (CONTRACT section 7, `scope: transaction`), for transactions Spark maps
+`seq` order across its tables (docs/contract.md §7, `scope: transaction`), for transactions Spark maps
 natively and one it sends the reference's way (a row changed twice); and Debezium Decimals of more than 16
 bytes are refused by their length, with that reason (test_debezium_hostile.py has the reference's cases)."""
 

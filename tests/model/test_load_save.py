@@ -77,7 +77,7 @@ def test_bad_field_names_file_line_and_path(examples: Path, old: str, new: str, 
 
 
 def test_an_unknown_type_names_its_column(examples: Path) -> None:
-    """CONTRACT section 1: "An unknown type string is a load error that names the column" (the path gives
+    """docs/contract.md §1: "An unknown type string is a load error that names the column" (the path gives
     only its place)."""
     text = _edited(examples, '"CHAR(2)"', '"INTERVAL"')
     with pytest.raises(ModelLoadError) as info:

@@ -1,4 +1,4 @@
-"""Helpers shared by the rule tests (CONTRACT section 3).
+"""Helpers shared by the rule tests (docs/contract.md §3).
 
 `assert_fires` / `assert_silent` check one code, optionally at a location;
 a location value may be a set of acceptable values. A `Case` is one firing

@@ -1,5 +1,5 @@
 """Bidirectional rules BI001 and BI002: the reverse mapping, and whether the key survives a round trip
-by the inverse pairs of CONTRACT section 1."""
+by the inverse pairs of docs/contract.md §1."""
 
 from __future__ import annotations
 
@@ -570,7 +570,7 @@ def test_bi002_only_with_a_key() -> None:
 
 
 def test_bi002_not_on_a_mapping_without_a_key() -> None:
-    """CONTRACT: BI002 only when the mapping has a DKey. `m` has none (DK001), so the other direction's
+    """docs/contract.md: BI002 only when the mapping has a DKey. `m` has none (DK001), so the other direction's
     failure, which is reported on `m` because only `m` names the pair, is not reported either."""
     m = keyless_forward([])
     assert_fires(m, "DK001", mapping="m")

@@ -1,4 +1,4 @@
-"""Conflict-resolution rules CR001-CR010 (CONTRACT section 3, seed 003)."""
+"""Conflict-resolution rules CR001-CR010 (docs/contract.md §3, seed 003)."""
 
 from __future__ import annotations
 
@@ -285,7 +285,7 @@ def test_cr002_one_numeric_column(columns: list[str], method: str, fires: bool) 
 
 @pytest.mark.parametrize("method", ["additive", "average"])
 def test_cr002_a_column_listed_twice_is_still_one_column(method: str) -> None:
-    """CONTRACT section 3, CR002: "`additive` or `average` on a group that is not exactly one numeric column".
+    """docs/contract.md §3, CR002: "`additive` or `average` on a group that is not exactly one numeric column".
     A group that names BALANCE twice holds one numeric column (seed 003: "column groups consisting of a single
     numeric column"); the repeat is not a second column."""
     assert_silent(cr([group("g", ["BALANCE", "BALANCE"], step(method))]), "CR002")

@@ -1,4 +1,4 @@
-"""Distribution-key rules DK001-DK011 and the default DKey rule (CONTRACT section 3, seed 000)."""
+"""Distribution-key rules DK001-DK011 and the default DKey rule (docs/contract.md §3, seed 000)."""
 
 from __future__ import annotations
 
@@ -197,7 +197,7 @@ def test_journal_mapping_needs_no_key() -> None:
 
 
 def test_an_empty_distribution_key_is_no_key_not_the_default_rule() -> None:
-    """Only an absent key takes the default rule (CONTRACT section 1: `absent = chosen by the default
+    """Only an absent key takes the default rule (docs/contract.md §1: `absent = chosen by the default
     rule`); `[]` names no column: DK001, though the target's primary key would have served."""
     cols = [col("ID", nullable=False), col("NAME", "VARCHAR(40)")]
     m = one_way(cols, src_pk=["ID"], tgt_pk=["ID"], map_extra={"distribution_key": []})

@@ -320,7 +320,7 @@ def test_nl001(kw: dict[str, Any], fires: bool) -> None:
 
 @pytest.mark.parametrize("default", ["NULL", "null", " ( NULL ) ", "CAST(NULL AS VARCHAR(10))"])
 def test_nl001_a_null_default_is_no_default(default: str) -> None:
-    """CONTRACT section 3, NL001: "a target column that is NOT NULL and has no default is not mapped". A
+    """docs/contract.md §3, NL001: "a target column that is NOT NULL and has no default is not mapped". A
     default of SQL NULL gives the unmapped NOT NULL column the NULL it refuses, exactly as no default does."""
     assert_fires(required(default=default), "NL001", mapping="m", table=TGT, column="REQ")
 

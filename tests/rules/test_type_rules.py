@@ -1,4 +1,4 @@
-"""Data-type rules TY001-TY004 (CONTRACT section 3, seed 001)."""
+"""Data-type rules TY001-TY004 (docs/contract.md §3, seed 001)."""
 
 from __future__ import annotations
 

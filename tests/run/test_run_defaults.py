@@ -1,6 +1,6 @@
 """Column defaults as a run fills them: SQL of the target's server, read in that server's dialect.
 
-A target column no mapping writes takes its default on insert (CONTRACT section 5). The model holds a
+A target column no mapping writes takes its default on insert (docs/contract.md §5). The model holds a
 default as its server's SQL, and the run's evaluator reads Spark SQL: Oracle's `'it''s'` read as Spark SQL
 is two literals joined (`its`), and `SYSDATE` a column of no row (NULL).
 """

@@ -1,4 +1,4 @@
-"""Detection and resolution at the destination, through whole runs of two sites (CONTRACT section 5.5).
+"""Detection and resolution at the destination, through whole runs of two sites (docs/contract.md §5.5).
 
 Site `s` (priority 20) replicates T to site `t` (priority 10). A conflict is
 made by giving `t` a snapshot that differs from `s`'s.

@@ -1,4 +1,4 @@
-"""Column-map methods and `where` clauses evaluated on a source row (CONTRACT section 1)."""
+"""Column-map methods and `where` clauses evaluated on a source row (docs/contract.md §1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Run directories are precious (CONTRACT section 6): what a run may write, the swap, the lock, recovery.
+"""Run directories are precious (docs/contract.md §6): what a run may write, the swap, the lock, recovery.
 
 In-process and fast, on the pure-Python reference; tests/faults/ kills real `mapwright run` processes.
 """

@@ -1,4 +1,4 @@
-"""Decoding change records by schema version, rejects, and typed snapshots (CONTRACT section 4, seed 002)."""
+"""Decoding change records by schema version, rejects, and typed snapshots (docs/contract.md §4, seed 002)."""
 
 from __future__ import annotations
 

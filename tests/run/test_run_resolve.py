@@ -188,7 +188,7 @@ def test_a_38_digit_value_fits_its_38_digit_column(text: str, type_: str) -> Non
 
 def test_priority_group_finds_a_number_whatever_its_scale() -> None:
     """A DECIMAL(4,2) column holds 1.00 and 2.00; the priorities list "1" and "2" (equal numbers are equal
-    whatever their scale, CONTRACT section 7). Both had been "not listed": undecided, queued."""
+    whatever their scale, docs/contract.md §7). Both had been "not listed": undecided, queued."""
     listed = {"1": 1, "2": 2}
     assert priority_group("P", listed, {"P": Decimal("1.00")}, {"P": Decimal("2.0")}).decision == "remote"
     assert priority_group("P", listed, {"P": Decimal("2")}, {"P": 1}).decision == "local"

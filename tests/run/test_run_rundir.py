@@ -1,4 +1,4 @@
-"""The run directory (CONTRACT section 6): contents, types, and no half-written run that looks finished."""
+"""The run directory (docs/contract.md §6): contents, types, and no half-written run that looks finished."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Delivery times from schedule.json and the order events apply at a site (CONTRACT section 4)."""
+"""Delivery times from schedule.json and the order events apply at a site (docs/contract.md §4)."""
 
 from __future__ import annotations
 

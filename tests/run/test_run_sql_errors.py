@@ -1,5 +1,5 @@
 """A mapping whose SQL fails on a row (Spark's ANSI errors) queues that change with the reason; the run goes on
-and its accounting holds (CONTRACT section 5)."""
+and its accounting holds (docs/contract.md §5)."""
 
 from __future__ import annotations
 

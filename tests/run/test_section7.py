@@ -1,4 +1,4 @@
-"""CONTRACT section 7 (the clarifications), one test or more per bullet, through whole reference runs.
+"""docs/contract.md §7 (the clarifications), one test or more per bullet, through whole reference runs.
 
 Site `s` (priority 20) replicates T to site `t` (priority 10) unless a test builds its own model.
 """

@@ -1,4 +1,4 @@
-"""A transaction's changes are examined in `seq` order across its tables (CONTRACT section 7, `scope:
+"""A transaction's changes are examined in `seq` order across its tables (docs/contract.md §7, `scope:
 transaction`: the changes after the first unresolved one are never examined, no conflict recorded for them).
 
 Sites a and b, each with ITEM and ACCT (ID INTEGER NOT NULL primary key, V INTEGER); mappings a.ITEM -> b.ITEM

@@ -95,7 +95,7 @@ def test_unbounded_numbers_that_do_not_fit_decimal_38_10_are_rejects_never_round
     ('"TS": "2026-01-05T10:00:00.000000001"', f"column TS: '2026-01-05T10:00:00.000000001' {SUB}"),
 ])
 def test_a_snapshot_value_that_does_not_fit_is_an_input_error(tmp_path: Path, cell: str, says: str) -> None:
-    """As any snapshot that does not fit its table (CONTRACT section 6): the run stops naming file and line."""
+    """As any snapshot that does not fit its table (docs/contract.md §6): the run stops naming file and line."""
     folder = tmp_path / "snapshots" / "s"
     folder.mkdir(parents=True)
     path = folder / "T.jsonl"

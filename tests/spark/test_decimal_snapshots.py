@@ -1,6 +1,6 @@
 """Values Spark reads otherwise than the reference unless told: a DECIMAL(38, s) with s > 18 (Spark reads a
 number as DECIMAL(38,18) first), a negative zero, and snapshot rows whose identity is NULL or that have no
-key. Each case runs both engines on a tiny input and compares what they give (CONTRACT section 6)."""
+key. Each case runs both engines on a tiny input and compares what they give (docs/contract.md §6)."""
 
 from __future__ import annotations
 

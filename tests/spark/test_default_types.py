@@ -91,8 +91,8 @@ def test_defaults_fill_in_their_columns_type_on_both_engines(spark: Any, tmp_pat
 ])
 def test_a_default_that_does_not_fit_its_column_is_refused(dbms: str, type_: str, default: str,
                                                            value: str | None) -> None:
-    """TB003 refuses a default whose value a record's value of the column could not be (CONTRACT section
-    7), so no valid model's run fills a value its column cannot hold; what it accepts both folds fill."""
+    """TB003 refuses a default whose value a record's value of the column could not be (docs/contract.md
+    §7), so no valid model's run fills a value its column cannot hold; what it accepts both folds fill."""
     problem = default_problem(ColumnDef.model_validate({"name": "C", "type": type_, "default": default}), dbms)
     assert (problem is None) == (value is not None), problem
     written = default_value_sql(run_default(default, dbms), parse_type(type_))

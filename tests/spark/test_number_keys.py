@@ -1,5 +1,5 @@
 """Equal numbers are equal whatever their scale or the sign of their zero, in keys, detection, convergence
-and the order of a table file (CONTRACT section 7): the Spark pipeline against the reference, on a NUMBER
+and the order of a table file (docs/contract.md §7): the Spark pipeline against the reference, on a NUMBER
 without precision (which Spark holds as text) and on a DOUBLE's -0.0."""
 
 from __future__ import annotations

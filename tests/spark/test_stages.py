@@ -5,7 +5,7 @@
 -> `neteffect.net_effect` -> `resolve.resolve` -> `converge.reports`, with `output`'s writers for the data
 files, `grouped.fold_groups` under the reference's paths and `progress.JobProgress` watching the jobs. Each
 test here feeds one stage the input the stage before would give it and compares what it gives with what
-the contract says (CONTRACT sections 4 to 6), stated by hand and, where there is one, checked against the
+the contract says (docs/contract.md §4 to 6), stated by hand and, where there is one, checked against the
 pure-Python reference in engine/run/ (the oracle the Spark stages must equal).
 
 One session for the whole file (tests/spark/conftest.py, local[2]); the session gets the configuration
@@ -79,7 +79,7 @@ def row(id_: int, name: str | None) -> dict[str, Any]:
 
 def record(site: str, txn: str | int, commit: str, op: str, before: dict[str, Any] | None = None,
            after: dict[str, Any] | None = None, seq: int | None = None, **extra: Any) -> str:
-    """A change record's line (CONTRACT section 4) of table T."""
+    """A change record's line (docs/contract.md §4) of table T."""
     doc: dict[str, Any] = {"site": site, "txn": txn, "commit_ts": commit, "table": "T", "op": op}
     if seq is not None:
         doc["seq"] = seq

@@ -348,7 +348,7 @@ def test_renaming_a_column_onto_a_stray_column_map_is_refused_not_a_lost_map(mod
 
 
 def test_add_reverse_leaves_the_parts_of_a_concat_without_separator_unmapped(model: Model) -> None:
-    """A concat with no separator has no split inverse (CONTRACT section 1): the mapping back leaves its inputs
+    """A concat with no separator has no split inverse (docs/contract.md §1): the mapping back leaves its inputs
     unmapped, as it does every column no inverse reaches; it raised a raw validation error (a split needs a
     separator), which the designer's menu did not catch."""
     from engine import operations as ops
