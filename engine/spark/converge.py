@@ -1,4 +1,4 @@
-"""Convergence after the last delivery (CONTRACT section 5, step 6) as one aggregation by distribution key.
+"""Convergence after the last delivery (docs/contract.md §5, step 6) as one aggregation by distribution key.
 
 For each mapping, the source's final rows that satisfy its `where`, mapped through it, are compared with
 the target's rows by DKey on the mapped columns (`converge.compare_mapping` is the reference): a key

@@ -1,11 +1,13 @@
 """Change records as typed rows: Spark parses each line and types it by its table's replication definition.
 
-Every line is parsed once by Spark (`try_parse_json`, a VARIANT that keeps each JSON token's kind). A
-record goes the native way when Spark can show that the reference would accept it and type it as Spark
-does (`clean`): one pattern over `schema_of_variant` checks the record's shape and the kind of every
-token against its table, version and op; the values, read with an explicit struct type per table and
-version (`try_variant_get(v, '$.after', 'struct<...>')`), are checked against the version's and the
-table's current types (ranges, lengths, formats).
+Every line is parsed by Spark twice over, each parse for what it does best. `try_parse_json` gives a
+VARIANT that keeps each JSON token's kind: one pattern over its `schema_of_variant` checks the record's
+shape and the kind of every token against its table, version and op. `from_json`, with an explicit
+schema (the envelope and each table's images, `decode_json`), reads the values: reading them out of the
+VARIANT instead builds a cast per value (B2 at 100,000 events: about 9.7 -> 7.5 s of CPU for the decoding). The
+values are checked against the version's and the table's current types (ranges, lengths, formats). A
+record goes the native way when all of it holds, that is when Spark can show that the reference would
+accept it and type it as Spark does (`clean`).
 
 A line that is not clean is not guessed at: the reference's own decoder reads it (`records.decode_record`,
 or `debezium.decode_event` for a Debezium file) over Arrow, in the executors. It says reject, with the
@@ -21,14 +23,13 @@ marked `force_python`: its transaction takes the reference's path (`neteffect`),
 
 from __future__ import annotations
 
-import json
 import re
+import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import pyarrow as pa
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
@@ -36,23 +37,18 @@ from engine.model.io import dump_model
 from engine.model.schema import Model, Table
 from engine.model.types import SqlType, TypeFamily
 from engine.run.context import identity_columns
-from engine.run.debezium import Skip, SnapshotRow, decode_event
 from engine.run.records import (
     COMMIT_TS_END,
     COMMIT_TS_MIN,
     MAX_RECORD_BYTES,
-    ChangeRecord,
-    Reject,
-    decode_record,
-    oversize_reject,
-    shown_reject,
     versions_of,
 )
-from engine.run.rundir import jsonl_line
-from engine.run.values import INTEGER_BITS, REAL_MAX, parse_timestamp
+from engine.run.values import INTEGER_BITS, REAL_MAX
 from engine.spark import sqltext as sql
-from engine.spark.canonical import READ_AS, row_tokens, token, typed_sql, value_of
-from engine.spark.inworker import model_of
+from engine.spark.canonical import READ_AS, typed_sql
+from engine.spark.decode_json import image_reads
+from engine.spark.decode_reference import read_by_reference
+from engine.spark.decode_reference import record_of as record_of  # re-exported: `neteffect` reads it here
 from engine.spark.jobs import observed
 from engine.spark.types import binary_fits, rep, same_rep, table_ids, table_type_sql
 
@@ -73,9 +69,13 @@ RED_FLAGS = r"\\u[dD][89a-fA-F]|[:\[,]\s*-0+(\.0+)?([eE][+-]?[0-9]+)?\s*[,}\]]"
 """What Spark's JSON reading holds otherwise than Python's: escaped surrogates (Python keeps a lone one,
 which the reference refuses) and a negative zero (Spark drops its sign). Such a line goes to the reference
 (a snapshot's line too: `snapshots`)."""
-MAYBE_RED = f"(contains(text, {sql.string(chr(92) + 'u')}) OR text RLIKE '-0[^0-9]')"
-"""What every red flag holds (cheap to look for; the pattern runs only on such lines). A JSON zero's `-0`
-is followed by no digit (`-00` is no JSON), where a date's or an offset's `-0` always is."""
+NEGATIVE_ZERO_NEXT = "0.eE,}] \t\n\x0b\f\r"
+"""What may follow the `-0` of a negative zero `RED_FLAGS` finds (more zeros, a fraction, an exponent, blanks,
+the token's end)."""
+MAYBE_RED = "(" + " OR ".join(f"contains(text, {sql.string(chr(92) + 'u')})" if c is None else
+                              f"contains(text, {sql.string('-0' + c)})" for c in [None, *NEGATIVE_ZERO_NEXT]) + ")"
+"""What every red flag holds (cheap to look for; the pattern runs only on such lines): plain substrings, where
+a pattern (`-0[^0-9]`) had been about a tenth of the decoding of every line, its search of each text."""
 DECIMAL_15 = r"DECIMAL\(([1-9]|1[0-5]),[0-9]+\)"
 """A JSON number of at most 15 significant digits: Python's float of it prints back the same decimal, so
 the reference's `Decimal(repr(float))` is the exact value Spark reads."""
@@ -100,6 +100,8 @@ class Decoded:
     read_by_reference: DataFrame
     tables: dict[str, str]  # table key -> id (`t3`)
     clean: int | None = None  # how many lines Spark typed itself, where the typing job counted them
+    doubtful: int | None = None  # how many it left to the reference (Debezium files' lines aside), so counted
+    reference_seconds: float = 0.0  # how long the reference's reading of the rest took, where `keep` ran it
 
 
 def decode(lines: DataFrame, model: Model, names: Sequence[str], debezium: dict[int, str],
@@ -126,46 +128,69 @@ def decode(lines: DataFrame, model: Model, names: Sequence[str], debezium: dict[
         counted = observed(counting)
     else:
         parsed = keep(parsed)
+    started = time.perf_counter()
     if counted.get("doubtful") == 0 and not debezium:
         read = lines.sparkSession.createDataFrame([], RECORD_KINDS)
     else:
         doubtful = (parsed.where(~F.col("clean")).select("file_ord", "line", "text", "size")
                     .unionByName(lines.where(is_debezium).select("file_ord", "line", "text", "size")))
         read = keep(doubtful.select("file_ord", "line", F.col("text").cast("binary").alias("data"), "size")
-                    .mapInArrow(_read_by_reference(dump_model(model), list(names), debezium), RECORD_KINDS))
+                    .mapInArrow(read_by_reference(dump_model(model), list(names), debezium), RECORD_KINDS))
+    seconds = time.perf_counter() - started
     normalized = _with_raw_images(read.where(F.col("kind") == "record").select(
         "file_ord", "line", "text", F.lit(0).alias("size")), model, ids, trusted=True)
     records = (parsed.where(F.col("clean")).drop("size", "clean")
                .unionByName(normalized.select(*record_columns(model, ids, trusted=True))))
-    return Decoded(records, read, ids, counted.get("clean"))
+    return Decoded(records, read, ids, counted.get("clean"), counted.get("doubtful"), seconds)
 
 
 def _with_raw_images(lines: DataFrame, model: Model, ids: dict[str, str], trusted: bool) -> DataFrame:
-    """Lines with their VARIANT `v`, the envelope's fields read once (`_site`, `_name`, `_key`, `_op`,
-    `_asked`), and each image of its table read as a struct of tokens (`_rb_<id>`, `_ra_<id>`; a normalized
-    record's per version, `_rb_<id>_<k>`): one projection each, so that later expressions refer to columns
-    instead of repeating the reads."""
+    """Lines with the envelope's fields read once (`_site`, `_name`, `_key`, `_op`, `_asked`, `_txn`, `_seq`,
+    `_commit`, `_ts`) and each image of its table read as a struct of tokens (`_rb_<id>`, `_ra_<id>`; a
+    normalized record's per version, `_rb_<id>_<k>`): one projection each, so that later expressions refer
+    to columns instead of repeating the reads.
+
+    A line as written (not `trusted`) keeps `_w`, its VARIANT (`parsed_line`), for the clean test; its values
+    are read by `from_json` (`decode_json`: a tenth of the cost of reading them out of the VARIANT). A
+    normalized record's values are read out of its VARIANT `v` (few lines: the reference's reading of the
+    doubtful ones)."""
     parsed = lines.withColumn("_w", sql.col(f"CASE WHEN size <= {MAX_RECORD_BYTES} THEN {parsed_line('text')} END"))
-    parsed = parsed.withColumn("v", sql.col(first_value("_w")))
-    parsed = parsed.select("*", sql.col(_get("$.site", "string"), "_site"),
-                           sql.col(_get("$.table", "string"), "_name"), sql.col(_get("$.op", "string"), "_op"),
-                           sql.col(_get("$.schema_version", "bigint"), "_asked"))
-    parsed = parsed.withColumn("_key", F.concat(F.col("_site"), F.lit("."), F.col("_name")))
+    if trusted:
+        parsed = parsed.withColumn("v", sql.col(first_value("_w")))
+        parsed = parsed.select("*", *(sql.col(_get(f"$.{name}", t), f"_{alias}") for name, alias, t in _FIELDS))
+    else:
+        native = [t for t in model.tables if natively_read(t)]
+        reads = image_reads(native, raw_fields)
+        (first, alias), rest = reads.columns[0], reads.columns[1:]
+        parsed = parsed.withColumn(alias, sql.col(first))
+        parsed = parsed.select("*", *(F.col(f"{reads.envelope}.{name}").alias(f"_{short}")
+                                      for name, short, _ in _FIELDS))
+    parsed = parsed.select("*", F.concat(F.col("_site"), F.lit("."), F.col("_name")).alias("_key"),
+                           sql.col("try_cast(_commit AS TIMESTAMP)", "_ts"))
     raws = []
+    if not trusted:
+        parsed = parsed.select("*", *(sql.col(text, alias) for text, alias in rest))
+        for table in native:
+            tid, source = ids[table.key], reads.source[table.key]
+            this = f"_key = {sql.string(table.key)}"
+            raws += [sql.col(sql.case([(this, f"{source}.{name}")]), f"_r{side}_{tid}")
+                     for side, name in (("b", "before"), ("a", "after"))]
+        return parsed.select("*", *raws)
     for table in model.tables:
-        if not trusted and not natively_read(table):
-            continue
         this = f"_key = {sql.string(table.key)}"
         for side, name in (("b", "before"), ("a", "after")):
             tid = ids[table.key]
-            if trusted:  # one column per version: their structs differ
-                for k, number in enumerate(versions_of(table)):
-                    chosen = this if number is None else f"{this} AND {_version_asked(table)} = {number}"
-                    raws.append(sql.col(sql.case([(chosen, _canonical_raw(table, number, name))]),
-                                        f"_r{side}_{tid}_{k}"))
-            else:
-                raws.append(sql.col(sql.case([(this, _raw(table, name))]), f"_r{side}_{tid}"))
+            for k, number in enumerate(versions_of(table)):  # one column per version: their structs differ
+                chosen = this if number is None else f"{this} AND {_version_asked(table)} = {number}"
+                raws.append(sql.col(sql.case([(chosen, _canonical_raw(table, number, name))]),
+                                    f"_r{side}_{tid}_{k}"))
     return parsed.select("*", *raws)
+
+
+_FIELDS = (("site", "site", "string"), ("table", "name", "string"), ("op", "op", "string"),
+           ("schema_version", "asked", "bigint"), ("txn", "txn", "string"), ("seq", "seq", "bigint"),
+           ("commit_ts", "commit", "string"))
+"""The envelope's fields: (name in a record, the column it is read into less its `_`, its type)."""
 
 
 def _version_asked(table: Table) -> str:
@@ -202,11 +227,12 @@ def plain_versions(table: Table) -> dict[int | None, dict[str, SqlType | None]]:
 
 
 def clean(model: Model, ids: dict[str, str]) -> str:
-    """True when Spark reads the line (its VARIANT `v`) exactly as the reference would accept it."""
+    """True when Spark reads the line (the kinds of its VARIANT `_w`, the values `from_json` read) exactly as
+    the reference would accept it."""
     line_ok = sql.all_of(["is_valid_utf8(text)", f"size <= {MAX_RECORD_BYTES}",
                           f"NOT ({MAYBE_RED} AND text RLIKE {sql.string(RED_FLAGS)})",
-                          "v IS NOT NULL", one_json_value("_w", "text"), _txn_ok(), _commit_ok()])
-    shape = shape_of("v")
+                          one_json_value("_w", "text"), _txn_ok(), _commit_ok()])
+    shape = "schema_of_variant(_w)"
     by_table = []
     for table in model.tables:
         if not natively_read(table):
@@ -263,9 +289,10 @@ def one_json_value(parsed: str, text: str) -> str:
 
 
 def record_pattern(table: Table, types: dict[str, SqlType | None], op: str) -> str | None:
-    """The pattern `schema_of_variant` of a clean record of `table` in this version and op matches (once
-    every `>` is written `, >`, so each field ends with `, `); None when no record of it can be clean (the
-    version lacks a key column, or a column no clean token can fill)."""
+    """The pattern the shape of a clean record of `table` in this version and op matches, as
+    `schema_of_variant` writes it of the line's `parsed_line` (`ARRAY<OBJECT<after: ..., txn: STRING>>`);
+    None when no record of it can be clean (the version lacks a key column, or a column no clean token can
+    fill). Each field ends with `, ` or, the last, before the `>` that closes its object (a lookahead)."""
     keys = set(identity_columns(table)) if table.primary_key or table.unique_indexes else set()
     if not keys <= set(types):
         return None
@@ -277,13 +304,14 @@ def record_pattern(table: Table, types: dict[str, SqlType | None], op: str) -> s
         if name not in keys:
             kinds = [*kinds, "VOID"]
         optional = "" if name in keys else "?"
-        items.append(f"(?:{re.escape(name)}: (?:{'|'.join(kinds)}), ){optional}")
-    # an empty image (`OBJECT<>`) only where no column is needed: the reference rejects a missing key
-    image = f"OBJECT<(?:{''.join(items)})>" if keys else f"OBJECT<(?:, |{''.join(items)})>"
+        items.append(f"(?:{re.escape(name)}: (?:{'|'.join(kinds)})(?:, |(?=>))){optional}")
+    # an empty image (`OBJECT<>`) only where no column is needed (every item optional): the reference
+    # rejects a missing key
+    image = f"OBJECT<{''.join(items)}>"
     after = f"after: {image}, " if op in ("I", "U") else "(?:after: VOID, )?"
     before = f"before: {image}, " if op in ("U", "D") else "(?:before: VOID, )?"
-    return (f"^OBJECT<{after}{before}commit_ts: STRING, op: STRING, (?:schema_version: (?:BIGINT|VOID), )?"
-            "(?:seq: BIGINT, )?site: STRING, table: STRING, txn: (?:STRING|BIGINT), >\\z")
+    return (f"^ARRAY<OBJECT<{after}{before}commit_ts: STRING, op: STRING, (?:schema_version: (?:BIGINT|VOID), )?"
+            "(?:seq: BIGINT, )?site: STRING, table: STRING, txn: (?:STRING|BIGINT)>>\\z")
 
 
 def token_kinds(t: SqlType | None) -> list[str]:
@@ -346,14 +374,12 @@ def token_fits(value: str, t: SqlType) -> str | None:
 
 
 def _txn_ok() -> str:
-    return f"coalesce({_get('$.txn', 'string')} <> '', FALSE)"
+    return "coalesce(_txn <> '', FALSE)"
 
 
 def _commit_ok() -> str:
-    text = _get("$.commit_ts", "string")
-    ts = f"try_cast({text} AS TIMESTAMP)"
-    return (f"coalesce({text} RLIKE {sql.string(COMMIT_YEARS + ISO_TIMESTAMP)}"
-            f" AND {ts} >= {sql.lit(COMMIT_TS_MIN)} AND {ts} < {sql.lit(COMMIT_TS_END)}, FALSE)")
+    return (f"coalesce(_commit RLIKE {sql.string(COMMIT_YEARS + ISO_TIMESTAMP)}"
+            f" AND _ts >= {sql.lit(COMMIT_TS_MIN)} AND _ts < {sql.lit(COMMIT_TS_END)}, FALSE)")
 
 
 # --- reading typed values -------------------------------------------------------------------------------
@@ -364,17 +390,16 @@ def _get(json_path: str, spark_type: str) -> str:
     return f"try_variant_get(v, {sql.string(json_path)}, {sql.string(spark_type)})"
 
 
-def _raw(table: Table, side: str) -> str:
-    """A clean record's image of `table` read as a struct of its columns in every plain version, each as
-    `_RAW` reads it (a field the image lacks is NULL)."""
+def raw_fields(table: Table) -> dict[str, str]:
+    """How a clean record's image of `table` is read: each of its columns in every plain version, as `_RAW`
+    reads it (a field the image lacks is NULL)."""
     fields: dict[str, str] = {}
     for types in plain_versions(table).values():
         for name, t in types.items():
             current = table.column(name)
             typed = current.sql_type if current is not None else t
             fields.setdefault(name, _RAW[rep(typed).kind] if typed is not None else "string")
-    ddl = ", ".join(f"{sql.ident(n)}: {t}" for n, t in fields.items())
-    return _get(f"$.{side}", f"struct<{ddl}>")
+    return fields
 
 
 def _canonical_raw(table: Table, number: int | None, side: str) -> str:
@@ -397,9 +422,8 @@ def _envelope(model: Model) -> list[Column]:
         if versions:
             flag = f"{resolved} IN ({', '.join(str(v) for v in versions)})" if latest is not None else "TRUE"
             odd.append((this, flag))
-    return [F.col("_site").alias("site"), sql.col(_get("$.txn", "string"), "txn"),
-            sql.col(f"coalesce({_get('$.seq', 'bigint')}, 0)", "seq"),
-            sql.col(f"try_cast({_get('$.commit_ts', 'string')} AS TIMESTAMP)", "commit_ts"),
+    return [F.col("_site").alias("site"), F.col("_txn").alias("txn"), sql.col("coalesce(_seq, 0)", "seq"),
+            F.col("_ts").alias("commit_ts"),
             F.col("_key").alias("table"), F.col("_op").alias("op"),
             sql.col(f"CAST({sql.case(numbers)} AS INT)", "version"),
             sql.col(f"coalesce({sql.case(odd)}, FALSE)", "force_python")]
@@ -442,92 +466,3 @@ def clean_typed_sql(value: str, t: SqlType) -> str:
     if kind == "bool":
         return f"lower({value}) IN ('true', '1')"
     return typed_sql(value, t)
-
-
-# --- the reference's reading of the rest -----------------------------------------------------------------
-
-
-
-_READ_SCHEMA = pa.schema([("kind", pa.string()), ("file_ord", pa.int32()), ("line", pa.int64()),
-                          ("text", pa.string()), ("table", pa.string()), ("reject", pa.string())])
-
-
-def _read_by_reference(model_text: str, names: list[str], debezium: dict[int, str]) -> Any:
-    """A `mapInArrow` function: each line the native reading left, read by the reference."""
-    def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        model = model_of(model_text)
-        out: list[dict[str, Any]] = []
-        for batch in batches:
-            for row in batch.to_pylist():
-                ordinal, line = row["file_ord"], row["line"]
-                server = debezium.get(ordinal)
-                if row["size"] > MAX_RECORD_BYTES:  # only its head came over: the reject says the size
-                    over = oversize_reject(row["data"], row["size"])
-                    result: Any = shown_reject(names[ordinal], line, over.reason, over.raw)
-                elif server is None:
-                    result = decode_record(row["data"], names[ordinal], line, model)
-                else:
-                    result = decode_event(row["data"], server, names[ordinal], line, model)
-                out.append(_read_row(result, ordinal, model))
-                if len(out) >= 4096:
-                    yield pa.RecordBatch.from_pylist(out, schema=_READ_SCHEMA)
-                    out = []
-        if out:
-            yield pa.RecordBatch.from_pylist(out, schema=_READ_SCHEMA)
-    return read
-
-
-def _read_row(result: Any, ordinal: int, model: Model) -> dict[str, Any]:
-    row: dict[str, Any] = {"kind": None, "file_ord": ordinal, "line": result.line, "text": None, "table": None,
-                           "reject": None}
-    if isinstance(result, ChangeRecord):
-        row.update(kind="record", text=normalized_record(result, model))
-    elif isinstance(result, SnapshotRow):
-        table = model.table(result.table)
-        assert table is not None
-        row.update(kind="snapshot", table=result.table, text=row_tokens(result.row, table))
-    elif isinstance(result, Skip):
-        row.update(kind="skip")
-    else:
-        assert isinstance(result, Reject)
-        row.update(kind="reject", reject=jsonl_line(result.as_dict()))
-    return row
-
-
-def normalized_record(record: ChangeRecord, model: Model) -> str:
-    """An accepted record written back so that the native reading types it exactly: each image an object
-    keyed by position in its version's columns (`c0`...), each value a canonical token."""
-    table = model.table(record.table)
-    assert table is not None
-    types = versions_of(table)[record.version].types
-    doc: dict[str, Any] = {"site": record.site, "txn": record.txn, "seq": record.seq,
-                           "commit_ts": record.commit_ts.isoformat(), "table": table.name, "op": record.op,
-                           "schema_version": record.version}
-    for side, image in (("before", record.before), ("after", record.after)):
-        if image is not None:
-            doc[side] = {f"c{i}": token(image.get(name), t) for i, (name, t) in enumerate(types.items())}
-    return json.dumps(doc)
-
-
-def record_of(text: str, normalized: bool, line: int, model: Model) -> ChangeRecord:
-    """A record of the records Spark typed, as the reference's `ChangeRecord`: its line decoded again, or
-    a normalized record's tokens read back (exactly the values the reference gave it)."""
-    if not normalized:
-        record = decode_record(text, "", line, model)
-        assert isinstance(record, ChangeRecord)  # Spark accepted it only as the reference would
-        return record
-    doc = json.loads(text)
-    table = model.table(f"{doc['site']}.{doc['table']}")
-    assert table is not None
-    version = versions_of(table)[doc["schema_version"]]
-    images = {side: None if doc.get(side) is None else
-              {name: None if t is None else value_of(doc[side].get(f"c{i}"), t) if doc[side].get(f"c{i}") is not None
-               else None for i, (name, t) in enumerate(version.types.items())}
-              for side in ("before", "after")}
-    for side, image in images.items():
-        if image is not None:  # an untyped version column keeps its JSON value, as decoding does
-            for i, (name, t) in enumerate(version.types.items()):
-                if t is None:
-                    image[name] = doc[side].get(f"c{i}")
-    return ChangeRecord("", line, doc["site"], doc["txn"], doc["seq"], parse_timestamp(doc["commit_ts"]), table.key,
-                        doc["op"], images["before"], images["after"], version.number, tuple(version.types))

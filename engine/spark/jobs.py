@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from pyspark.sql import Observation
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 THREADS = 4
 """Jobs in flight at once: enough to keep two cores busy between one job's stages and the next's."""
@@ -33,3 +34,9 @@ def concurrently(work: Sequence[Callable[[], T]]) -> list[T]:
     with ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="mapwright-job") as pool:
         futures = [pool.submit(job) for job in work]
     return [future.result() for future in futures]
+
+
+def both(first: Callable[[], T], second: Callable[[], U]) -> tuple[T, U]:
+    """`first` and `second`, independent, run as `concurrently` runs them (`first`'s failure raised first)."""
+    results: list[Any] = concurrently([first, second])
+    return results[0], results[1]

@@ -1,4 +1,4 @@
-"""Transactions -> local commits and deliveries (CONTRACT section 5, steps 2 to 4), over typed columns.
+"""Transactions -> local commits and deliveries (docs/contract.md §5, steps 2 to 4), over typed columns.
 
 Windows over each transaction (site, txn), in one sort of its records by `seq`, give its commit time, each
 record's place in it and the deliveries before the record's (in `seq` order across its tables).

@@ -1,6 +1,6 @@
 """The run directory's data files, written by Spark's writers into the folder a run is published from.
 
-Each file of CONTRACT section 6 is one file, as the reference writes it: Spark writes a table with one
+Each file of docs/contract.md §6 is one file, as the reference writes it: Spark writes a table with one
 task, which sorts it, and the part file is renamed to its place; a
 `.jsonl` output is written sorted as text parts, which are concatenated in order (a stream of bytes on
 the driver, never rows). What is written is what the reference writes: the lines were made by the
@@ -26,14 +26,14 @@ from engine.spark.types import order_sql, rep
 PART_PREFIX = "part-"
 
 
-def write_table(rows: DataFrame, table: Table, path: Path) -> None:
+def write_table(rows: DataFrame, table: Table, path: Path, small: bool = False) -> None:
     """A table's final rows (`seq`, `row`) as one Parquet file at `path`, ordered by the table's identity
     as the reference orders it (NULL first, numbers by value: `types.order_sql`), in the reference's column
-    types."""
+    types. `small`: a small run's (`_sorted`)."""
     types = {c.name: c.sql_type for c in table.columns}
     order = [F.expr(o).asc_nulls_first() for c in identity_columns(table)
              for o in order_sql(f"row.{sql.ident(c)}", types[c])]
-    ordered = _sorted(rows, *order, F.col("seq"))
+    ordered = _sorted(rows, small, *order, F.col("seq"))
     columns = [sql.col(_output(f"row.{sql.ident(c.name)}", c.sql_type), c.name) for c in table.columns]
     _single_file(ordered.select(*columns), path, "parquet")
 
@@ -54,9 +54,9 @@ def _output(value: str, t: object) -> str:
     return value
 
 
-def write_lines(lines: DataFrame, path: Path) -> None:
+def write_lines(lines: DataFrame, path: Path, small: bool = False) -> None:
     """`lines` (`sort`, `text`) as one text file, a line each, in `sort` order."""
-    ordered = _sorted(lines, F.col("sort")).select("text")
+    ordered = _sorted(lines, small, F.col("sort")).select("text")
     folder = _scratch(path)
     ordered.write.mode("overwrite").text(str(folder))
     with path.open("wb") as out:
@@ -66,17 +66,22 @@ def write_lines(lines: DataFrame, path: Path) -> None:
     shutil.rmtree(folder)
 
 
-def write_conflicts_parquet(conflicts: DataFrame, path: Path) -> None:
+def write_conflicts_parquet(conflicts: DataFrame, path: Path, small: bool = False) -> None:
     """The conflicts as the flat table `rundir.conflicts_arrow` writes, in time order."""
     names = [*CONFLICT_SCALARS, "methods_tried", "applied", *CONFLICT_ROW_FIELDS]
-    ordered = _sorted(conflicts, F.col("sort")).select(*(F.col(sql.ident(n)).alias(n) for n in names))
+    ordered = _sorted(conflicts, small, F.col("sort")).select(*(F.col(sql.ident(n)).alias(n) for n in names))
     _single_file(ordered, path, "parquet")
 
 
-def _sorted(frame: DataFrame, *order: Column) -> DataFrame:
+def _sorted(frame: DataFrame, small: bool, *order: Column) -> DataFrame:
     """`frame` in one partition, sorted: the one task that writes the file sorts it (no sampling job for a
-    range partitioning, no coalesce of sorted ranges)."""
-    return frame.repartition(1).sortWithinPartitions(*order)
+    range partitioning, no coalesce of sorted ranges).
+
+    A large run's frame is shuffled into that partition (its partitions are read in parallel); a small
+    run's is coalesced into it (its few rows are one task's read: no shuffle, one stage a file instead of
+    two)."""
+    gathered = frame.coalesce(1) if small else frame.repartition(1)
+    return gathered.sortWithinPartitions(*order)
 
 
 def _single_file(frame: DataFrame, path: Path, fmt: str) -> None:

@@ -28,22 +28,22 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from engine.model.schema import Model, Table
+from engine.model.schema import Model
 from engine.run.context import RunModelError, build_context
 from engine.run.debezium import debezium_files
 from engine.run.records import InputError, change_files
 from engine.run.reference import RunCounts
-from engine.run.rundir import table_file
 from engine.run.schedule import load_schedule, schedule_document
 from engine.spark import output
 from engine.spark import sqltext as sql
 from engine.spark.converge import reports
-from engine.spark.decode import decode
-from engine.spark.jobs import concurrently
+from engine.spark.decode import Decoded, decode
+from engine.spark.jobs import both, concurrently
 from engine.spark.lines import read_lines
 from engine.spark.neteffect import net_effect
 from engine.spark.progress import JobProgress
-from engine.spark.resolve import resolve, rows_of
+from engine.spark.resolve import resolve
+from engine.spark.results import write_results
 from engine.spark.session import SMALL_INPUT_BYTES, input_bytes
 from engine.spark.snapshots import read_snapshots, snapshot_text_files
 
@@ -183,25 +183,39 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             # the change files' lines are read where decoding reads them, not kept: decoding keeps each
             # line parsed and typed, with its text (at 1,000,000 B2 events, keeping the lines as well
             # had cost 5.5 s and 400 MB of the memory the later stages sort in)
-            change_lines = read_lines(spark, [str(Path(p).resolve()) for p in names]).where(~F.col("blank"))
-            lines = keep(read_lines(spark, [str(p.resolve()) for p in snapshot_texts]))
+            change_lines, lines = _lines(spark, names, snapshot_texts, keep, small)
             deb_ords = {len(changes) + i: server for i, server in enumerate(debezium.values())}
-            decoded = decode(change_lines, model, names, deb_ords, keep, observe=True)
+            first = len(names) if small else 0  # a small run's snapshot lines were read with the change files'
+            ordinals = {path: first + i for i, path in enumerate(snapshot_texts)}
+            snapshot_rows_kept: list[DataFrame] = []
+
+            def decoding() -> tuple[Decoded, dict[str, int]]:
+                decoded = decode(change_lines, model, names, deb_ords, keep, observe=True)
+                counted = decoded.read_by_reference.groupBy("kind").count().collect()
+                return decoded, {r["kind"]: int(r["count"]) for r in counted}
+
+            def snapshots_of(snapshot_rows: DataFrame | None) -> dict[str, DataFrame]:
+                def keep_snapshot(frame: DataFrame) -> DataFrame:
+                    snapshot_rows_kept.append(keep(frame))
+                    return snapshot_rows_kept[-1]
+                return read_snapshots(spark, data_dir, model, lines, ordinals, snapshot_rows, keep_snapshot, small)
+
+            if debezium:  # its `r` events are snapshot rows: the snapshots wait for the decoding
+                decoded, kinds = decoding()
+                snapshots = snapshots_of(_debezium_snapshot_rows(spark, decoded.read_by_reference, names,
+                                                                 len(changes)))
+            else:  # the snapshots' jobs run beside the decoding's, not after them
+                (decoded, kinds), snapshots = both(decoding, lambda: snapshots_of(None))
             read = decoded.read_by_reference
             records = decoded.records
-            kinds = {r["kind"]: int(r["count"]) for r in read.groupBy("kind").count().collect()}
             # the records are the lines Spark typed and those the reference read as records
             accepted = records.count() if decoded.clean is None else decoded.clean + kinds.get("record", 0)
             run.counts.rejects = kinds.get("reject", 0)
             run.counts.records = accepted + run.counts.rejects
             if debezium:
                 run.counts.skipped = kinds.get("skip", 0)
-            ordinals = {path: i for i, path in enumerate(snapshot_texts)}
-            snapshot_rows = _debezium_snapshot_rows(spark, read, names, len(changes)) if debezium else None
-            before = len(persisted)
-            snapshots = read_snapshots(spark, data_dir, model, lines, ordinals, snapshot_rows, keep)
-            snapshot_rows_kept = persisted[before:]
-            forget(lines)  # the snapshots' rows are kept typed
+            if not small:
+                forget(lines)  # the snapshots' rows are kept typed (a small run's lines: once decoding is kept too)
 
         with stage("net_effect"):
             events = net_effect(records, snapshots, model, decoded.tables, schedule_doc, sql_natively, keep,
@@ -219,24 +233,9 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             applied_natively = resolved.applied_natively()  # over Spark Connect, a count of the checks' events
             forget(txns, reference, *snapshot_rows_kept)  # the checks and the fold hold what is read of them now
             folded = resolved.reference
-            conflicts = folded.where(F.col("kind") == "conflict")
-            rows: dict[str, DataFrame] = {}
-            writes: list[Callable[[], None]] = []
-
-            def final_rows(table: Table, path: Path) -> None:
-                """A table's final rows, kept (the writer and convergence read them: never the events
-                again), and written."""
-                rows[table.key] = keep(rows_of(resolved, table))
-                output.write_table(rows[table.key], table, path)
-
-            for table in model.tables:
-                path = table_file(out, table.server, table.name)
-                writes.append(lambda table=table, path=path: final_rows(table, path))  # type: ignore[misc]
-            writes += [lambda: output.write_lines(conflicts.select("sort", "text"), out / "conflicts.jsonl"),
-                       lambda: output.write_conflicts_parquet(conflicts, out / "conflicts.parquet"),
-                       lambda: output.write_lines(folded.where(F.col("kind") == "queue").select("sort", "text"),
-                                                  out / "error_queue.jsonl")]
-            concurrently(writes)
+            before = len(persisted)
+            rows = write_results(resolved, model, out, keep, small)
+            rows_kept = persisted[before:]
             tally = folded.where(F.col("kind").isin("outcome", "conflict")).groupBy("kind", "status") \
                 .agg(F.sum(F.coalesce("n", F.lit(1))).alias("n"))
             counted = {(r["kind"], r["status"]): int(r["n"] or 0) for r in tally.collect()}
@@ -247,13 +246,13 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             counts = run.counts
             if counts.deliveries != counts.applied + counts.resolved + counts.queued:
                 raise AssertionError(f"accounting broken: {counts}")
-            keep_only(read, *rows.values())  # convergence reads the final rows, the rejects their lines
+            keep_only(read, *rows_kept)  # convergence reads the final rows, the rejects their lines
 
         with stage("converge"):
             rejects = read.where(F.col("kind") == "reject").select(
                 F.concat(_name_of(names), F.lit("\x00"), F.lpad(F.col("line").cast("string"), 20, "0")).alias("sort"),
                 F.col("reject").alias("text"))
-            concurrently([lambda: output.write_lines(rejects, out / "rejects.jsonl"),
+            concurrently([lambda: output.write_lines(rejects, out / "rejects.jsonl", small),
                            lambda: setattr(run, "convergence", reports(rows, model, sql_natively, keep))])
     finally:
         for frame in persisted:
@@ -261,6 +260,26 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
         spark.catalog.clearCache()  # what the stages cached for a second reader
         sql.drop_views(spark)
     return run
+
+
+def _lines(spark: SparkSession, changes: list[str], snapshots: list[Path], keep: Callable[[DataFrame], DataFrame],
+           small: bool) -> tuple[DataFrame, DataFrame]:
+    """The change files' lines but blank ones, and the snapshot text files' lines (kept: the snapshots read
+    each file's from them), by their places in `changes` and in `snapshots`.
+
+    A large run reads the change files where decoding reads them, never kept: keeping them as well had
+    cost B2 at 1,000,000 events 5.5 s and 400 MB of the memory the later stages sort in. A small run reads
+    every file in one read, kept (the snapshots' files are then numbered after the change files): one
+    counting job for the lines and one broadcast of their places instead of two each, and the change
+    files' few thousand lines are not read from the files again. They are freed with the records
+    (`keep_only` after the net effect)."""
+    paths = [str(Path(p).resolve()) for p in changes]
+    texts = [str(p.resolve()) for p in snapshots]
+    if not small or not texts:
+        return read_lines(spark, paths).where(~F.col("blank")), keep(read_lines(spark, texts))
+    every = keep(read_lines(spark, paths + texts))
+    return (every.where((F.col("file_ord") < len(paths)) & ~F.col("blank")),
+            every.where(F.col("file_ord") >= len(paths)))
 
 
 def release(frame: DataFrame) -> None:

@@ -1,4 +1,4 @@
-"""Events -> final rows, conflicts, error queue and one outcome per delivery (CONTRACT section 5, step 5).
+"""Events -> final rows, conflicts, error queue and one outcome per delivery (docs/contract.md §5, step 5).
 
 Each target table is folded in groups that cannot affect one another: one row key (`key`), the whole
 table when a row can be reached by other columns than its key (`table`), or, for the tables a

@@ -6,7 +6,7 @@ to plain CSV (no quotes, no stray carriage return); `.parquet` by Spark's Parque
 cast when its Parquet type holds the model's type exactly.
 
 Snapshots must fit their tables: a value that does not, a NULL primary-key column or a duplicate key is an
-input error naming the file and line (CONTRACT section 6). Native expressions find whether a table has
+input error naming the file and line (docs/contract.md §6). Native expressions find whether a table has
 any such problem, or a value they cannot type exactly; only such a table is read again by the reference
 (`records.read_snapshot_file`, `debezium.add_snapshot_rows`), in one Python task per table, which either
 gives the exact `InputError` or the rows, written back as canonical tokens. A clean snapshot never
@@ -48,6 +48,7 @@ from engine.spark.decode import (
     token_kinds,
 )
 from engine.spark.inworker import model_of
+from engine.spark.together import keep_together
 from engine.spark.types import binary_fits, rep, table_type_sql
 
 ROWS = "seq long, row {struct}"
@@ -75,13 +76,16 @@ def snapshot_text_files(data_dir: Path, model: Model) -> list[Path]:
 
 def read_snapshots(spark: SparkSession, data_dir: Path, model: Model, lines: DataFrame, ordinals: dict[Path, int],
                    debezium: DataFrame | None = None,
-                   keep: Callable[[DataFrame], DataFrame] = lambda frame: frame) -> dict[str, DataFrame]:
+                   keep: Callable[[DataFrame], DataFrame] = lambda frame: frame,
+                   together: bool = True) -> dict[str, DataFrame]:
     """Table key -> its initial rows (`ROWS`), for every table with a snapshot file or Debezium `r` event.
 
     `lines` holds the lines of `snapshot_text_files`, by their `ordinals`. `debezium` holds the `r` events
     the decoding read (`table`, `file`, `line`, `order`: their place in file and line order, `text`: the row
     as tokens keyed `c0`...). Raises `InputError` as the reference does. `keep` materializes each table's
-    rows, read twice: by the check for suspicious snapshots, and by the run's events."""
+    rows, read twice: by the check for suspicious snapshots, and by the run's events; with `together` (a
+    small run), every table's in one job (`keep_together`: the bundled sample's eleven snapshots, eleven
+    jobs -> one)."""
     files = snapshot_files(data_dir, model)  # the reference's own listing and its errors, on the driver
     sources: dict[str, list[_Source]] = {}
     for ordinal, (path, table) in enumerate(files):
@@ -94,7 +98,8 @@ def read_snapshots(spark: SparkSession, data_dir: Path, model: Model, lines: Dat
             frame = _canonical_rows(rows.select((F.lit(len(files) << 40) + F.col("order")).alias("seq"), "text"),
                                     table).withColumn("clean", F.lit(True))
             sources.setdefault(table.key, []).append(_Source(table, frame, None))
-    frames = {key: keep(sql.union([s.frame for s in group])) for key, group in sources.items()}
+    frames = keep_together({key: sql.union([s.frame for s in group]) for key, group in sources.items()}, keep,
+                           together)
     suspicious = _suspicious(frames, model)
     if suspicious:
         replaced = _read_by_reference(spark, model, suspicious, files, debezium)

@@ -134,7 +134,7 @@ def number_text_sql(value: str) -> str:
 
 def key_sql(value: str, t: SqlType) -> str:
     """SQL of a value as it compares (`values.same_value`: equal numbers are equal whatever their scale and
-    sign of zero, CONTRACT section 7), for a key to group, join or hash by: a double's -0.0 as 0.0, a number
+    sign of zero, docs/contract.md §7), for a key to group, join or hash by: a double's -0.0 as 0.0, a number
     held as text in one spelling (`number_text_sql`); any other value as itself. Its type is the value's."""
     r = rep(t)
     if r.kind == "double":
