@@ -129,6 +129,9 @@ def test_reexecute_with_unsaved_edits_asks_and_a_cancel_runs_nothing(queued_run:
                                               "changes are not saved")
     assert not browser.requeuer.running() and not (queued_run.parent / "run-requeue").exists()
     assert w.document.dirty and w.document.path.read_text() == before  # type: ignore[union-attr]
+    w.ask = False  # closing it at the end of the test discards the edit without asking
+    w.document.undo_stack.setClean()
+    browser.close()
 
 
 def test_disabled_without_a_queue_and_on_its_own_uses_the_runs_model(browser: ConflictBrowser, ordering_run: Path,
