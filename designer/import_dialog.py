@@ -130,6 +130,8 @@ def footprint(table: Table) -> tuple[float, float]:
 class ImportDialog(QDialog):
     """Connect, pick tables (with a filter), import them as one undo step."""
 
+    STOPS_WITH_WINDOW = True  # its designer window closing stops a running import
+
     sig_imported = Signal(object)  # ImportedSchema
 
     def __init__(self, document: Document, occupied: Callable[[], list[tuple[float, float, float, float]]],

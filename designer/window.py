@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -13,6 +12,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
+    QDialog,
     QDockWidget,
     QFileDialog,
     QLabel,
@@ -41,7 +41,6 @@ from designer.inspector import Inspector
 from designer.labels import menu_text, message, plain_label, plain_tip
 from designer.launcher.panel import RunLauncher, RunnerFactory
 from designer.launcher.runner import RunProcess
-from designer.launcher.sampledialog import SampleJobDialog
 from designer.launcher.settings import DEFAULT_MASTER, is_bundled_sample_data
 from designer.launcher.warm import PreviewRunner, WarmSession, warm_master
 from designer.problems import ProblemsPanel
@@ -302,12 +301,7 @@ class MainWindow(QMainWindow):
         self.redo_action = self._action(edit, "&Redo", QKeySequence.StandardKey.Redo,
                                         lambda: self.document.undo_stack.redo())
         self._action(edit, "&Delete", QKeySequence.StandardKey.Delete, self.delete_focused)
-
-        def select_all() -> None:
-            for item in self.scene.tables.values():
-                item.setSelected(True)
-
-        self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll, select_all)
+        self._action(edit, "Select &all", QKeySequence.StandardKey.SelectAll, lambda: self.scene.select_tables())
         self.authoring = AuthoringActions(lambda: self.document, self, ask=self.ask)
         self.authoring.sig_problem.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.authoring.sig_select.connect(self._select_new)
@@ -593,10 +587,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_discard():
-            imports = sys.modules.get("designer.import_dialog")  # loaded when an import dialog was first opened
-            kinds = [SampleJobDialog, *([imports.ImportDialog] if imports else [])]
-            for dialog in [d for kind in kinds for d in self.findChildren(kind)]:
-                dialog.reject()  # a running import or sample stops: nothing lands for a window that is gone
+            for dialog in self.findChildren(QDialog):  # a running import or sample stops: nothing lands
+                dialog.reject() if getattr(dialog, "STOPS_WITH_WINDOW", False) else None  # for a window gone
             self.autosaver.discard() if not self.document.dirty else None
             if self.warm_session is not None:
                 self.warm_session.stop()

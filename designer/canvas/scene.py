@@ -485,6 +485,11 @@ class MappingScene(QGraphicsScene):
             return ("reverse", item.ref)
         return ()
 
+    def select_tables(self) -> None:
+        """Edit ▸ Select all: every table (their wires follow them)."""
+        for item in self.tables.values():
+            item.setSelected(True)
+
     def select_column(self, table: str, column: str) -> None:
         self.clearSelection()
         self.tables[table].setSelected(True)

@@ -55,6 +55,8 @@ class SampleJobDialog(QDialog):
     """What the sample dialogs share: an output folder, progress, Stop, one job at a time, and closing by any
     means stopping the job and dropping its outcome."""
 
+    STOPS_WITH_WINDOW = True  # its designer window closing stops a running job
+
     sig_generated = Signal(str)  # the folder written
 
     def __init__(self, title: str, out_dir: Path, parent: QWidget | None = None) -> None:
