@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from engine.model.schema import Model
-from engine.run.schedule import Schedule
+from engine.run.input.schedule import Schedule
 
 _DECIMAL = re.compile(r"^(?:DECIMAL|NUMERIC|NUMBER)\((\d+),\s*(\d+)\)$", re.IGNORECASE)
 _SIMPLE: dict[str, T.DataType] = {

@@ -33,9 +33,9 @@ from typing import Any, TypeVar
 from benchmarks import topology
 from benchmarks.memory import Sampler
 from engine.model import Model, load_model
-from engine.run.reference import RunResult, run_reference
-from engine.run.rundir import RunInfo, RunSummary, model_sha256, write_run, write_spark_run
-from engine.run.schedule import load_schedule
+from engine.run.input.schedule import load_schedule
+from engine.run.rundir.write import RunInfo, RunSummary, model_sha256, write_run, write_spark_run
+from engine.run.semantics.reference import RunResult, run_reference
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ISSUE_AT_100K = {"reference_s": 37, "mapwright_run_s": 75, "native_baseline_process_s": 19}
@@ -111,7 +111,7 @@ def bench(events: int, seed: int, master: str, reference_max: int, work: Path) -
             ran, seconds = timed(lambda: pipeline(spark, model, model_path, data, work / "pipeline-run", master))
         result["pipeline"] = figure(events, seconds, baseline_s, peaks.as_dict())
         result["pipeline"].update(stage_seconds={k: round(v, 2) for k, v in ran.stage_seconds.items()},
-                                  counts=ran.counts.as_dict())
+                                  counts=ran.counts.as_dict(), python=ran.python)
         spark.stop()
         if events <= reference_max:
             counts = ran.counts.as_dict()
@@ -139,6 +139,11 @@ def report(r: dict[str, Any]) -> str:
             lines.append(f"  {name:<9} {f['seconds']:8.1f} s {f['events_per_s']:>9,} events/s "
                          f"{f['ratio_to_baseline']:6.2f}x baseline   peak driver {mem['driver_mb']:7.0f} MB, "
                          f"whole run {mem['run_mb']:7.0f} MB (python {mem['python_mb']:.0f} MB)")
+    stages = r["pipeline"].get("stage_seconds", {})
+    if stages:
+        lines.append("  pipeline stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items()))
+    for stage, python in r["pipeline"].get("python", {}).items():
+        lines.append(f"  python in {stage}: " + ", ".join(f"{k} {v:,}" for k, v in python.items()))
     peak = r["peak_memory"]
     lines.append(f"  ratio pipeline / baseline: {r['pipeline']['ratio_to_baseline']:.2f}x; peak of the whole "
                  f"benchmark: driver {peak['driver_mb']:.0f} MB, whole run {peak['run_mb']:.0f} MB")

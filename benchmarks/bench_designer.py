@@ -40,7 +40,6 @@ from designer.document import Document  # noqa: E402
 from designer.tree import ModelTree  # noqa: E402
 from designer.window import MainWindow  # noqa: E402
 from engine import authoring as au  # noqa: E402
-from engine import operations as ops  # noqa: E402
 from engine.edits import Edit, evolve, replace  # noqa: E402
 from engine.model import save_model  # noqa: E402
 
@@ -113,14 +112,14 @@ def edits_for(window: MainWindow, count: int) -> list[Callable[[], list[Edit]]]:
             out.append(lambda m=mapping: [replace(model, "mapping", model.mapping(m.id), evolve(
                 model.mapping(m.id), journal=not model.mapping(m.id).journal))])  # type: ignore[union-attr]
         elif kind == 1:
-            out.append(lambda m=mapping: ops.toggle_dkey(model, m.id, "C3"))
+            out.append(lambda m=mapping: au.toggle_dkey(model, m.id, "C3"))
         elif kind == 2:
             out.append(lambda t=table: [replace(model, "table", model.table(t.key), evolve(
                 model.table(t.key), columns=[c.model_dump(mode="python") | (  # type: ignore[union-attr]
                     {"type": "VARCHAR(80)" if c.type != "VARCHAR(80)" else "VARCHAR(40)"} if c.name == "C5" else {})
                     for c in model.table(t.key).columns]))])  # type: ignore[union-attr]
         else:
-            out.append(lambda t=table, i=i: ops.move_table(model, t.key, 3000.0 + i, 100.0 * i))
+            out.append(lambda t=table, i=i: au.move_table(model, t.key, 3000.0 + i, 100.0 * i))
     return out
 
 
@@ -237,11 +236,11 @@ def measure_ratios(app: QApplication, window: MainWindow) -> dict[str, float]:
     rebuild = min(timed(tree.rebuild)[1] for _ in range(3))
 
     keys = [t.key for t in model.tables]
-    at_once = min(timed(lambda: ops.delete_tables(model, keys))[1] for _ in range(3))
+    at_once = min(timed(lambda: au.delete_tables(model, keys))[1] for _ in range(3))
 
     def one_table() -> None:
         model.drop_index()  # as in a chain of one step per table: each step's edits drop the model's index
-        ops.delete_table(model, keys[len(keys) // 2])
+        au.delete_table(model, keys[len(keys) // 2])
     one = min(timed(one_table)[1] for _ in range(5))
     grid.close()
     tree.close()

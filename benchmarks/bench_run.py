@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from engine.model import load_model
-from engine.run.reference import run_reference
+from engine.run.semantics.reference import run_reference
 from engine.runner import run
 from resources import ROOT, SAMPLE_MODEL
 

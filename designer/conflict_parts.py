@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QFormLayout, QMenu, 
 
 from designer.labels import menu_text
 from designer.slots import bound
+from engine.core.types import TypeFamily
 from engine.model.schema import DESIGNATED_COLUMN_METHODS, TIMESTAMP_METHODS
-from engine.model.types import TypeFamily
 
 if TYPE_CHECKING:
     from designer.conflict_editor import ConflictEditor

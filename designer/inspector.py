@@ -37,7 +37,6 @@ from designer.fieldedit import FieldEdit, focus_spot, refocus
 from designer.labels import form_row, plain_label, plain_tip
 from designer.values import OutOfRange, optional_number, parse_integer, parse_like, parse_number, value_text
 from engine import authoring as au
-from engine import operations as ops
 from engine.edits import Edit, evolve, replace
 from engine.keys import distribution_key
 from engine.model.methods import METHOD_CLASSES, MethodSpec
@@ -233,7 +232,7 @@ class Inspector(QScrollArea):
         self._line(form, "default", value_text(col.default), set_default)
 
         def dkey_toggle(mapping_id: str) -> Callable[[bool], None]:
-            return lambda _on: self.document.apply(ops.toggle_dkey(self.document.model, mapping_id, name),
+            return lambda _on: self.document.apply(au.toggle_dkey(self.document.model, mapping_id, name),
                                                    f"Toggle distribution key {name}")
 
         for mapping in (m for m in self.document.model.mappings if m.target == key):
@@ -293,7 +292,7 @@ class Inspector(QScrollArea):
         mapping = self.document.model.mapping(mapping_id)
         if mapping is None or column not in mapping.columns:
             return False
-        node = ops.node_at(mapping.columns[column].model_dump(mode="json"), tuple(path))
+        node = au.node_at(mapping.columns[column].model_dump(mode="json"), tuple(path))
         if not isinstance(node, dict):
             return False
         self.title.setText(f"{node['method']} on {mapping_id}: {column}")
@@ -305,7 +304,7 @@ class Inspector(QScrollArea):
 
             def commit(text: str, field: str = field) -> None:
                 now = self._node(mapping_id, column, tuple(path))
-                self._apply(lambda: ops.set_method_fields(
+                self._apply(lambda: au.set_method_fields(
                     self.document.model, mapping_id, column, tuple(path),
                     **{field: _typed(text, field, now.get(field) if now else None)}), f"Set {field}")
             self._line(form, field, value_text(value), commit)
@@ -316,7 +315,7 @@ class Inspector(QScrollArea):
         mapping = self.document.model.mapping(mapping_id)
         if mapping is None or column not in mapping.columns:
             return None
-        node = ops.node_at(mapping.columns[column].model_dump(mode="json"), path)
+        node = au.node_at(mapping.columns[column].model_dump(mode="json"), path)
         return node if isinstance(node, dict) else None
 
     def _inputs(self, form: QFormLayout, mapping_id: str, column: str, path: tuple[int, ...],

@@ -39,7 +39,8 @@ from designer.launcher.settings import (
     SPARK_LOCAL,
     preference,
 )
-from engine.spark.session import DRIVER_MEMORY, MasterError, parse_master
+from engine.spark.memory import DRIVER_MEMORY
+from engine.spark.session import MasterError, parse_master
 
 ENGINES = {AUTO: "Auto", INPROCESS: "In process", SPARK_LOCAL: "Spark local"}
 AUTOSAVE_SECONDS = 60  # the periodic autosave of an unsaved model (`Autosaver`'s own default)

@@ -2,7 +2,9 @@
 
 import decimal
 
-__version__ = "0.1.0"
+from engine.core.version import __version__
+
+__all__ = ["EXACT_DIGITS", "__version__"]
 
 EXACT_DIGITS = 100
 """The precision of every DECIMAL computation of the engine's: a column holds up to 38 digits (Spark's

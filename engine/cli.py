@@ -162,7 +162,7 @@ def cmd_requeue(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from engine.deploy.pgcluster import ClusterError
     from engine.deploy.verify import VerifyError, verify
-    from engine.run.rundir import RUN_INPUT_ERRORS
+    from engine.run.rundir.write import RUN_INPUT_ERRORS
     from engine.runner import invalid_model_reason
 
     model = load_model(args.model)

@@ -32,6 +32,7 @@ from sqlalchemy.schema import CreateTable
 from sqlalchemy.sql.compiler import GenericTypeCompiler
 from sqlglot import exp
 
+from engine.core.types import SqlType, TypeFamily
 from engine.ddlparts import DdlError as DdlError
 from engine.ddlparts import column_parts, partition_options, partition_statements, table_parts
 from engine.ddlparts import comment as comment
@@ -39,7 +40,6 @@ from engine.ddlparts import ident as _ident
 from engine.ddlserver import server_ddl
 from engine.exportdefault import export_default
 from engine.model.schema import Model, Table
-from engine.model.types import SqlType, TypeFamily
 from engine.sqldefaults import (
     SQLGLOT_BY_DBMS,
     SQLGLOT_BY_SQLALCHEMY,

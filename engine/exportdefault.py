@@ -13,7 +13,7 @@ from typing import cast
 import sqlglot
 from sqlglot import exp
 
-from engine.model.types import SqlType, TypeFamily
+from engine.core.types import SqlType, TypeFamily
 from engine.sqldefaults import (
     DBMS_NAMES,
     HEX_IS_BINARY,

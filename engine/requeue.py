@@ -27,16 +27,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from engine.core.values import ValueDecodeError, parse_timestamp
 from engine.model import Model, load_model
-from engine.run.context import RunContext, build_context
-from engine.run.converge import converge
-from engine.run.fold import fold_events
-from engine.run.publish import RunDirError, check_out_dir, claim
-from engine.run.records import ChangeRecord, Reject, decode_record, parse_json, read_snapshot_file
-from engine.run.reference import RunCounts, RunResult, snapshot_events
-from engine.run.rundir import RUN_INPUT_ERRORS, RunInfo, model_sha256, table_file, write_failed_run, write_run
-from engine.run.rundir_read import RunDirUnreadable, read_run_files, read_text
-from engine.run.values import ValueDecodeError, parse_timestamp
+from engine.run.input.records import ChangeRecord, Reject, decode_record, parse_json
+from engine.run.input.snapshots import read_snapshot_file
+from engine.run.rundir.publish import RunDirError, check_out_dir, claim
+from engine.run.rundir.read import RunDirUnreadable, read_run_files, read_text
+from engine.run.rundir.write import RUN_INPUT_ERRORS, RunInfo, model_sha256, table_file, write_failed_run, write_run
+from engine.run.semantics.context import RunContext, build_context
+from engine.run.semantics.converge import converge
+from engine.run.semantics.fold import fold_events
+from engine.run.semantics.reference import RunCounts, RunResult, snapshot_events
 from engine.runner import invalid_model_reason
 
 EXIT_OK, EXIT_FAILED = 0, 1

@@ -11,10 +11,25 @@ to that column. Everything else has no inverse.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import assert_never
 
-from engine.model.methods import Cast, Column, Concat, Constant, Expression, Method, Split, Substring, System
+from engine.core.narrowing import narrowing
+from engine.core.types import SqlType, TypeFamily, parse_type
+from engine.model.methods import (
+    Cast,
+    Column,
+    Concat,
+    Constant,
+    Expression,
+    Lower,
+    Method,
+    Split,
+    Substring,
+    System,
+    Trim,
+    Upper,
+)
 from engine.model.schema import Mapping, Table
-from engine.model.types import SqlType, TypeFamily, parse_type
 
 _INVERTIBLE_CAST = (TypeFamily.EXACT_NUMERIC, TypeFamily.DATETIME)
 
@@ -73,22 +88,25 @@ def describe(method: Method) -> str:
     if isinstance(method, Column):
         return method.input
     args = ", ".join(describe(m) for m in method.inputs_of())
-    if isinstance(method, Concat):
-        extra = f", sep={method.sep!r}" if method.sep else ""
-    elif isinstance(method, Split):
-        extra = f", {method.sep!r}, {method.index}"
-    elif isinstance(method, Cast):
-        extra = f" AS {method.type}"
-    elif isinstance(method, Substring):
-        extra = f", {method.start}, {method.length}"
-    elif isinstance(method, Constant):
-        extra = repr(method.value)
-    elif isinstance(method, System):
-        extra = method.name
-    elif isinstance(method, Expression):
-        extra = method.sql
-    else:
-        extra = ""
+    match method:
+        case Concat():
+            extra = f", sep={method.sep!r}" if method.sep else ""
+        case Split():
+            extra = f", {method.sep!r}, {method.index}"
+        case Cast():
+            extra = f" AS {method.type}"
+        case Substring():
+            extra = f", {method.start}, {method.length}"
+        case Constant():
+            extra = repr(method.value)
+        case System():
+            extra = method.name
+        case Expression():
+            extra = method.sql
+        case Upper() | Lower() | Trim():
+            extra = ""
+        case _:
+            assert_never(method)
     return f"{method.method}({args}{extra})"
 
 
@@ -177,8 +195,6 @@ def _keeps(original: Term, back: Term, source: Table) -> bool:
     """Whether the cast `back` is the opposite of the cast there: to a type that holds every value of
     `original` (not TIMESTAMP -> text -> DATE, nor DECIMAL(10,2) -> text -> INTEGER, nor VARCHAR(10) ->
     INTEGER -> VARCHAR(5)). A text between too short for some values is TY005's, on the mapping there."""
-    from engine.rules.typecompat import narrowing  # the rules import this module: no cycle at import time
-
     have = _type(original, source)
     if have is None:
         return True  # text of no declared type (a concat, a split): nothing known to cut

@@ -1,6 +1,6 @@
 """`mapwright diff RUN_A RUN_B`: what changed between two succeeded runs (docs/contract.md §6).
 
-Both run directories are read whole and checked first (`engine.run.rundir_read`), so a damaged or
+Both run directories are read whole and checked first (`engine.run.rundir.read`), so a damaged or
 unfinished run is one clear error, never a partial diff. Compared: the manifest's counts, the conflicts by
 table and outcome, the diverged keys of each mapping's convergence, and the final rows of every table,
 matched by the table's key (its primary key, else its first unique index, from the run's model while that
@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.core.values import to_json_value
 from engine.model.io import one_line
-from engine.run.rundir_read import COUNT_KEYS, RunDirUnreadable, RunFiles, read_run_files
-from engine.run.values import to_json_value
+from engine.run.rundir.documents import COUNT_KEYS
+from engine.run.rundir.read import RunDirUnreadable, RunFiles, read_run_files
 from engine.rundiff_rows import EXAMPLES, Row, TableDiff, diff_table, read_rows, table_files, table_keys
 
 __all__ = ["RunDiff", "RunDirUnreadable", "TableDiff", "diff_runs", "render_diff"]

@@ -2,7 +2,7 @@
 
 The key is the table's primary key, else its first unique index, read from the run's model while that file
 is unchanged (the manifest's SHA-256); with none known, whole rows are compared. Values are compared as a
-run compares them (`engine.run.values.same_value`): numbers equal whatever their scale, NULL equals NULL.
+run compares them (`engine.core.values.same_value`): numbers equal whatever their scale, NULL equals NULL.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from engine.core.values import comparable, same_value, to_json_value
 from engine.model.io import MAX_MODEL_BYTES
-from engine.run.inputfiles import InputFileError, open_input_file, read_input_file
-from engine.run.rundir import table_file
-from engine.run.rundir_read import MAX_RUN_FILE_BYTES, RunDirDamaged
-from engine.run.values import comparable, same_value, to_json_value
+from engine.run.input.files import InputFileError, open_input_file, read_input_file
+from engine.run.rundir.read import MAX_RUN_FILE_BYTES, RunDirDamaged
+from engine.run.rundir.write import table_file
 
 Row = dict[str, Any]
 Rows = tuple[list[str], list[Row]]

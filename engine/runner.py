@@ -4,7 +4,7 @@ Progress goes to stdout as JSON lines (`{"event": "stage", "stage": ..., "done":
 then one `{"event": "finished", "status": ..., "out": RUNDIR, "manifest": path or null, ...}`).
 
 The run directory is checked before anything else and locked once the input has been read
-(`engine.run.publish`): a folder that is not a run directory, or one that another run holds, is exit 2
+(`engine.run.rundir.publish`): a folder that is not a run directory, or one that another run holds, is exit 2
 and left untouched. SIGTERM or Ctrl-C cancels
 at any moment, within a fraction of a second while Spark starts (the start runs in a worker thread that
 the main thread stops waiting for; the JVM dies with this process). A failed or cancelled run writes a
@@ -37,10 +37,10 @@ from engine.java import JavaMissing, require_java
 from engine.model import Model, load_model
 from engine.rules import count, validate
 from engine.run.inprocess import fill_inprocess_run
-from engine.run.publish import RunDirError, check_out_dir, claim
-from engine.run.reference import RunCancelled
-from engine.run.replica import with_replica_identity
-from engine.run.rundir import RUN_INPUT_ERRORS, RunInfo, model_sha256, write_failed_run, write_spark_run
+from engine.run.rundir.publish import RunDirError, check_out_dir, claim
+from engine.run.rundir.write import RUN_INPUT_ERRORS, RunInfo, model_sha256, write_failed_run, write_spark_run
+from engine.run.semantics.reference import RunCancelled
+from engine.run.semantics.replica import with_replica_identity
 from engine.spark.session import MasterError, check_reachable, input_bytes, parse_master
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

@@ -27,10 +27,13 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, SqlglotError
 from sqlglot.tokenizer_core import TokenType
 
+from engine.core.types import SqlType, TypeFamily
+from engine.core.values import ConversionError, conform
 from engine.model.schema import ColumnDef
-from engine.model.types import SqlType, TypeFamily
 from engine.pgconstants import ConstantProblem, pg_constants
+from engine.sql import evaluate as sql_evaluate
 from engine.sql import limit_problem
+from engine.sql.errors import UnsupportedSql
 
 SQLGLOT_BY_DBMS = {"postgresql": "postgres", "oracle": "oracle", "mssql": "tsql", "ase": "tsql",
                    "mysql": "mysql", "sqlite": "sqlite", "db2": "postgres", "informix": "postgres",
@@ -389,10 +392,6 @@ text (PostgreSQL's `'\\x00'` is one byte) and boolean words (PostgreSQL's `'yes'
 
 def _value_problem(column: ColumnDef, dbms: str) -> str | None:
     """Why the value of a column's default does not fit the column's type, or None."""
-    from engine.run.values import ConversionError, conform  # engine.run imports this module
-    from engine.sql import evaluate as sql_evaluate
-    from engine.sql.errors import UnsupportedSql
-
     assert column.default is not None
     if column.sql_type.family not in _JUDGED:
         return None

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.model.io import one_line
-from engine.run.rundir_read import LastAttempt, RunDirDamaged, RunDirUnreadable, read_run_files
+from engine.run.rundir.read import LastAttempt, RunDirDamaged, RunDirUnreadable, read_run_files
 
 __all__ = ["RunDirDamaged", "RunDirUnreadable", "RunSummary", "read_run", "render_summary"]
 
@@ -45,7 +45,7 @@ class RunSummary:
 
 
 def read_run(rundir: Path) -> RunSummary:
-    """The run directory at `rundir`, checked whole first (`engine.run.rundir_read`): a damaged one raises
+    """The run directory at `rundir`, checked whole first (`engine.run.rundir.read`): a damaged one raises
     `RunDirDamaged` naming the file and line, never a partial summary."""
     files = read_run_files(rundir)
     return RunSummary(files.manifest, files.conflicts, files.error_queue, files.rejects, files.convergence,

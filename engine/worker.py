@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import runner
-from engine.run.reference import RunCancelled
+from engine.run.semantics.reference import RunCancelled
 from engine.spark.session import MasterError, parse_master
 
 STATE, DONE = "worker", "done"
@@ -266,8 +266,8 @@ def _import_inprocess_engine() -> None:
     run then inherits what it imports on first use (pandas, on the first Parquet write, alone is 0.3 s) and
     the caches it fills. A failure is said and ignored: the first run pays for it instead."""
     from engine.model import load_model
-    from engine.run.reference import run_reference
-    from engine.run.rundir import write_data
+    from engine.run.rundir.write import write_data
+    from engine.run.semantics.reference import run_reference
     from engine.sampledata.generator import generate
     from resources import SAMPLE_MODEL
 

@@ -16,7 +16,7 @@ settings.load_profile("explore" if os.environ.get("MAPWRIGHT_EXPLORE") else "rep
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pgserver import PgServer, PgUnavailable, running_server  # noqa: E402
+from engine.deploy.pgcluster import ClusterError, PgInstance, running_server  # noqa: E402
 
 EXAMPLES = ROOT / "tests" / "fixtures" / "examples"  # copies of the contract's examples: the project stands alone
 
@@ -46,12 +46,13 @@ def examples() -> Path:  # read-only: safe to share across hypothesis inputs
 
 
 @pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
-    """One real PostgreSQL server for the session (Debian's package); fails, never skips, without one."""
+def pg_server() -> Iterator[PgInstance]:
+    """One real PostgreSQL server for the session (Debian's package, started as `mapwright verify` starts its
+    servers); fails, never skips, without one. PostgreSQL's default connection limit, not verify's small one."""
     try:
-        with running_server() as server:
+        with running_server(max_connections="100") as server:
             yield server
-    except PgUnavailable as exc:
+    except ClusterError as exc:
         pytest.fail(f"cannot start a PostgreSQL server for this test: {exc}")
 
 
@@ -59,7 +60,7 @@ def pg_server() -> Iterator[PgServer]:
 def ordering_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The reference engine's run directory of the ordering example: two conflicts at C, six mappings (four
     diverged), no queue, no rejects. Read-only: copy it to change it."""
-    from engine.run.rundir import run_reference_to_dir
+    from engine.run.rundir.write import run_reference_to_dir
 
     example = EXAMPLES / "ordering_conflict"
     status, out = run_reference_to_dir(example / "model.json", example / "data", tmp_path_factory.mktemp("r") / "run")

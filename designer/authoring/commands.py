@@ -13,7 +13,6 @@ from pydantic import ValidationError
 
 from designer.document import Document, EditCommand
 from engine import authoring as au
-from engine import operations as ops
 from engine.edits import Edit
 
 
@@ -78,7 +77,7 @@ class ReplicateTable(AuthoringCommand):
 
 class RemoveTable(AuthoringCommand):
     def __init__(self, document: Document, key: str) -> None:
-        super().__init__(document, ops.delete_table(document.model, key), f"Remove table {key}")
+        super().__init__(document, au.delete_table(document.model, key), f"Remove table {key}")
 
 
 # --- columns ---------------------------------------------------------------------------------------------------
@@ -162,7 +161,7 @@ class SetMethod(AuthoringCommand):
 
     def __init__(self, document: Document, mapping_id: str, column: str, method: dict[str, Any] | str | None) -> None:
         try:
-            edits = ops.set_method(document.model, mapping_id, column, method)
+            edits = au.set_method(document.model, mapping_id, column, method)
         except ValidationError as exc:
             err = exc.errors(include_url=False)[0]
             raise au.AuthoringError(f"{column}: {err['msg']}") from None

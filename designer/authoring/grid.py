@@ -36,9 +36,9 @@ from designer.gridview import GridView
 from designer.labels import plain_label, plain_tip
 from designer.values import OutOfRange, parse_like, value_text
 from engine import authoring as au
-from engine import operations as ops
 from engine.authoring.errors import refusal
 from engine.edits import Edit
+from engine.methods import kind_of
 from engine.model.methods import METHOD_CLASSES, Column, Concat, Constant, Expression, Method
 from engine.model.schema import Mapping
 from engine.reversibility import describe
@@ -319,7 +319,7 @@ class MappingGridModel(QAbstractTableModel):
             method = current.columns.get(column) if current else None
             first = (method.source_columns() or [column])[0] if method else column
             return cmd.SetMethod(self.document, mapping_id, column, first)
-        return cmd.AuthoringCommand(self.document, ops.insert_method(self.document.model, mapping_id, column, kind),
+        return cmd.AuthoringCommand(self.document, au.insert_method(self.document.model, mapping_id, column, kind),
                                     f"Insert {kind} on {column}")
 
     def _inputs_command(self, mapping_id: str, column: str, method: Method | None,
@@ -340,14 +340,14 @@ class MappingGridModel(QAbstractTableModel):
                                     "or on the canvas")
         elif isinstance(method, Concat):
             fields = {"inputs": names}
-        elif "input" not in type(method).model_fields:
+        elif kind_of(method).inputs == "none":
             raise au.AuthoringError(f"{method.method} has no inputs: set its parameters in the properties panel")
         elif len(names) == 1:
             fields = {"input": names[0]}
         else:
             raise au.AuthoringError(f"{method.method} takes one input")
         try:
-            edits = ops.set_method_fields(self.document.model, mapping_id, column, (), **fields)
+            edits = au.set_method_fields(self.document.model, mapping_id, column, (), **fields)
         except ValidationError as exc:
             raise refusal(exc) from None
         return cmd.AuthoringCommand(self.document, edits, f"Inputs of {column}")

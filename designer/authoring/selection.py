@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine import operations as ops
+from engine import authoring as au
 from engine.edits import Edit
 from engine.model.schema import Model
 
@@ -61,5 +61,5 @@ def ref_exists(model: Model, ref: Ref) -> bool:
         return mapping is not None
     if str(ref[2]) not in mapping.columns:
         return False
-    return kind == "link" or isinstance(ops.node_at(mapping.columns[str(ref[2])].model_dump(mode="json"),
+    return kind == "link" or isinstance(au.node_at(mapping.columns[str(ref[2])].model_dump(mode="json"),
                                                     tuple(ref[3])), dict)

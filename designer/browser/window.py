@@ -38,7 +38,7 @@ from designer.browser.overview import RunOverview
 from designer.browser.pages import ConflictsPage, ConvergencePage, RecordsPage
 from designer.browser.requeue import RunRequeuer
 from designer.browser.story import story_html, story_lines
-from engine.run.rundir_read import LastAttempt
+from engine.run.rundir.read import LastAttempt
 from engine.summary import RunDirDamaged, RunDirUnreadable, RunSummary, read_run
 from resources import SAMPLE_MODEL
 

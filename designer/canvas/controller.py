@@ -1,4 +1,4 @@
-"""Turns canvas gestures into undoable edits (through `engine.operations`), and builds context menus."""
+"""Turns canvas gestures into undoable edits (through `engine.authoring`), and builds context menus."""
 
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ from designer.canvas.scene import MappingScene
 from designer.document import Document
 from designer.labels import menu_text
 from designer.slots import bound
-from engine import operations as ops
+from engine import authoring as au
 from engine.edits import Edit, chain, set_setting
 from engine.keys import distribution_key
+from engine.methods import INSERTABLE
 from engine.model.schema import Model
-
-METHODS = ("concat", "split", "substring", "cast", "constant", "system", "upper", "lower", "trim", "expression")
 
 
 class CanvasController(QObject):
@@ -36,13 +35,13 @@ class CanvasController(QObject):
         return self.document.model
 
     def connect_columns(self, source: str, source_col: str, target: str, target_col: str) -> None:
-        edits = ops.connect_columns(self.model, source, source_col, target, target_col)
+        edits = au.connect_columns(self.model, source, source_col, target, target_col)
         if not edits:
             self.scene.sig_refused.emit(f"Not mapped: {source}.{source_col} to {target}.{target_col}")
         self.document.apply(edits, f"Map {source}.{source_col} to {target}.{target_col}")
 
     def add_input(self, mapping: str, column: str, path: tuple[int, ...], source_col: str) -> None:
-        edits = ops.add_method_input(self.model, mapping, column, tuple(path), source_col)
+        edits = au.add_method_input(self.model, mapping, column, tuple(path), source_col)
         if not edits:
             self.scene.sig_refused.emit(f"Not wired: the method on {column} takes no input column")
         self.document.apply(edits, f"Wire {source_col} into {column}")
@@ -50,33 +49,33 @@ class CanvasController(QObject):
     def move_tables(self, moves: list[tuple[str, float, float]], text: str | None = None) -> None:
         """Move tables, as one edit of the layout: each move is the whole layout, so a thousand tables dragged
         together (or laid out) are not a thousand copies of it on the undo stack."""
-        edits = chain(self.model, *[lambda m, k=k, x=x, y=y: ops.move_table(m, k, x, y) for k, x, y in moves])
+        edits = chain(self.model, *[lambda m, k=k, x=x, y=y: au.move_table(m, k, x, y) for k, x, y in moves])
         if not edits:
             return
         text = text or ("Move table" if len(moves) == 1 else f"Move {len(moves)} tables")
         self.document.apply(set_setting(self.model, "layout", edits[-1].after), text)
 
     def insert_method(self, mapping: str, column: str, kind: str) -> None:
-        self.document.apply(ops.insert_method(self.model, mapping, column, kind), f"Insert {kind} on {column}")
+        self.document.apply(au.insert_method(self.model, mapping, column, kind), f"Insert {kind} on {column}")
         # show the new node in the properties panel: its parameters, and a concat's inputs to reorder
         self.scene.sig_selected.emit(("method", mapping, column, ()))
 
     def toggle_dkey(self, mapping: str, column: str) -> None:
-        self.document.apply(ops.toggle_dkey(self.model, mapping, column), f"Toggle distribution key {column}")
+        self.document.apply(au.toggle_dkey(self.model, mapping, column), f"Toggle distribution key {column}")
 
     def remove_map(self, mapping: str, column: str) -> None:
-        self.document.apply(ops.set_method(self.model, mapping, column, None), f"Remove map of {column}")
+        self.document.apply(au.set_method(self.model, mapping, column, None), f"Remove map of {column}")
 
     def delete_table(self, key: str) -> None:
-        self.document.apply(ops.delete_table(self.model, key), f"Delete table {key}")
+        self.document.apply(au.delete_table(self.model, key), f"Delete table {key}")
 
     def delete_selection(self) -> None:
         refs = [self.scene.ref_of(item, item.scenePos()) for item in self.scene.selectedItems()]
         maps = sorted({(r[1], r[2]) for r in refs if r and r[0] in ("link", "method")})
         tables = sorted({r[1] for r in refs if r and r[0] == "table"})
         steps: list[Callable[[Model], list[Edit]]] = [
-            lambda m, a=a, c=c: ops.set_method(m, a, c, None) for a, c in maps]  # type: ignore[misc]
-        steps.append(lambda m: ops.delete_tables(m, tables))  # all at once: one pass, however many tables
+            lambda m, a=a, c=c: au.set_method(m, a, c, None) for a, c in maps]  # type: ignore[misc]
+        steps.append(lambda m: au.delete_tables(m, tables))  # all at once: one pass, however many tables
         self.document.apply(chain(self.model, *steps), "Delete")
 
     def show_menu(self, ref: tuple[Any, ...], at: QPoint) -> None:
@@ -93,7 +92,7 @@ class CanvasController(QObject):
             for mapping in into:
                 prefix = f"{menu_text(mapping.id)}: " if len(into) > 1 else ""
                 insert = menu.addMenu(f"{prefix}Insert method")
-                for method in METHODS:
+                for method in INSERTABLE:
                     insert.addAction(method, bound(self.insert_method, mapping.id, column, method))
                 key = distribution_key(self.model, mapping)
                 action = QAction(f"{prefix}Distribution key", menu, checkable=True)

@@ -2,22 +2,45 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, SignalInstance
 from PySide6.QtGui import QTransform
+from PySide6.QtWidgets import QGraphicsItem
 
 from designer.canvas.items import DragLine, MethodItem, TableItem
 
-if TYPE_CHECKING:
-    from designer.canvas.scene import MappingScene
+
+class LinkScene(Protocol):
+    """What a drag needs of the canvas's scene (`scene.MappingScene`): its items, its tables, and the signals
+    a release sends. A protocol, so this module does not import the scene that imports it."""
+
+    @property
+    def tables(self) -> dict[str, TableItem]: ...
+
+    @property
+    def sig_refused(self) -> SignalInstance: ...
+
+    @property
+    def sig_link_requested(self) -> SignalInstance: ...
+
+    @property
+    def sig_input_requested(self) -> SignalInstance: ...
+
+    def addItem(self, item: QGraphicsItem, /) -> None: ...
+
+    def removeItem(self, item: QGraphicsItem, /) -> None: ...
+
+    def items(self, pos: QPointF, /, *, deviceTransform: QTransform) -> list[QGraphicsItem]: ...
+
+    def select_column(self, table: str, column: str) -> None: ...
 
 
 class NewLinkInteraction:
     """Press on a column row, drag, release on another table's row (a copy map) or on a method node
     (a new input). Released where it started, it selects the column."""
 
-    def __init__(self, scene: MappingScene, table: TableItem, column: str, at: QPointF) -> None:
+    def __init__(self, scene: LinkScene, table: TableItem, column: str, at: QPointF) -> None:
         self.scene, self.table, self.column = scene, table, column
         self.line: DragLine | None = None
         self.start = at

@@ -1,4 +1,6 @@
-"""The progress lines `mapwright run` prints on stdout, read back as typed events (no Qt here)."""
+"""The progress protocol read back as typed events (no Qt here): the lines `mapwright run` prints on stdout
+(`stage`, `finished`) and, from the warm worker (`python -m engine.worker`), its state (`worker`) and the end
+of each run (`done`). The one reader of that protocol: the one-shot run and the warm session both use it."""
 
 from __future__ import annotations
 
@@ -33,7 +35,28 @@ class FinishedEvent:
     manifest: str = ""
 
 
-def parse_event(line: str) -> StageEvent | FinishedEvent | None:
+@dataclass(frozen=True)
+class WorkerEvent:
+    """`{"event": "worker", "state": ...}`: the warm worker's state (starting, ready, busy, stopped) and what
+    to say of it (why it stopped, or which Spark it started and how fast)."""
+
+    state: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class DoneEvent:
+    """`{"event": "done", "code": N, "error": ...}`: the warm worker finished a run with the exit code
+    `mapwright run` would have given (1 when it wrote no integer) and, for exit 2, its one-line message."""
+
+    code: int
+    error: str
+
+
+ProgressEvent = StageEvent | FinishedEvent | WorkerEvent | DoneEvent
+
+
+def parse_event(line: str) -> ProgressEvent | None:
     """The event a stdout line carries, or None for any other line (which then belongs in the log)."""
     text = line.strip()
     if not text.startswith("{"):
@@ -45,6 +68,11 @@ def parse_event(line: str) -> StageEvent | FinishedEvent | None:
     if not isinstance(doc, dict):
         return None
     kind = doc.get("event")
+    if kind == "worker":
+        return WorkerEvent(str(doc.get("state", "")), _state_detail(doc))
+    if kind == "done":
+        code = doc.get("code", 1)
+        return DoneEvent(code if isinstance(code, int) else 1, str(doc.get("error") or ""))
     try:
         if kind == "stage":
             return StageEvent(str(doc["stage"]), int(doc.get("done", 0)), int(doc.get("total", 0)))
@@ -54,6 +82,14 @@ def parse_event(line: str) -> StageEvent | FinishedEvent | None:
     except (KeyError, TypeError, ValueError):
         return None
     return None
+
+
+def _state_detail(doc: dict[str, object]) -> str:
+    if doc.get("reason"):
+        return str(doc["reason"])
+    if doc.get("spark_version"):
+        return f"Spark {doc['spark_version']} on {doc.get('master')}, started in {doc.get('seconds')} s"
+    return ""
 
 
 def overall_percent(stage: str, done: int, total: int) -> int:

@@ -40,7 +40,8 @@ from designer.launcher.settings import (
 )
 from engine.model import ModelLoadError, load_model
 from engine.model.schema import Model
-from engine.run.publish import is_run_directory, out_dir_problem, run_status
+from engine.run.rundir.layout import is_run_directory, run_status
+from engine.run.rundir.publish import out_dir_problem
 
 LOG_LINES = 10_000
 ENGINE_WORDS = {"inprocess": "in process", "spark": "on Spark"}

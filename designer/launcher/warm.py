@@ -21,7 +21,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
-from designer.launcher.events import FinishedEvent, StageEvent, parse_event
+from designer.launcher.events import DoneEvent, FinishedEvent, StageEvent, WorkerEvent, parse_event
 from designer.launcher.runner import CANCEL_GRACE_MS, RunProcess, RunRequest, child_process, complete_lines
 from engine.spark.session import MasterError, parse_master
 
@@ -201,23 +201,17 @@ class WarmSession(QObject):
                 self.sig_log.emit(line)
 
     def _on_stdout_line(self, line: str) -> None:
-        doc = _json_object(line) or {}
-        kind = doc.get("event")
-        if kind == "worker":
-            state = str(doc.get("state", ""))
-            if state == STOPPED:  # its last words: the state follows when the process has really exited
-                self._stop_reason = _state_detail(doc)
-            elif not (state == READY and self._request is not None):  # a run queued while Spark started
-                self._set_state(state, _state_detail(doc))
-            return
-        if kind == "done":
-            code = doc.get("code", 1)  # the worker writes an int
-            self._end_run(code if isinstance(code, int) else 1, str(doc.get("error") or ""))
-            return
         event = parse_event(line)
-        if self._request is None:
+        if isinstance(event, WorkerEvent):
+            if event.state == STOPPED:  # its last words: the state follows when the process has really exited
+                self._stop_reason = event.detail
+            elif not (event.state == READY and self._request is not None):  # a run queued while Spark started
+                self._set_state(event.state, event.detail)
+        elif isinstance(event, DoneEvent):
+            self._end_run(event.code, event.error)
+        elif self._request is None:
             return
-        if isinstance(event, StageEvent):
+        elif isinstance(event, StageEvent):
             self.sig_stage.emit(event.stage, event.done, event.total)
         elif isinstance(event, FinishedEvent):
             self._outcome = event
@@ -337,14 +331,6 @@ class PreviewRunner(QObject):
         self.sig_finished.emit(status, folder, reason)
 
 
-def _state_detail(doc: dict[str, object]) -> str:
-    if doc.get("reason"):
-        return str(doc["reason"])
-    if doc.get("spark_version"):
-        return f"Spark {doc['spark_version']} on {doc.get('master')}, started in {doc.get('seconds')} s"
-    return ""
-
-
 def _why_not(warm: WarmSession, master: str) -> str:
     if warm.state == STOPPED:
         return warm.state
@@ -356,13 +342,3 @@ def _why_not(warm: WarmSession, master: str) -> str:
 def _out(request: RunRequest) -> str:
     return str(request.out_dir.absolute())
 
-
-def _json_object(line: str) -> dict[str, object] | None:
-    text = line.strip()
-    if not text.startswith("{"):
-        return None
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None

@@ -1,18 +1,17 @@
 """Mappings: create (auto-mapped by name), rename (with every `reverse` naming it), remove, `where`,
-a mapping back built from the inverse pairs, and the order of a method's inputs."""
+a mapping back built from the inverse pairs, a copy map dropped on the canvas, the distribution key."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from engine import operations as ops
 from engine.authoring.errors import AuthoringError, evolve_checked
+from engine.authoring.methods import columns_json
 from engine.authoring.references import MethodJson
 from engine.authoring.schema import Step
+from engine.core.types import TypeFamily
 from engine.edits import Edit, chain, evolve, replace
+from engine.keys import distribution_key
 from engine.model.methods import Cast, Column, Concat, Method
 from engine.model.schema import Mapping, Model, Table
-from engine.model.types import TypeFamily
 from engine.rules.mappings import where_problems as _where_problems
 
 
@@ -23,8 +22,13 @@ def _mapping(model: Model, mapping_id: str) -> Mapping:
     return mapping
 
 
-def _columns_json(mapping: Mapping) -> dict[str, MethodJson]:
-    return {k: v.model_dump(mode="json") for k, v in mapping.columns.items()}
+def unique_mapping_id(model: Model, source: str, target: str) -> str:
+    """`SRV_T_to_SRV2_T` for a new mapping from `source` to `target`, `_2`, `_3`... when taken."""
+    base = f"{source.replace('.', '_')}_to_{target.replace('.', '_')}"
+    candidate, n = base, 2
+    while model.mapping(candidate) is not None:
+        candidate, n = f"{base}_{n}", n + 1
+    return candidate
 
 
 def matches_by_name(source: Table, target: Table, already: set[str] = frozenset()) -> dict[str, str]:  # type: ignore[assignment]
@@ -54,12 +58,40 @@ def new_mapping(model: Model, source: str, target: str, mapping_id: str | None =
         raise AuthoringError(f"no table {source if src is None else target!r}")
     if source == target:
         raise AuthoringError("a mapping needs two different tables")
-    mid = (mapping_id or "").strip() or ops.unique_mapping_id(model, source, target)
+    mid = (mapping_id or "").strip() or unique_mapping_id(model, source, target)
     if model.mapping(mid) is not None:
         raise AuthoringError(f"a mapping {mid!r} already exists")
     columns = matches_by_name(src, tgt) if auto else {}
     new = Mapping.model_validate({"id": mid, "source": source, "target": target, "columns": columns})
     return [replace(model, "mapping", None, new)]
+
+
+def connect_columns(model: Model, source: str, source_col: str, target: str, target_col: str) -> list[Edit]:
+    """Dropping a source column on a target column: a copy map, in the mapping between the two tables
+    (a new mapping if there is none). Nothing when either column is not (or no longer) in its table."""
+    tables = model.table(source), model.table(target)
+    if source == target or tables[0] is None or tables[1] is None or source_col not in tables[0].column_names() \
+            or target_col not in tables[1].column_names():
+        return []
+    existing = next((m for m in model.mappings if m.source == source and m.target == target), None)
+    if existing is None:
+        new = Mapping.model_validate({"id": unique_mapping_id(model, source, target), "source": source,
+                                      "target": target, "columns": {target_col: source_col}})
+        return [replace(model, "mapping", None, new)]
+    columns = columns_json(existing)
+    columns[target_col] = source_col
+    return [replace(model, "mapping", existing, evolve(existing, columns=columns))]
+
+
+def toggle_dkey(model: Model, mapping_id: str, target_col: str) -> list[Edit]:
+    """Add a target column to the mapping's distribution key, or take it out (starting from the default)."""
+    mapping = model.mapping(mapping_id)
+    if mapping is None:
+        return []
+    current = distribution_key(model, mapping)
+    key = list(current.columns) if current else []
+    key = [c for c in key if c != target_col] if target_col in key else [*key, target_col]
+    return [replace(model, "mapping", mapping, evolve(mapping, distribution_key=key or None))]
 
 
 def auto_map(model: Model, mapping_id: str) -> list[Edit]:
@@ -71,7 +103,7 @@ def auto_map(model: Model, mapping_id: str) -> list[Edit]:
     found = matches_by_name(src, tgt, set(mapping.columns))
     if not found:
         return []
-    return [replace(model, "mapping", mapping, evolve_checked(mapping, columns={**_columns_json(mapping), **found}))]
+    return [replace(model, "mapping", mapping, evolve_checked(mapping, columns={**columns_json(mapping), **found}))]
 
 
 def rename_mapping(model: Model, old: str, new: str) -> list[Edit]:
@@ -159,7 +191,7 @@ def add_reverse(model: Model, mapping_id: str, back_id: str | None = None) -> li
         source = model.table(forward.source)
         if source is None or model.table(forward.target) is None:
             raise AuthoringError(f"{forward.id} names an unknown table")
-        bid = back_id or ops.unique_mapping_id(model, forward.target, forward.source)  # named for its direction
+        bid = back_id or unique_mapping_id(model, forward.target, forward.source)  # named for its direction
         back = Mapping.model_validate({"id": bid, "source": forward.target, "target": forward.source,
                                        "columns": reverse_columns(forward, source), "reverse": forward.id})
         steps.append(lambda m: [replace(m, "mapping", None, back)])
@@ -168,23 +200,3 @@ def add_reverse(model: Model, mapping_id: str, back_id: str | None = None) -> li
         steps.append(lambda m: [replace(m, "mapping", m.mapping(bid), evolve(_mapping(m, bid), reverse=forward.id))])
     steps.append(lambda m: [replace(m, "mapping", m.mapping(mapping_id), evolve(_mapping(m, mapping_id), reverse=bid))])
     return chain(model, *steps)
-
-
-# --- a method's inputs ---------------------------------------------------------------------------------------
-
-def move_method_input(model: Model, mapping_id: str, column: str, path: tuple[int, ...], index: int,
-                      delta: int) -> list[Edit]:
-    """Move input `index` of the multi-input method at `path` (a concat) up (delta < 0) or down."""
-    mapping = _mapping(model, mapping_id)
-    if column not in mapping.columns:
-        return []
-    root = mapping.columns[column].model_dump(mode="json")
-    node = ops.node_at(root, path)
-    if not isinstance(node, dict) or "inputs" not in node:
-        return []
-    inputs: list[Any] = list(node["inputs"])
-    to = index + delta
-    if not (0 <= index < len(inputs) and 0 <= to < len(inputs)) or delta == 0:
-        return []
-    inputs.insert(to, inputs.pop(index))
-    return ops.set_method(model, mapping_id, column, ops.replace_node(root, path, {**node, "inputs": inputs}))

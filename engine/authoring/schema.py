@@ -1,8 +1,9 @@
-"""Servers, tables and columns: add, edit, rename (with every reference), reorder, remove, replicate."""
+"""Servers, tables and columns: add, edit, rename (with every reference), reorder, remove, replicate, move on
+the canvas."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,10 +16,9 @@ from engine.authoring.references import (
     renamed,
     without_in_conflicts,
 )
-from engine.edits import Edit, chain, replace, set_setting
+from engine.core.types import TypeError_, parse_type
+from engine.edits import Edit, EditKind, chain, entity_key, replace, set_setting
 from engine.model.schema import Model, Server, Table
-from engine.model.types import TypeError_, parse_type
-from engine.operations import delete_tables
 
 Step = Callable[[Model], list[Edit]]
 
@@ -27,15 +27,6 @@ def _built(cls: Any, data: dict[str, Any]) -> Any:
     """`cls` validated from `data`, or an AuthoringError naming the first bad field."""
     try:
         return cls.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        where = ".".join(str(x) for x in err["loc"])
-        raise AuthoringError(f"{where}: {err['msg']}") from None
-
-
-def _evolved(entity: Any, **changes: Any) -> Any:
-    try:
-        return evolve_checked(entity, **changes)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         where = ".".join(str(x) for x in err["loc"])
@@ -105,7 +96,7 @@ def edit_server(model: Model, server_id: str, **fields: Any) -> list[Edit]:
     new_id = fields.pop("id", server_id)
     steps: list[Step] = []
     if fields:
-        changed = _evolved(server, **fields)
+        changed = evolve_checked(server, **fields)
         if changed != server:
             steps.append(lambda m: [replace(m, "server", m.server(server_id), changed)])
     if new_id != server_id:
@@ -172,6 +163,49 @@ def rename_table(model: Model, key: str, new_name: str) -> list[Edit]:
     return chain(model, *steps)
 
 
+def delete_table(model: Model, table_key: str) -> list[Edit]:
+    """A table and everything that names it: the mappings in and out, its conflict settings, its position."""
+    return delete_tables(model, [table_key])
+
+
+def delete_tables(model: Model, table_keys: Iterable[str]) -> list[Edit]:
+    """Tables and everything that names them, in one pass over each of the model's lists (not one pass per
+    table: deleting a thousand tables stays linear). The mappings go first, then the conflict settings, then the
+    tables, then their positions (one layout edit). Each removal records where its entity stands when it is
+    applied, after the removals before it, so undoing them in reverse puts everything back in its place."""
+    tables = [t for t in map(model.table, table_keys) if t is not None]
+    if not tables:
+        return []
+    keys = {t.key for t in tables}
+    edits = _removals(model, "mapping", [m for m in model.mappings if m.source in keys or m.target in keys])
+    edits += _removals(model, "conflicts", [c for c in map(model.conflicts_for, keys) if c is not None])
+    edits += _removals(model, "table", tables)
+    if any(k in model.layout for k in keys):
+        edits.append(set_setting(model, "layout", {k: v for k, v in model.layout.items() if k not in keys}))
+    return edits
+
+
+def _removals(model: Model, kind: EditKind, doomed: list[Any]) -> list[Edit]:
+    """Edits removing `doomed` (entities of `kind`'s list) one after another in the list's order: each at its
+    position once the ones before it are gone."""
+    gone = {id(e) for e in doomed}
+    items: list[Any] = getattr(model, {"mapping": "mappings", "conflicts": "conflicts", "table": "tables"}[kind])
+    at = [i for i, e in enumerate(items) if id(e) in gone]
+    return [Edit(kind, entity_key(kind, items[i]), items[i], None, i - n) for n, i in enumerate(at)]
+
+
+def move_table(model: Model, table_key: str, x: float, y: float) -> list[Edit]:
+    """A table dragged on the canvas: its position in the layout, in whole pixels."""
+    layout: dict[str, list[int | float]] = {**model.layout, table_key: [_pixel(x), _pixel(y)]}
+    return [set_setting(model, "layout", layout)]
+
+
+def _pixel(v: float) -> int | float:
+    """A whole pixel (tidy diffs); a float as it is beyond 1e15 (already whole), where the integer would
+    have more digits than a model file may hold (`engine.limits.MAX_INT_DIGITS`) and the file would not open."""
+    return round(v) if abs(v) < 1e15 else v
+
+
 def _retarget(model: Model, keys: dict[str, str]) -> list[Edit]:
     """Mappings, conflicts and layout that name a table key in `keys`, moved to its new key."""
     edits: list[Edit] = []
@@ -217,7 +251,7 @@ def add_column(model: Model, key: str, name: str, type_: str, nullable: bool = T
     columns = _columns(table)
     columns.insert(len(columns) if position is None else position,
                    {"name": name, "type": type_.strip(), "nullable": nullable, "default": default})
-    return [replace(model, "table", table, _evolved(table, columns=columns))]
+    return [replace(model, "table", table, evolve_checked(table, columns=columns))]
 
 
 def set_column(model: Model, key: str, name: str, **fields: Any) -> list[Edit]:
@@ -231,7 +265,7 @@ def set_column(model: Model, key: str, name: str, **fields: Any) -> list[Edit]:
             raise AuthoringError(f"{name}: {problem}")
         fields["type"] = str(fields["type"]).strip()
     columns = [c | fields if c["name"] == name else c for c in _columns(table)]
-    changed = _evolved(table, columns=columns)
+    changed = evolve_checked(table, columns=columns)
     return [] if changed == table else [replace(model, "table", table, changed)]
 
 
@@ -247,7 +281,7 @@ def move_column(model: Model, key: str, name: str, delta: int) -> list[Edit]:
         return []
     columns = _columns(table)
     columns.insert(to, columns.pop(at))
-    return [replace(model, "table", table, _evolved(table, columns=columns))]
+    return [replace(model, "table", table, evolve_checked(table, columns=columns))]
 
 
 def rename_column(model: Model, key: str, old: str, new: str) -> list[Edit]:
@@ -270,7 +304,7 @@ def rename_column(model: Model, key: str, old: str, new: str) -> list[Edit]:
         raise AuthoringError(f"mapping {clash} also maps {new}, which {key} does not have: remove that map first")
     columns = [c | {"name": new} if c["name"] == old else c for c in _columns(table)]
     indexes = [{"name": ux.name, "columns": renamed(ux.columns, old, new)} for ux in table.unique_indexes]
-    edits = [replace(model, "table", table, _evolved(table, columns=columns, primary_key=renamed(
+    edits = [replace(model, "table", table, evolve_checked(table, columns=columns, primary_key=renamed(
         table.primary_key, old, new), unique_indexes=indexes))]
     for mapping in model.mappings:
         changes: dict[str, Any] = {}
@@ -303,7 +337,7 @@ def remove_column(model: Model, key: str, name: str) -> list[Edit]:
     if table.column(name) is None:
         raise AuthoringError(f"{key} has no column {name}")
     indexes = [{"name": ux.name, "columns": [c for c in ux.columns if c != name]} for ux in table.unique_indexes]
-    edits = [replace(model, "table", table, _evolved(
+    edits = [replace(model, "table", table, evolve_checked(
         table, columns=[c for c in _columns(table) if c["name"] != name],
         primary_key=[c for c in table.primary_key if c != name],
         unique_indexes=[ux for ux in indexes if ux["columns"]]))]
@@ -335,5 +369,5 @@ def set_keys(model: Model, key: str, primary_key: list[str] | None = None,
         if len(set(names)) != len(names):
             raise AuthoringError("two unique indexes have the same name")
         changes["unique_indexes"] = unique_indexes
-    changed = _evolved(table, **changes)
+    changed = evolve_checked(table, **changes)
     return [] if changed == table else [replace(model, "table", table, changed)]

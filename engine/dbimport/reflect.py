@@ -25,6 +25,7 @@ from sqlalchemy.engine import Connection, Dialect
 
 from engine.authoring.errors import AuthoringError
 from engine.authoring.schema import checked_name
+from engine.core.types import parse_type
 from engine.dbimport import constraints
 from engine.dbimport.catalogs import PgFacts, pg_base_type, pg_facts, sqlite_shadow_tables
 from engine.dbimport.connect import DBMS_BY_DIALECT, ImportFailure
@@ -37,7 +38,6 @@ from engine.dbimport.sqliteunique import sqlite_unique_constraints
 from engine.dbimport.types import MappedType, contract_type
 from engine.model.io import one_line
 from engine.model.schema import ColumnDef, Generated, Identity, Partition, Partitioning, Table, UniqueIndex
-from engine.model.types import parse_type
 from engine.sqldefaults import SQLGLOT_BY_DBMS, SQLGLOT_BY_SQLALCHEMY
 
 Progress = Callable[[int, int, str], None]

@@ -19,10 +19,10 @@ from sqlalchemy.engine import Connection
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from engine.core.types import parse_type
 from engine.dbimport.constraints import outer_parens_off
 from engine.dbimport.types import MappedType
 from engine.model.schema import Generated
-from engine.model.types import parse_type
 
 
 def _quoted(name: str) -> str:

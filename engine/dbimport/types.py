@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeEngine
 
+from engine.core.types import TypeError_, parse_type
 from engine.model.schema import EnumValues
-from engine.model.types import TypeError_, parse_type
 
 
 @dataclass(frozen=True)

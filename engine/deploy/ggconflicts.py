@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from engine.core.types import TypeFamily
 from engine.deploy.ggsyntax import Unsafe, ident, resolution_name
 from engine.model.schema import ColumnGroup, Model, Table, TableConflicts
-from engine.model.types import TypeFamily
 
 Note = Callable[[str, str, str], None]
 """note(item, construct, reason): one construct not expressed."""

@@ -25,8 +25,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from engine.core.types import TypeFamily
 from engine.model.schema import ColumnDef
-from engine.model.types import TypeFamily
 
 MAX_NAME = 128
 MAX_LITERAL = 4000

@@ -36,7 +36,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import assert_never
 
+from engine.core.types import TypeFamily, parse_type
 from engine.deploy.ggconflicts import RESOLUTIONS as RESOLUTIONS  # the table of the module's docstring
 from engine.deploy.ggconflicts import conflict_options
 from engine.deploy.ggsyntax import (
@@ -66,7 +68,6 @@ from engine.model.methods import (
     Upper,
 )
 from engine.model.schema import Mapping, Model, Table
-from engine.model.types import TypeFamily, parse_type
 
 REPORT_NAME = "REPORT.txt"
 REPORT_OPENING = "Oracle GoldenGate Replicat parameter files for the model"
@@ -323,34 +324,36 @@ def _top_name(method: Method) -> str:
 
 def _expression(method: Method, source: Table) -> str:
     """A column method as a GoldenGate source expression; raises `_Missing` without an equivalent."""
-    if isinstance(method, Column):
-        return ident(method.input)
-    if isinstance(method, Constant):
-        if isinstance(method.value, bool):
-            raise _Missing("constant", "a boolean constant has no GoldenGate literal")
-        return literal(method.value)
-    if isinstance(method, System):
-        return _system(method.name, source.server)
-    if isinstance(method, Concat):
-        parts: list[str] = []
-        for i, part in enumerate(method.inputs):
-            if i and method.sep:
-                parts.append(literal(method.sep))
-            parts.append(_as_text(part, source))
-        return f"@STRCAT ({', '.join(parts)})"
-    if isinstance(method, Substring):
-        inner = _as_text(method.input, source)
-        end = f"@STRLEN ({inner})" if method.length is None else str(method.start + method.length - 1)
-        return f"@STREXT ({inner}, {method.start}, {end})"
-    if isinstance(method, Upper):
-        return f"@STRUP ({_as_text(method.input, source)})"
-    if isinstance(method, Trim):
-        return f"@STRTRIM ({_as_text(method.input, source)})"
-    if isinstance(method, Cast):
-        return _cast(method, source)
-    if isinstance(method, (Split, Lower, Expression)):
-        raise _Missing(method.method, _WHY_NOT[method.method])
-    raise _Missing(str(method.method), "no GoldenGate equivalent")
+    match method:
+        case Column():
+            return ident(method.input)
+        case Constant():
+            if isinstance(method.value, bool):
+                raise _Missing("constant", "a boolean constant has no GoldenGate literal")
+            return literal(method.value)
+        case System():
+            return _system(method.name, source.server)
+        case Concat():
+            parts: list[str] = []
+            for i, part in enumerate(method.inputs):
+                if i and method.sep:
+                    parts.append(literal(method.sep))
+                parts.append(_as_text(part, source))
+            return f"@STRCAT ({', '.join(parts)})"
+        case Substring():
+            inner = _as_text(method.input, source)
+            end = f"@STRLEN ({inner})" if method.length is None else str(method.start + method.length - 1)
+            return f"@STREXT ({inner}, {method.start}, {end})"
+        case Upper():
+            return f"@STRUP ({_as_text(method.input, source)})"
+        case Trim():
+            return f"@STRTRIM ({_as_text(method.input, source)})"
+        case Cast():
+            return _cast(method, source)
+        case Split() | Lower() | Expression():
+            raise _Missing(method.method, _WHY_NOT[method.method])
+        case _:
+            assert_never(method)
 
 
 def _system(name: str, source_server: str) -> str:
@@ -365,20 +368,24 @@ def _system(name: str, source_server: str) -> str:
 
 def _family(method: Method, source: Table) -> TypeFamily | None:
     """The type family a method gives, where it is known."""
-    if isinstance(method, Column):
-        column = source.column(method.input)
-        return column.sql_type.family if column else None
-    if isinstance(method, Cast):
-        return parse_type(method.type).family
-    if isinstance(method, Constant):
-        if isinstance(method.value, bool) or method.value is None:
+    match method:
+        case Column():
+            column = source.column(method.input)
+            return column.sql_type.family if column else None
+        case Cast():
+            return parse_type(method.type).family
+        case Constant():
+            if isinstance(method.value, bool) or method.value is None:
+                return None
+            return TypeFamily.CHARACTER if isinstance(method.value, str) else TypeFamily.EXACT_NUMERIC
+        case System():
+            return TypeFamily.DATETIME if method.name == "commit_ts" else TypeFamily.CHARACTER
+        case Expression():
             return None
-        return TypeFamily.CHARACTER if isinstance(method.value, str) else TypeFamily.EXACT_NUMERIC
-    if isinstance(method, System):
-        return TypeFamily.DATETIME if method.name == "commit_ts" else TypeFamily.CHARACTER
-    if isinstance(method, Expression):
-        return None
-    return TypeFamily.CHARACTER
+        case Concat() | Split() | Substring() | Upper() | Lower() | Trim():
+            return TypeFamily.CHARACTER
+        case _:
+            assert_never(method)
 
 
 def _as_text(method: Method, source: Table) -> str:

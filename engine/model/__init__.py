@@ -1,5 +1,6 @@
 """The model: servers, tables, mappings and conflict settings, with loading and saving."""
 
+from engine.core.types import SqlType, TypeFamily, parse_type
 from engine.model.io import ModelLoadError, dump_model, load_model, parse_model, save_model
 from engine.model.methods import (
     Cast,
@@ -28,7 +29,6 @@ from engine.model.schema import (
     UniqueIndex,
     UniqueResolution,
 )
-from engine.model.types import SqlType, TypeFamily, parse_type
 
 __all__ = [
     "Cast", "Column", "ColumnDef", "ColumnGroup", "Concat", "Constant", "Expression", "Lower", "Mapping",

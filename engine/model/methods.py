@@ -22,8 +22,8 @@ from pydantic import (
     model_serializer,
 )
 
+from engine.core.types import TypeError_, parse_type
 from engine.limits import MAX_METHOD_DEPTH
-from engine.model.types import TypeError_, parse_type
 from engine.sql import parse_expression
 
 

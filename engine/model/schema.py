@@ -10,9 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from engine.core.types import SqlType, TypeError_, parse_type
 from engine.limits import MAX_METHOD_DEPTH
 from engine.model.methods import METHODS_TOO_DEEP, MethodSpec, method_depth
-from engine.model.types import SqlType, TypeError_, parse_type
 from engine.sql import parse_expression
 
 Dbms = Literal["oracle", "db2", "mssql", "informix", "ase", "postgresql", "mysql", "sqlite", "other"]

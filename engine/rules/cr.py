@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from engine.core.types import TypeFamily
 from engine.model.schema import (
     DESIGNATED_COLUMN_METHODS,
     TIMESTAMP_METHODS,
@@ -18,7 +19,6 @@ from engine.model.schema import (
     Table,
     TableConflicts,
 )
-from engine.model.types import TypeFamily
 from engine.rules.context import Context
 from engine.rules.findings import Finding, Location
 from engine.rules.hierarchy import Hierarchies

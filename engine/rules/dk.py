@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from engine.core.types import TypeFamily, default_decimal_precision
 from engine.model.schema import Mapping, Table
-from engine.model.types import TypeFamily, default_decimal_precision
 from engine.rules.context import Context
 from engine.rules.findings import Finding
 from engine.rules.mp import at
@@ -48,7 +48,7 @@ def distribution_key_rules(ctx: Context, mapping: Mapping, source: Table, target
     DK003 adds up each key column once (the key is a set) by the byte lengths of the model format. A
     DECIMAL, NUMERIC or NUMBER declared without a precision has the target server's default one (the key
     lives there): db2 5, mssql 18, ase 18, informix 16, mysql 10, oracle 38, any other DBMS 38
-    (`engine.model.types.DEFAULT_DECIMAL_PRECISION`). DK009 and DK010 read a complete key only."""
+    (`engine.core.types.DEFAULT_DECIMAL_PRECISION`). DK009 and DK010 read a complete key only."""
     if key is None:
         if not mapping.journal:
             why = ("the mapping's distribution_key is empty (name its columns, or leave it out for the default "

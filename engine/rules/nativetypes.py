@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from engine.core.types import SqlType, TypeError_, parse_type
 from engine.model.schema import ColumnDef, Model, Table
-from engine.model.types import SqlType, TypeError_, parse_type
 from engine.rules.findings import Finding, Location
 from engine.rules.registry import emits
 

@@ -65,8 +65,6 @@ def emits(*codes: str) -> Callable[[F], F]:
 
 def checks_of(code: str) -> list[str]:
     """The dotted names of the functions that emit `code` (filled as the rule modules are imported)."""
-    import engine.rules.validate  # noqa: F401  (imports every check module, so every @emits has run)
-
     return list(_CHECKS.get(code, []))
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from engine.core.types import parse_type
 from engine.model.schema import Table
-from engine.model.types import parse_type
 from engine.rules.findings import Finding, Location
 from engine.rules.registry import emits
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from engine.core.types import TypeFamily
 from engine.model.schema import ColumnDef, ForeignKey, Model, Table
-from engine.model.types import TypeFamily
 from engine.rules.findings import Finding, Location
 from engine.rules.hierarchy import Hierarchies, cycle_text
 from engine.rules.registry import emits

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from engine.core.types import TypeFamily
 from engine.model.schema import Mapping, Table
-from engine.model.types import TypeFamily
 from engine.rules.context import Context
 from engine.rules.dk import MappedKey
 from engine.rules.findings import Finding

@@ -1,4 +1,4 @@
-"""The in-process engine: the pure-Python run (`engine.run.reference`) as `mapwright run --engine inprocess`.
+"""The in-process engine: the pure-Python run (`engine.run.semantics.reference`) as `mapwright run --engine inprocess`.
 
 Small samples preview in seconds this way, where Spark's start alone takes longer on a small machine. The
 run is the reference the Spark pipeline is held equal to, and it writes the same run directory: the
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from engine.model.schema import Model
-from engine.run.records import InputError
-from engine.run.reference import RunCancelled, RunCounts, RunResult, run_reference
+from engine.run.input.files import InputError
+from engine.run.semantics.reference import RunCancelled, RunCounts, RunResult, run_reference
 
 StageProgress = Callable[[str, int, int], None]
 STAGES = ("decode", "net_effect", "resolve", "converge")
@@ -128,7 +128,7 @@ def _child(model: Model, data_dir: Path, staged: Path, send: Connection) -> NoRe
 
 
 def _failure(exc: BaseException) -> tuple[str, str]:
-    from engine.run.rundir import RUN_INPUT_ERRORS
+    from engine.run.rundir.write import RUN_INPUT_ERRORS
 
     if isinstance(exc, RUN_INPUT_ERRORS):
         return ("input", str(exc))
@@ -151,7 +151,7 @@ def _fill_here(model: Model, data_dir: Path, staged: Path, progress: StageProgre
 
 def write_data_files(result: RunResult, model: Model, staged: Path) -> None:
     """The run's tables, conflicts, error queue and rejects, as `rundir.write_run` lays them out."""
-    from engine.run.rundir import write_data
+    from engine.run.rundir.write import write_data
 
     write_data(result, model, staged)
 

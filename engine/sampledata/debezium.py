@@ -27,7 +27,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from engine.model.types import SqlType, TypeFamily
+from engine.core.types import SqlType, TypeFamily
 from engine.sampledata.timetable import SCHEDULE, SNAPSHOT_AT, SPLIT
 from engine.sampledata.transactions import Row, Txn
 from engine.sampledata.writer import MARKER, MARKER_TEXT, Writer, remove_stale

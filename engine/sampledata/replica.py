@@ -6,11 +6,12 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from engine.run.context import MappingPlan, RunContext, default_value
-from engine.run.methods import SystemValues, map_image, replication_key, where_holds
-from engine.run.net_effect import Chain, RowOp, net_effect
-from engine.run.schedule import Schedule, delivery_time
-from engine.run.values import conform, same_value
+from engine.core.values import conform, same_value
+from engine.run.input.schedule import Schedule
+from engine.run.semantics.context import MappingPlan, RunContext, default_value
+from engine.run.semantics.methods import SystemValues, map_image, replication_key, where_holds
+from engine.run.semantics.net_effect import Chain, RowOp, net_effect
+from engine.run.semantics.order import delivery_time
 from engine.sampledata.transactions import Key, Row, Txn
 
 

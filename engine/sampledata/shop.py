@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from engine.model.schema import Model
-from engine.run.context import build_context
-from engine.run.schedule import parse_schedule
+from engine.run.input.schedule import parse_schedule
+from engine.run.semantics.context import build_context
 from engine.sampledata.catalogue import money, total
 from engine.sampledata.replica import Sites
 from engine.sampledata.timetable import SCHEDULE, SNAPSHOT_AT

@@ -7,7 +7,7 @@
                                                   the files it wrote
 
 Files are written in a fixed order with fixed formatting, so the same day gives byte-identical files. They
-are written into a staged folder, which `engine.samplegen.staging` swaps in as `out` (`check_out` says which
+are written into a staged folder, which `engine.sampledata.staging` swaps in as `out` (`check_out` says which
 folders may be written over).
 """
 
@@ -22,15 +22,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from engine.core.types import SqlType
 from engine.model.schema import Model
-from engine.model.types import SqlType
-from engine.run.context import RunContext
+from engine.run.semantics.context import RunContext
+from engine.sampledata import staging
 from engine.sampledata.malformed import defective
 from engine.sampledata.shop import SampleDataError
+from engine.sampledata.staging import SampleError
 from engine.sampledata.timetable import NOON, SCHEDULE, SPLIT
 from engine.sampledata.transactions import Row, Txn
-from engine.samplegen import staging
-from engine.samplegen.options import SampleError
 
 JSONL_SNAPSHOTS = ("web.CUSTOMER", "web.PRODUCT", "web.ORDERS")  # the PostgreSQL site exports JSON lines
 MARKER = staging.MARKER

@@ -21,7 +21,8 @@ staged beside it and swapped in, marked by `sampledata.json` listing its files; 
 other file is refused and left untouched.
 """
 
+from engine.sampledata.staging import SampleError
 from engine.samplegen.generate import generate_sample
-from engine.samplegen.options import Outage, SampleCancelled, SampleError, SampleOptions, SampleSummary
+from engine.samplegen.options import Outage, SampleCancelled, SampleOptions, SampleSummary
 
 __all__ = ["Outage", "SampleCancelled", "SampleError", "SampleOptions", "SampleSummary", "generate_sample"]

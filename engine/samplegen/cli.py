@@ -16,7 +16,8 @@ from engine.model import ModelLoadError, load_model
 from engine.model.io import one_line
 from engine.report import render_text
 from engine.rules import count, validate
-from engine.samplegen.options import Outage, SampleCancelled, SampleError, SampleOptions
+from engine.sampledata.staging import SampleError
+from engine.samplegen.options import Outage, SampleCancelled, SampleOptions
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 

@@ -12,8 +12,7 @@ from typing import Any
 
 from engine.sampledata.debezium import DebeziumWriter
 from engine.sampledata.transactions import Op, Txn
-from engine.samplegen.files import ordered, safe_name
-from engine.samplegen.world import SNAPSHOT_AT, World
+from engine.samplegen.world import SNAPSHOT_AT, World, ordered, safe_name
 
 Row = dict[str, Any]
 

@@ -14,20 +14,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.run.fold import row_sort_key
+from engine.samplegen.debezium import SampleDebeziumWriter
 from engine.samplegen.script import record_doc, render
-from engine.samplegen.world import OPAQUE, World
+from engine.samplegen.world import OPAQUE, World, ordered, safe_name
 
 Row = dict[str, Any]
-
-
-def safe_name(name: str) -> bool:
-    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name
 
 
 def put(path: Path, text: str) -> None:
@@ -35,18 +31,11 @@ def put(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8", newline="")
 
 
-def ordered(world: World, table_key: str, rows: Sequence[Row]) -> list[Row]:
-    identity = world.plan(table_key).identity
-    return sorted(rows, key=lambda r: row_sort_key(r, identity))
-
-
 def write_files(world: World, out: Path, snapshot: Mapping[str, list[Row]],
                 tick: Callable[[int], None] = lambda done: None) -> None:
     """Everything but the marker, into the (staged) folder `out`; `tick(records done)` now and then."""
     put(out / "schedule.json", json.dumps(world.schedule_doc, indent=1) + "\n")
     if world.options.debezium:
-        from engine.samplegen.debezium import SampleDebeziumWriter  # it builds on the bundled generator's
-
         SampleDebeziumWriter(world).write(out, snapshot, [])
         return
     for table_key, rows in sorted(snapshot.items()):

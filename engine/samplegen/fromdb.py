@@ -5,7 +5,7 @@ caller, from `?password_env=NAME`, from the URL or from `prompt`; never shown, e
 it), and set read-only where the dialect has a way to say so. Tables and columns are found as the import
 names them: the name as the database stores it, else the one name that differs from it only in case.
 Each table is read with one bounded SELECT ordered by its key, and each value is typed as a run's
-snapshot reader types it (`engine.run.values.conform`), so the rows are those a run would read back from
+snapshot reader types it (`engine.core.values.conform`), so the rows are those a run would read back from
 a snapshot file. Whatever cannot come over as it is (a table or column the database lacks, a value that
 does not fit its column, a NULL or repeated key) is a note; a row is left out whole, never cut.
 """
@@ -23,13 +23,12 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from engine.core.types import SqlType, TypeFamily
+from engine.core.values import ConversionError, conform, is_textual
 from engine.dbimport.connect import ImportFailure, Prompt, Source, connected, parse_source
 from engine.dbimport.reflect import _sa_schema, _stored, printable
 from engine.model.schema import Model, Table
-from engine.model.types import SqlType, TypeFamily
-from engine.run.context import identity_columns
-from engine.run.state import hashable
-from engine.run.values import ConversionError, conform, is_textual
+from engine.run.input.keys import hashable, identity_columns
 
 Row = dict[str, Any]
 EPOCH_DAY = date(1970, 1, 1)

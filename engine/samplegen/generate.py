@@ -9,12 +9,12 @@ from typing import Any
 
 from engine.model.schema import Model
 from engine.rules import Severity, validate
-from engine.run.context import RunModelError
+from engine.run.semantics.context import RunModelError
+from engine.sampledata.staging import SampleError, write_staged
 from engine.samplegen.files import write_files
-from engine.samplegen.options import SampleCancelled, SampleError, SampleOptions, SampleSummary
+from engine.samplegen.options import SampleCancelled, SampleOptions, SampleSummary
 from engine.samplegen.script import Script
 from engine.samplegen.snapshot import build_snapshot
-from engine.samplegen.staging import write_staged
 from engine.samplegen.world import World
 
 Progress = Callable[[str, int, int], None]

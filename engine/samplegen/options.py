@@ -10,10 +10,6 @@ from pathlib import Path
 _OUTAGE = re.compile(r"(?P<site>.+):(?P<start>\d{1,2}:\d{2})-(?P<end>\d{1,2}:\d{2})")
 
 
-class SampleError(Exception):
-    """The sample cannot be written as asked (a refused model or --out, a full disk...); one line."""
-
-
 class SampleCancelled(Exception):
     """The caller's cancel event was set: nothing was written."""
 

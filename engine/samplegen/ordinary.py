@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from engine.run.reference import Transaction
+from engine.run.semantics.reference import Transaction
 from engine.samplegen.world import OPAQUE, World
 
 Row = dict[str, Any]

@@ -17,12 +17,14 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from engine.run.context import RunContext
-from engine.run.detect import apply_delivery
-from engine.run.fold import FoldOutput, _deliver_batch, apply_local
-from engine.run.reference import Transaction, local_events, transaction_deliveries
-from engine.run.schedule import Schedule, event_order
-from engine.run.state import RowState, SiteState, TableState, hashable
+from engine.run.input.keys import hashable
+from engine.run.input.schedule import Schedule
+from engine.run.semantics.context import RunContext
+from engine.run.semantics.detect import apply_delivery
+from engine.run.semantics.fold import FoldOutput, _deliver_batch, apply_local
+from engine.run.semantics.order import event_order
+from engine.run.semantics.reference import Transaction, local_events, transaction_deliveries
+from engine.run.semantics.state import RowState, SiteState, TableState
 
 Row = dict[str, Any]
 Event = dict[str, Any]

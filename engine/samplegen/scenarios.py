@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from engine.core.values import ConversionError
 from engine.model.methods import Column
 from engine.model.schema import Resolution
-from engine.run.context import GroupPlan, MappingPlan, default_value
-from engine.run.methods import SystemValues, map_image, replication_key
-from engine.run.reference import Transaction
-from engine.run.values import ConversionError
+from engine.run.semantics.context import GroupPlan, MappingPlan, default_value
+from engine.run.semantics.methods import SystemValues, map_image, replication_key
+from engine.run.semantics.reference import Transaction
 from engine.samplegen.ordinary import updated
 from engine.samplegen.world import World
 from engine.sql.errors import UnsupportedSql

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from engine.run.values import to_json_value
+from engine.core.values import to_json_value
 from engine.samplegen.options import SampleCancelled
 from engine.samplegen.ordinary import ordinary_txn, writers
 from engine.samplegen.scenarios import Target, scenario, signature, targets

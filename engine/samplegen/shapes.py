@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.core.types import SqlType, parse_type
 from engine.model.methods import Cast, Column, Method, Split
-from engine.model.types import SqlType, parse_type
-from engine.run.context import RunContext
+from engine.run.semantics.context import RunContext
 
 _LITERAL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|<>|!=)\s*'((?:[^']|'')*)'")
 

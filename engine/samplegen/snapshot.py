@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engine.run.context import RunModelError, default_value
-from engine.run.methods import SystemValues, map_image, where_holds
-from engine.run.values import ConversionError, conform
+from engine.core.values import ConversionError, conform
+from engine.run.semantics.context import RunModelError, default_value
+from engine.run.semantics.methods import SystemValues, map_image, where_holds
 from engine.samplegen.world import SNAPSHOT_AT, World
 from engine.sql.errors import UnsupportedSql
 

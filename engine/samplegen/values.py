@@ -2,7 +2,7 @@
 
 Faker is seeded once per generator; each kind of value (names, emails, cities...) is drawn into a pool
 once and picked from with the generator's `random.Random`, so values are quick to make and the same seed
-gives the same values. Every value is conformed to its column's type (`run.values.conform`), cut to its
+gives the same values. Every value is conformed to its column's type (`core.values.conform`), cut to its
 length: what is written is what a run reads back.
 """
 
@@ -15,8 +15,8 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from engine.model.types import SqlType, TypeFamily
-from engine.run.values import INTEGER_BITS, ConversionError, conform, is_binary
+from engine.core.types import SqlType, TypeFamily
+from engine.core.values import INTEGER_BITS, ConversionError, conform, is_binary
 
 POOL = 200
 DAY = datetime(2026, 1, 5, tzinfo=UTC)

@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from engine.core.types import SqlType, TypeFamily
+from engine.core.values import ConversionError, conform, to_text
 from engine.model.schema import Model
-from engine.model.types import SqlType, TypeFamily
-from engine.run.context import RunContext, TablePlan, build_context, default_value
-from engine.run.records import ChangeRecord, versions_of
-from engine.run.reference import Transaction
-from engine.run.schedule import Schedule, parse_schedule
-from engine.run.values import ConversionError, conform, to_text
+from engine.run.input.records import ChangeRecord, versions_of
+from engine.run.input.schedule import Schedule, parse_schedule
+from engine.run.semantics.context import RunContext, TablePlan, build_context, default_value
+from engine.run.semantics.fold import row_sort_key
+from engine.run.semantics.reference import Transaction
 from engine.samplegen.options import SampleOptions
 from engine.samplegen.replica import Replica
 from engine.samplegen.shapes import SplitShape, split_shapes, where_literals
@@ -242,3 +243,14 @@ def schedule_doc(model: Model, ctx: RunContext, rng: random.Random, options: Sam
 
 def _stamp(moment: Any) -> str:
     return datetime.combine(DAY.date(), moment, tzinfo=UTC).isoformat().replace("+00:00", "Z")
+
+
+def safe_name(name: str) -> bool:
+    """Whether `name` (a server, a table, a site) can name a file or folder of the sample as it is."""
+    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name
+
+
+def ordered(world: World, table_key: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`rows` of `table_key` in the order the sample's files list them: by the table's identity."""
+    identity = world.plan(table_key).identity
+    return sorted(rows, key=lambda r: row_sort_key(r, identity))

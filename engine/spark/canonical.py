@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from engine.core.types import SqlType
+from engine.core.values import decode_value, parse_timestamp
 from engine.model.schema import Table
-from engine.model.types import SqlType
-from engine.run.values import decode_value, parse_timestamp
 from engine.spark import sqltext as sql
 from engine.spark.types import from_arrow, opaque_text, rep, table_type_sql
 

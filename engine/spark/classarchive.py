@@ -2,7 +2,7 @@
 
 A Spark driver loads about 25,000 classes from about 250 jars before a run's first job, and finding,
 parsing and verifying them is a good part of a cold run: the bundled sample's cold `mapwright run` takes
-about 3.5 s less with an archive (26 -> 22.5 s on 2 cores). The archive is HotSpot's dynamic archive of
+seconds less with an archive (benchmarks/results). The archive is HotSpot's dynamic archive of
 the classes a recorded session loaded (`-XX:ArchiveClassesAtExit`), recorded once, by `build()`, from a
 real run of the bundled samples, and mapped read-only by every later driver (`java_options()`).
 
@@ -30,12 +30,11 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from engine.java import java_executable, version_text
-from engine.spark.session import driver_memory
+from engine.spark.memory import driver_memory
 
 QUIET = "-Xlog:disable -Xlog:all=warning,cds*=off:stderr"
 """HotSpot's own messages: warnings to stderr, never stdout (where `mapwright run` writes its progress events),
@@ -88,7 +87,7 @@ def recording_options() -> str:
     return f'-XX:ArchiveClassesAtExit="{target}" {QUIET}' if target and '"' not in target else ""
 
 
-RECORD = (sys.executable, "-m", "engine.spark.classarchive", "--record")
+RECORD = (sys.executable, "-m", "engine.spark.classrecord")
 """The recording process: a Spark session on the bundled samples whose JVM writes the archive at exit."""
 
 
@@ -185,35 +184,6 @@ def _without(reason: str) -> Path | None:
     return None
 
 
-def _record() -> int:
-    """In the recording process: run the bundled samples in a session whose JVM writes the archive as it
-    exits, and wait for that exit (the archive is complete only then)."""
-    from pyspark import SparkContext
-
-    from engine.model.io import load_model
-    from engine.spark.pipeline import run_spark
-    from engine.spark.session import spark_session
-    from resources import ROOT
-
-    samples = ROOT / "samples"
-    model = load_model(samples / "orders.json")
-    spark = spark_session("local[2]")
-    with tempfile.TemporaryDirectory() as scratch:
-        for name in ("orders-data", "orders-debezium"):
-            if (samples / name).is_dir():
-                out = Path(scratch) / name
-                out.mkdir()
-                run_spark(spark, model, samples / name, out)
-    gateway = SparkContext._gateway
-    spark.stop()
-    proc = getattr(gateway, "proc", None)
-    if gateway is None or proc is None:
-        return 1
-    gateway.shutdown()
-    proc.stdin.close()  # the JVM exits when its stdin closes, writing the archive on its way out
-    return int(proc.wait(timeout=300))
-
-
 def _jars_dir() -> Path | None:
     """The jars Spark's launcher puts on the driver's class path: `$SPARK_HOME/jars`, else pyspark's."""
     if os.environ.get("SPARK_HOME"):
@@ -226,7 +196,7 @@ def _jars_dir() -> Path | None:
 
 
 def _heap_bytes() -> int:
-    """The driver's heap (`session.driver_memory`), in bytes."""
+    """The driver's heap (`memory.driver_memory`), in bytes."""
     text = driver_memory().strip().lower()
     units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
     try:
@@ -257,8 +227,6 @@ def build_in_background(command: tuple[str, ...] = BACKGROUND) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args == ["--record"]:
-        return _record()
     if args == ["--background"]:
         if build_in_background():
             print("Recording Spark's class archive in the background (about a minute, once): "

@@ -27,13 +27,13 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from engine.core.types import SqlType
+from engine.core.values import ConversionError, conform
 from engine.model.io import dump_model
 from engine.model.methods import Constant
 from engine.model.schema import Model, Table
-from engine.model.types import SqlType
-from engine.run.context import MappingPlan, RunContext, build_context
-from engine.run.converge import MAX_EXAMPLES, compare_mapping, event_dependent, mapped_source
-from engine.run.values import ConversionError, conform
+from engine.run.semantics.context import MappingPlan, RunContext, build_context
+from engine.run.semantics.converge import MAX_EXAMPLES, compare_mapping, event_dependent, mapped_source
 from engine.spark import sqltext as sql
 from engine.spark.canonical import row_values, struct_ddl, token, typed_sql, write_row_sql
 from engine.spark.inworker import model_of

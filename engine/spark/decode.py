@@ -4,7 +4,7 @@ Every line is parsed by Spark twice over, each parse for what it does best. `try
 VARIANT that keeps each JSON token's kind: one pattern over its `schema_of_variant` checks the record's
 shape and the kind of every token against its table, version and op. `from_json`, with an explicit
 schema (the envelope and each table's images, `decode_json`), reads the values: reading them out of the
-VARIANT instead builds a cast per value (B2 at 100,000 events: about 9.7 -> 7.5 s of CPU for the decoding). The
+VARIANT instead builds a cast per value: the decoding took about a quarter more CPU. The
 values are checked against the version's and the table's current types (ranges, lengths, formats). A
 record goes the native way when all of it holds, that is when Spark can show that the reference would
 accept it and type it as Spark does (`clean`).
@@ -33,17 +33,12 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
+from engine.core.types import SqlType, TypeFamily
+from engine.core.values import INTEGER_BITS, REAL_MAX
 from engine.model.io import dump_model
 from engine.model.schema import Model, Table
-from engine.model.types import SqlType, TypeFamily
-from engine.run.context import identity_columns
-from engine.run.records import (
-    COMMIT_TS_END,
-    COMMIT_TS_MIN,
-    MAX_RECORD_BYTES,
-    versions_of,
-)
-from engine.run.values import INTEGER_BITS, REAL_MAX
+from engine.run.input.keys import identity_columns
+from engine.run.input.records import COMMIT_TS_END, COMMIT_TS_MIN, MAX_RECORD_BYTES, versions_of
 from engine.spark import sqltext as sql
 from engine.spark.canonical import READ_AS, typed_sql
 from engine.spark.decode_json import image_reads
@@ -112,7 +107,7 @@ def decode(lines: DataFrame, model: Model, names: Sequence[str], debezium: dict[
 
     `observe`: `keep` runs the frame it is given (the run's does). The typing job then also counts the
     clean lines and the doubtful ones, and where none is doubtful, the typed lines are not read again to
-    find none (B2 at 1,000,000 events: a scan of a million kept rows, 2.1 s). Over Spark Connect, where a
+    find none (at a million lines, a scan of every kept row saved). Over Spark Connect, where a
     checkpoint's job reports no metrics, they are read again."""
     ids = table_ids(model)
     is_debezium = F.col("file_ord").isin(list(debezium)) if debezium else F.lit(False)
@@ -281,8 +276,8 @@ def one_json_value(parsed: str, text: str) -> str:
     ignore what follows (`{"a": 1} junk` parses), so the line is read inside an array: with a trailing rest,
     `[line]` fails or holds more than one element, unless the rest starts with `]` (`{"a": 1}] x` reads as
     `[{"a": 1}]`). A line holding a `]` is read once more, inside an object (`{"x": line}`), which fails
-    where a rest follows. One parse a line, where counting the array's elements had been a second (B2 at
-    1,000,000 events: 4 s of the typing job)."""
+    where a rest follows. One parse a line, where counting the array's elements had been a second (a
+    sixth of the typing job)."""
     in_array = f"({parsed} IS NOT NULL AND try_variant_get({parsed}, '$[1]', 'variant') IS NULL)"
     in_object = f"json_object_keys(concat('{{\"x\":', {text}, '}}')) IS NOT NULL"
     return f"({in_array} AND (NOT contains({text}, ']') OR {in_object}))"

@@ -3,10 +3,9 @@
 `decode` tells a clean line by its VARIANT (`try_parse_json`): `schema_of_variant` shows every token's
 kind and every key, which the reference's reasons turn on. Reading the *values* out of that VARIANT is
 another matter: Spark's `try_variant_get` builds a `Literal` and a `Cast` (and reads the session's
-configuration) for every value of every row. B2 at 100,000 events: the envelope and both images of each
-line cost 3.1 s of CPU read out of the VARIANT (its parse aside), 1.4 s parsed and read by `from_json` (its
-Jackson parser converts each token with a converter made once). So the values come from `from_json`, the
-kinds from the VARIANT.
+configuration) for every value of every row, where `from_json`'s Jackson parser converts each token with
+a converter made once: reading the values out of the VARIANT cost about twice the CPU. So the values come
+from `from_json`, the kinds from the VARIANT.
 
 On a clean line both read the same: the VARIANT's parser accepts no more than `from_json`'s (single
 quotes, `NaN`, a second value after the first: `from_json` reads them, the VARIANT does not, and the line
@@ -26,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.model.schema import Table
-from engine.run.records import MAX_RECORD_BYTES
+from engine.run.input.records import MAX_RECORD_BYTES
 from engine.spark import sqltext as sql
 
 ENVELOPE = {"site": "string", "table": "string", "op": "string", "schema_version": "bigint", "txn": "string",

@@ -15,9 +15,10 @@ from typing import Any
 
 import pyarrow as pa
 
+from engine.core.values import parse_timestamp
 from engine.model.schema import Model
-from engine.run.debezium import Skip, SnapshotRow, decode_event
-from engine.run.records import (
+from engine.run.input.debezium.envelope import Skip, SnapshotRow, decode_event
+from engine.run.input.records import (
     MAX_RECORD_BYTES,
     ChangeRecord,
     Reject,
@@ -26,8 +27,7 @@ from engine.run.records import (
     shown_reject,
     versions_of,
 )
-from engine.run.rundir import jsonl_line
-from engine.run.values import parse_timestamp
+from engine.run.rundir.write import jsonl_line
 from engine.spark.canonical import row_tokens, token, value_of
 from engine.spark.inworker import model_of
 

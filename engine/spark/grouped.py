@@ -10,7 +10,9 @@ order Spark sorted them. What the folds give back leaves in batches too.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -24,42 +26,70 @@ BATCH_ROWS = 4096
 """Output rows per Arrow batch handed back to Spark."""
 
 
+@dataclass(frozen=True)
+class FoldTally:
+    """Where Python still runs, counted by the workers as they fold: the rows handed to the folds, the
+    groups folded, and the CPU seconds the Python tasks spent (reading the batches, folding, writing what
+    the folds give). Spark accumulators: read once the jobs that fold have run."""
+
+    rows: Any
+    groups: Any
+    cpu_seconds: Any
+
+    @staticmethod
+    def of(frame: DataFrame) -> FoldTally | None:
+        """A tally in `frame`'s session; None over Spark Connect, which has no accumulators."""
+        try:
+            context = frame.sparkSession.sparkContext
+        except Exception:  # Spark Connect: no SparkContext on the client
+            return None
+        return FoldTally(context.accumulator(0), context.accumulator(0), context.accumulator(0.0))
+
+    def figures(self) -> dict[str, float]:
+        return {"rows": int(self.rows.value), "groups": int(self.groups.value),
+                "cpu_seconds": round(float(self.cpu_seconds.value), 4)}
+
+
 def fold_groups(frame: DataFrame, keys: list[str], order: list[str], make_fold: Callable[[], Fold],
-                schema: pa.Schema, ddl: str) -> DataFrame:
+                schema: pa.Schema, ddl: str, tally: FoldTally | None = None) -> DataFrame:
     """`frame`'s rows folded per group of equal `keys`, each group's rows in `order` (after the keys);
     `make_fold` is called once per Python task (its closure ships to the workers); `ddl` is `schema` as
-    Spark's DDL."""
-    return fold_within(spread(frame, *keys), keys, order, make_fold, schema, ddl)
+    Spark's DDL; `tally` counts what Python did."""
+    return fold_within(spread(frame, *keys), keys, order, make_fold, schema, ddl, tally)
 
 
 def fold_within(frame: DataFrame, keys: list[str], order: list[str], make_fold: Callable[[], Fold],
-                schema: pa.Schema, ddl: str) -> DataFrame:
+                schema: pa.Schema, ddl: str, tally: FoldTally | None = None) -> DataFrame:
     """`fold_groups` of a frame whose every group is whole within one of its partitions already (a frame
     an exchange by those groups made, kept as it is): only sorted within its partitions, not shuffled."""
-    return frame.sortWithinPartitions(*keys, *order).mapInArrow(_by_groups(keys, make_fold, schema), ddl)
+    return frame.sortWithinPartitions(*keys, *order).mapInArrow(_by_groups(keys, make_fold, schema, tally), ddl)
 
 
 def spread(frame: DataFrame, *keys: str) -> DataFrame:
     """`frame` hash-partitioned by `keys` into the session's shuffle partitions, a number adaptive execution
     keeps. Where a stage's work is rows, not bytes (a Python fold, windows over wide rows), AQE's coalescing
     by size plans it badly: on two cores it made three tasks of the four partitions, the third twice the
-    others and alone on one core in a second round (B2 at 1,000,000 events: the reference's fold 24.0 ->
-    13.6 s, the transactions' windows idle 2 core-seconds in 7 at 300,000)."""
+    others and alone on one core in a second round (B2 at 1,000,000 events, the reference's fold took
+    almost twice as long; benchmarks/results)."""
     return frame.repartition(int(frame.sparkSession.conf.get("spark.sql.shuffle.partitions") or 1), *keys)
 
 
-def _by_groups(keys: list[str], make_fold: Callable[[], Fold], schema: pa.Schema) \
+def _by_groups(keys: list[str], make_fold: Callable[[], Fold], schema: pa.Schema, tally: FoldTally | None) \
         -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        started = time.process_time()
         fold = make_fold()
         out: Rows = []
         group: Rows = []
         current: tuple[Any, ...] | None = None
+        rows = groups = 0
         for batch in batches:
+            rows += batch.num_rows
             for row in batch.to_pylist():
                 key = tuple(row[k] for k in keys)
                 if group and key != current:
                     out.extend(fold(group))
+                    groups += 1
                     group = []
                     if len(out) >= BATCH_ROWS:
                         yield pa.RecordBatch.from_pylist(out, schema=schema)
@@ -68,6 +98,11 @@ def _by_groups(keys: list[str], make_fold: Callable[[], Fold], schema: pa.Schema
                 group.append(row)
         if group:
             out.extend(fold(group))
+            groups += 1
         if out:
             yield pa.RecordBatch.from_pylist(out, schema=schema)
+        if tally is not None:
+            tally.rows.add(rows)
+            tally.groups.add(groups)
+            tally.cpu_seconds.add(time.process_time() - started)
     return run

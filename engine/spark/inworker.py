@@ -11,8 +11,8 @@ from functools import lru_cache
 
 from engine.model.io import parse_model
 from engine.model.schema import Model
-from engine.run.context import RunContext, build_context
-from engine.run.schedule import Schedule, parse_schedule
+from engine.run.input.schedule import Schedule, parse_schedule
+from engine.run.semantics.context import RunContext, build_context
 
 
 @lru_cache(maxsize=4)

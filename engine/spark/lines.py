@@ -27,9 +27,10 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from engine.run.debezium import is_value_file
-from engine.run.jsonvalues import json_values
-from engine.run.records import BLANK, MAX_RECORD_BYTES, SHOWN_RAW, checked_input
+from engine.run.input.debezium.files import is_value_file
+from engine.run.input.files import checked_input
+from engine.run.input.jsonvalues import json_values
+from engine.run.input.records import BLANK, MAX_RECORD_BYTES, SHOWN_RAW
 
 LINES = "file_ord int, line long, text string, size int, blank boolean"
 """What `read_lines` gives: the file's place in the reference's order, the line number from 1, the text (its

@@ -1,7 +1,7 @@
 """A mapping's column methods, `where` clause and conversions as Spark SQL over typed columns.
 
 Each compiles to a `Typed`: the SQL of the value, its representation kind, and `ok`, a SQL condition that
-holds where Spark computes exactly what the reference computes (`engine.run.methods`, `engine.run.values`).
+holds where Spark computes exactly what the reference computes (`engine.run.semantics.methods`, `engine.core.values`).
 Where `ok` is FALSE for a row (a value whose text Python and Spark render differently, text a cast reads
 otherwise, a value that does not fit its target column), the row's transaction takes the reference's
 path (`neteffect`): native where it is exact, the reference where it is not, and never a guess.
@@ -18,7 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import assert_never
 
+from engine.core.types import SqlType, TypeFamily, parse_type
+from engine.core.values import INTEGER_BITS, REAL_MAX
 from engine.model.methods import (
     Cast,
     Column,
@@ -33,8 +36,6 @@ from engine.model.methods import (
     Trim,
     Upper,
 )
-from engine.model.types import SqlType, TypeFamily, parse_type
-from engine.run.values import INTEGER_BITS, REAL_MAX
 from engine.spark import sqltext as sql
 from engine.spark.types import binary_fits, rep
 from engine.sql.spark import bound_sql
@@ -106,46 +107,55 @@ def typed_column(sql_text: str, t: SqlType) -> Typed:
 
 
 def compile_method(method: Method, binding: Binding) -> Typed:
-    """The value a method tree gives on a source row (`engine.run.methods.evaluate_method`)."""
-    if isinstance(method, Column):
-        found = binding.column(method.input)
-        return typed_column(*found) if found is not None else NULL
-    if isinstance(method, Constant):
-        return constant(method.value)
-    if isinstance(method, System):
-        if method.name == "commit_ts":
-            return Typed(binding.system["commit_ts"], "timestamp")
-        return Typed(binding.system[method.name], "text")
-    if isinstance(method, Concat):
-        parts = [to_text(compile_method(m, binding)) for m in method.inputs]
-        ok = "TRUE"
-        pieces: list[str] = []
-        for i, part in enumerate(parts):
-            if i:
-                pieces.append(sql.string(method.sep))
-            pieces.append(part.sql)
-            ok = _and(ok, part.ok)
-        return Typed(f"concat({', '.join(pieces)})", "text", ok)
-    if isinstance(method, Expression):
-        return expression(method.sql, binding)
-    inner = compile_method(method.input, binding)
-    if isinstance(method, Cast):
-        return cast_value(inner, parse_type(method.type))
-    text = to_text(inner)
-    if isinstance(method, Split):
-        pattern = re.escape(method.sep)
-        return Typed(f"try_element_at(split({text.sql}, {sql.string(pattern)}, -1), {method.index + 1})", "text",
-                     text.ok)
-    if isinstance(method, Substring):
-        length = f", {method.length}" if method.length is not None else ""
-        return Typed(f"substring({text.sql}, {method.start}{length})", "text", text.ok)
-    if isinstance(method, Upper):
-        return Typed(f"upper({text.sql})", "text", text.ok)
-    if isinstance(method, Lower):
-        return Typed(f"lower({text.sql})", "text", text.ok)
-    if isinstance(method, Trim):
-        return Typed(f"trim({text.sql})", "text", text.ok)
-    return replace(NULL, ok="FALSE")
+    """The value a method tree gives on a source row (`engine.run.semantics.methods.evaluate_method`)."""
+    match method:
+        case Column():
+            found = binding.column(method.input)
+            return typed_column(*found) if found is not None else NULL
+        case Constant():
+            return constant(method.value)
+        case System():
+            if method.name == "commit_ts":
+                return Typed(binding.system["commit_ts"], "timestamp")
+            return Typed(binding.system[method.name], "text")
+        case Concat():
+            parts = [to_text(compile_method(m, binding)) for m in method.inputs]
+            ok = "TRUE"
+            pieces: list[str] = []
+            for i, part in enumerate(parts):
+                if i:
+                    pieces.append(sql.string(method.sep))
+                pieces.append(part.sql)
+                ok = _and(ok, part.ok)
+            return Typed(f"concat({', '.join(pieces)})", "text", ok)
+        case Expression():
+            return expression(method.sql, binding)
+        case Cast():
+            return cast_value(compile_method(method.input, binding), parse_type(method.type))
+        case Split() | Substring() | Upper() | Lower() | Trim():
+            return _text_function(method, to_text(compile_method(method.input, binding)))
+        case _:
+            assert_never(method)
+
+
+def _text_function(method: Split | Substring | Upper | Lower | Trim, text: Typed) -> Typed:
+    """A method that reads its input as text, over the input's text."""
+    match method:
+        case Split():
+            pattern = re.escape(method.sep)
+            return Typed(f"try_element_at(split({text.sql}, {sql.string(pattern)}, -1), {method.index + 1})",
+                         "text", text.ok)
+        case Substring():
+            length = f", {method.length}" if method.length is not None else ""
+            return Typed(f"substring({text.sql}, {method.start}{length})", "text", text.ok)
+        case Upper():
+            return Typed(f"upper({text.sql})", "text", text.ok)
+        case Lower():
+            return Typed(f"lower({text.sql})", "text", text.ok)
+        case Trim():
+            return Typed(f"trim({text.sql})", "text", text.ok)
+        case _:
+            assert_never(method)
 
 
 def constant(value: object) -> Typed:

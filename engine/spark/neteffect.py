@@ -30,18 +30,18 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
+from engine.core.types import SqlType
+from engine.core.values import ConversionError, conform, row_to_json
 from engine.model.io import dump_model
 from engine.model.schema import Model, Table
-from engine.model.types import SqlType
-from engine.run.context import MappingPlan, RunContext, build_context
-from engine.run.records import versions_of
-from engine.run.reference import Transaction, local_events, transaction_deliveries
-from engine.run.schedule import Schedule, parse_schedule
-from engine.run.values import ConversionError, conform, row_to_json
+from engine.run.input.records import versions_of
+from engine.run.input.schedule import Schedule, parse_schedule
+from engine.run.semantics.context import MappingPlan, RunContext, build_context
+from engine.run.semantics.reference import Transaction, local_events, transaction_deliveries
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, token
 from engine.spark.decode import record_of
-from engine.spark.grouped import Fold, fold_groups, spread
+from engine.spark.grouped import Fold, FoldTally, fold_groups, spread
 from engine.spark.inworker import context_of, model_of, schedule_of
 from engine.spark.jobs import observed
 from engine.spark.methods import Binding, Typed, cast_value, compile_method, spark_kind_of, where
@@ -74,6 +74,8 @@ class Events:
     native_counts: dict[str, Any] = field(default_factory=dict)
     """`filtered` and `deliveries` of the transactions Spark mapped, where keeping them counted them
     (`net_effect`'s `observe`); empty otherwise."""
+    tally: FoldTally | None = None
+    """What the reference's run of the transactions Spark does not map took in Python."""
 
     def mapped(self) -> dict[str, int]:
         """`filtered` and `deliveries` of the transactions Spark mapped: as keeping them counted them, or
@@ -95,7 +97,7 @@ def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model
 
     `observe`: `keep` runs the frame it is given (the run's does). The job that keeps the transactions then
     also adds up what Spark's own mapping filtered and delivered (`Events.native_counts`): the run's counts
-    without another scan of the kept records (B2 at 1,000,000 events: 1.5 s)."""
+    without another scan of the kept records."""
     ctx = build_context(model)
     schedule = parse_schedule(schedule_doc)
     transactions = _transactions(records, model, ctx, ids, sql_natively)
@@ -107,9 +109,10 @@ def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model
     txns = keep(transactions)
     counts = observed(counting) if observe else {}
     reference_records = txns.where(F.col("_complex")).select("site", "txn", "file_ord", "line", "text", "normalized")
+    tally = FoldTally.of(records)
     reference = keep(fold_groups(reference_records, ["site", "txn"], ["file_ord", "line"],
                                  _reference_path(dump_model(model), json.dumps(schedule_doc)), _OUT,
-                                 REFERENCE_EVENTS))
+                                 REFERENCE_EVENTS, tally))
     spark = records.sparkSession
     native, by_reference = sql.view(txns), sql.view(reference)
     snapshot_views = {key: sql.view(frame) for key, frame in snapshots.items()}
@@ -121,7 +124,7 @@ def net_effect(records: DataFrame, snapshots: dict[str, DataFrame], model: Model
         if table.key in snapshot_views:
             parts.insert(0, snapshot_events(snapshot_views[table.key], table))
         tables[table.key] = spark.sql(" UNION ALL ".join(f"({part})" for part in parts))
-    return Events(tables, txns, reference, counts)
+    return Events(tables, txns, reference, counts, tally)
 
 
 # --- the transaction window -----------------------------------------------------------------------------
@@ -134,10 +137,10 @@ def _transactions(records: DataFrame, model: Model, ctx: RunContext, ids: dict[s
 
     A transaction of one record needs no window: its facts are its own. Where no transaction has several
     records (a count of (site, txn) pairs says, a shuffle of two short columns), no record is shuffled and
-    sorted by transaction (B2 at 1,000,000 events, one record a transaction: net effect 21.2 -> 15.6 s).
+    sorted by transaction (B2, one record a transaction: the net effect about a quarter faster).
     Otherwise every record takes the window (picking out the transactions of several by joins, and the
-    mappings' changes planned twice for the two kinds, had made the bundled sample's net effect 7.3 -> 14.5 s:
-    a small run's time is mostly its plans')."""
+    mappings' changes planned twice for the two kinds, had doubled the bundled sample's net effect: a small
+    run's time is mostly its plans')."""
     each_alone = records.groupBy("site", "txn").count().where("count > 1").isEmpty()
     changed = _changed(_one_record(records) if each_alone else _numbered(records), model, ctx, ids, sql_natively)
     return _finished(_alone(changed) if each_alone else _together(changed))

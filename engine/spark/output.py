@@ -15,11 +15,11 @@ from pathlib import Path
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from engine.core.types import TypeFamily
+from engine.core.values import UNBOUNDED_SCALE, UNBOUNDED_WHOLE_DIGITS
 from engine.model.schema import Table
-from engine.model.types import TypeFamily
-from engine.run.context import identity_columns
-from engine.run.rundir import CONFLICT_ROW_FIELDS, CONFLICT_SCALARS
-from engine.run.values import UNBOUNDED_SCALE, UNBOUNDED_WHOLE_DIGITS
+from engine.run.input.keys import identity_columns
+from engine.run.rundir.write import CONFLICT_ROW_FIELDS, CONFLICT_SCALARS
 from engine.spark import sqltext as sql
 from engine.spark.types import order_sql, rep
 

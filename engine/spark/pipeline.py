@@ -29,11 +29,12 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from engine.model.schema import Model
-from engine.run.context import RunModelError, build_context
-from engine.run.debezium import debezium_files
-from engine.run.records import InputError, change_files
-from engine.run.reference import RunCounts
-from engine.run.schedule import load_schedule, schedule_document
+from engine.run.input.debezium.files import debezium_files
+from engine.run.input.files import InputError
+from engine.run.input.records import change_files
+from engine.run.input.schedule import load_schedule, schedule_document
+from engine.run.semantics.context import RunModelError, build_context
+from engine.run.semantics.reference import RunCounts
 from engine.spark import output
 from engine.spark import sqltext as sql
 from engine.spark.converge import reports
@@ -72,6 +73,9 @@ class SparkRun:
     counts: RunCounts
     stage_seconds: dict[str, float] = field(default_factory=dict)
     convergence: list[dict[str, Any]] = field(default_factory=list)
+    python: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Where Python ran, by stage: the lines the reference decoded (`decode`: lines, seconds), the rows,
+    groups and CPU seconds of the reference's folds (`net_effect`, `resolve`); empty over Spark Connect."""
 
 
 def run_spark(spark: SparkSession, model: Model, data_dir: Path, out: Path,
@@ -104,14 +108,13 @@ def configure(spark: SparkSession, input_bytes: int) -> bool:
     second or two of Janino on a cold JVM, costs more than evaluating the rows they would see), one
     partition after each shuffle and no adaptive re-planning between stages (AQE would coalesce to about
     that anyway, after planning every stage twice), and no constraint propagation (inferring filters
-    through plans of a few hundred CASE expressions is planning time the rows never pay back). On the
-    bundled sample, four runs in one JVM: the first 25.1 -> 22.4 s, the next three about 11.5 -> 8.6 s.
+    through plans of a few hundred CASE expressions is planning time the rows never pay back): the bundled
+    sample's first run in a JVM about a tenth faster, the next ones about a quarter.
     A large input runs compiled and adaptive, with the session's own shuffle partitions.
 
     The change files are read in splits of at most 1/(2 x the session's shuffle partitions) of the input
     (four per core, Spark's 128 MB at most): a file is a task otherwise, and three files of equal size
-    decode in two rounds on two cores, the second on one core (B2 at 1,000,000 events: the typed records
-    28.4 -> 24.7 s). Every frame up to the first shuffle has these partitions.
+    decode in two rounds on two cores, the second on one core. Every frame up to the first shuffle has these partitions.
 
     Returns whether the run is a small one: `_run` then also keeps each materialized frame in one
     partition, so that no later job schedules a task per empty split."""
@@ -144,12 +147,12 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
         """Materialize `frame` where it is (the executors' block managers) and cut its lineage: what follows
         plans against a small plan, not against every expression that made it. A small run keeps it in one
         partition: a few thousand rows are one task's work, and every partition more is a task in every job
-        that reads it (the sample's convergence: 91 tasks -> 25; its runs 0.5-1.5 s faster).
+        that reads it (the sample's convergence ran a quarter of the tasks).
 
         A large run keeps its frames serialized (`KEPT`): a few byte buffers a block, where Spark's default
         keeps two Java objects a row, which the collector traces at every full collection for as long as
-        the frame is kept. B2 at 1,000,000 events: 14 full collections -> 5, 8.5 -> 2.7 s of collection,
-        the run about 5% faster, and the driver's peak 2,744 -> 2,180 MB."""
+        the frame is kept: at a million B2 events, a third of the full collections, and a fifth less
+        memory at the driver's peak."""
         kept = frame.coalesce(1).localCheckpoint(eager=True) if small else frame.localCheckpoint(True, KEPT)
         persisted.append(kept)
         return kept
@@ -181,8 +184,8 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             snapshot_texts = snapshot_text_files(data_dir, model)
             names = [*changes, *debezium]
             # the change files' lines are read where decoding reads them, not kept: decoding keeps each
-            # line parsed and typed, with its text (at 1,000,000 B2 events, keeping the lines as well
-            # had cost 5.5 s and 400 MB of the memory the later stages sort in)
+            # line parsed and typed, with its text (keeping the lines as well had cost seconds and
+            # hundreds of megabytes of the memory the later stages sort in, at a million B2 events)
             change_lines, lines = _lines(spark, names, snapshot_texts, keep, small)
             deb_ords = {len(changes) + i: server for i, server in enumerate(debezium.values())}
             first = len(names) if small else 0  # a small run's snapshot lines were read with the change files'
@@ -214,6 +217,8 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             run.counts.records = accepted + run.counts.rejects
             if debezium:
                 run.counts.skipped = kinds.get("skip", 0)
+            if decoded.doubtful is not None:
+                run.python["decode"] = {"lines": decoded.doubtful, "seconds": round(decoded.reference_seconds, 2)}
             if not small:
                 forget(lines)  # the snapshots' rows are kept typed (a small run's lines: once decoding is kept too)
 
@@ -227,6 +232,8 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             run.counts.filtered = native["filtered"] + int(by_reference["filtered"] or 0)  # type: ignore[index]
             run.counts.deliveries = native["deliveries"] + int(by_reference["deliveries"] or 0)  # type: ignore[index]
             keep_only(read, txns, reference, *snapshot_rows_kept)  # the typed records are in these now
+            if events.tally is not None:
+                run.python["net_effect"] = events.tally.figures()
 
         with stage("resolve"):
             resolved = resolve(events.tables, model, keep)  # the reference's folds kept as they run
@@ -247,6 +254,8 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
             if counts.deliveries != counts.applied + counts.resolved + counts.queued:
                 raise AssertionError(f"accounting broken: {counts}")
             keep_only(read, *rows_kept)  # convergence reads the final rows, the rejects their lines
+            if resolved.tally is not None:
+                run.python["resolve"] = resolved.tally.figures()
 
         with stage("converge"):
             rejects = read.where(F.col("kind") == "reject").select(
@@ -268,10 +277,10 @@ def _lines(spark: SparkSession, changes: list[str], snapshots: list[Path], keep:
     each file's from them), by their places in `changes` and in `snapshots`.
 
     A large run reads the change files where decoding reads them, never kept: keeping them as well had
-    cost B2 at 1,000,000 events 5.5 s and 400 MB of the memory the later stages sort in. A small run reads
-    every file in one read, kept (the snapshots' files are then numbered after the change files): one
-    counting job for the lines and one broadcast of their places instead of two each, and the change
-    files' few thousand lines are not read from the files again. They are freed with the records
+    cost B2 at a million events seconds and hundreds of megabytes of the memory the later stages sort in.
+    A small run reads every file in one read, kept (the snapshots' files are then numbered after the change
+    files): one counting job for the lines and one broadcast of their places instead of two each, and the
+    change files' few thousand lines are not read from the files again. They are freed with the records
     (`keep_only` after the net effect)."""
     paths = [str(Path(p).resolve()) for p in changes]
     texts = [str(p.resolve()) for p in snapshots]
@@ -286,8 +295,8 @@ def release(frame: DataFrame) -> None:
     """Free the blocks `localCheckpoint` kept of `frame`. `DataFrame.unpersist` frees a frame that was
     cached, not one that was checkpointed: Spark keeps those blocks until the driver's garbage collector
     finds their RDD unreferenced, and until then they hold memory the later stages need or are written to
-    disk to make room (at 1,000,000 B2 events, 540 MB of lines and typed records were still held when
-    resolve started). Over Spark Connect a checkpointed frame is the server's: unpersist is what a client
+    disk to make room (at a million B2 events, half a gigabyte of lines and typed records was still held
+    when resolve started). Over Spark Connect a checkpointed frame is the server's: unpersist is what a client
     may ask, and the server frees the rest when the frame's last reference goes."""
     plan = frame._jdf.queryExecution().analyzed() if hasattr(frame, "_jdf") else None
     if plan is not None and plan.getClass().getSimpleName() == "LogicalRDD":

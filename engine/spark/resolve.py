@@ -37,12 +37,12 @@ from pyspark.sql import functions as F
 
 from engine.model.io import dump_model
 from engine.model.schema import Model, Table
-from engine.run.context import RunContext, TablePlan, build_context
-from engine.run.fold import fold_events
-from engine.run.rundir import conflict_flat, jsonl_line, time_order_key
+from engine.run.rundir.write import conflict_flat, jsonl_line, time_order_key
+from engine.run.semantics.context import RunContext, TablePlan, build_context
+from engine.run.semantics.fold import fold_events
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_reader, row_writer, token, write_row_sql
-from engine.spark.grouped import Fold, fold_groups, fold_within
+from engine.spark.grouped import Fold, FoldTally, fold_groups, fold_within
 from engine.spark.inworker import context_of, model_of
 from engine.spark.jobs import concurrently, observed
 from engine.spark.neteffect import EVENT_COLUMNS, snapshot_values, version_columns
@@ -69,6 +69,7 @@ class Resolved:
     reference: DataFrame
     applied_sql: str  # a row a delivery applied natively, the checks run again: read where no observation says
     observed: tuple[Observation, ...] = ()
+    tally: FoldTally | None = None  # what the reference's folds took in Python (None over Spark Connect)
 
     def applied_natively(self) -> int:
         metrics = [observed(o) for o in self.observed]
@@ -141,9 +142,10 @@ def resolve(events: dict[str, DataFrame], model: Model,
         view = sql.view(keep(checked.where("_last OR _past OR _cut")))
         group = f"concat({sql.string(f'key:{table.key}:')}, to_json(_key))"
         handed = spark.sql(_as_text(_handed_over(view, table), table, group))
-        return view, observed, keep(fold_within(handed, ["group"], [], folding, _SCHEMA, OUTPUT))
+        return view, observed, keep(fold_within(handed, ["group"], [], folding, _SCHEMA, OUTPUT, tally))
 
     folding = _fold(dump_model(model))
+    tally = FoldTally.of(next(iter(events.values())))
     checks = concurrently([partial(check, table) for table in natives])  # one table's job beside another's
     checked_of = {table.key: view for table, (view, _, _) in zip(natives, checks, strict=True)}
     for table in model.tables:
@@ -165,10 +167,10 @@ def resolve(events: dict[str, DataFrame], model: Model,
     folded = [fold for _, _, fold in checks]
     if to_reference:
         union = spark.sql(" UNION ALL ".join(f"({part})" for part in to_reference))
-        folded.append(keep(fold_groups(union, ["group"], [], folding, _SCHEMA, OUTPUT)))
+        folded.append(keep(fold_groups(union, ["group"], [], folding, _SCHEMA, OUTPUT, tally)))
     reference = sql.union(folded)
     applied_sql = " UNION ALL ".join(f"({part})" for part in applied) if applied else "SELECT 1 AS one WHERE FALSE"
-    return Resolved(native_rows, reference, applied_sql, tuple(observed for _, observed, _ in checks))
+    return Resolved(native_rows, reference, applied_sql, tuple(observed for _, observed, _ in checks), tally)
 
 
 def rows_of(resolved: Resolved, table: Table) -> DataFrame:
@@ -295,7 +297,7 @@ def _same(a: str, b: str, t: Any) -> str:
 
 
 def _versions(table: Table) -> list[int | None]:
-    from engine.run.records import versions_of
+    from engine.run.input.records import versions_of
     return list(versions_of(table))
 
 
@@ -303,7 +305,7 @@ def default_value_sql(raw: Any, t: Any) -> str | None:
     """A column's default as the reference fills it (`context.default_value`) in the column's type: a
     literal conformed to the type, or the event's time (its day at midnight for the current date) in a
     timestamp column; None when Spark cannot give it exactly (the reference's fold gives it then)."""
-    from engine.run.values import ConversionError, conform
+    from engine.core.values import ConversionError, conform
     from engine.sql import evaluate as sql_evaluate
     from engine.sql.errors import UnsupportedSql
     from engine.sql.lineage import reads_current_time

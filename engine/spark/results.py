@@ -9,7 +9,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from engine.model.schema import Model, Table
-from engine.run.rundir import table_file
+from engine.run.rundir.write import table_file
 from engine.spark import output
 from engine.spark.jobs import concurrently
 from engine.spark.resolve import Resolved, rows_of

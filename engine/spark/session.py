@@ -14,16 +14,11 @@ from typing import Any
 
 from engine.java import require_java
 from engine.model.io import one_line
+from engine.spark import classarchive
+from engine.spark.memory import driver_memory
 from resources import ROOT as RESOURCES
 
 LOG_CONFIG = RESOURCES / "spark" / "log4j2.properties"
-DRIVER_MEMORY = "2g"
-"""The JVM's heap on local[N] (`MAPWRIGHT_DRIVER_MEMORY` overrides): fixed, not grown with the data."""
-
-
-
-def driver_memory() -> str:
-    return os.environ.get("MAPWRIGHT_DRIVER_MEMORY", DRIVER_MEMORY)
 
 
 SMALL_INPUT_BYTES = 4 << 20
@@ -91,15 +86,14 @@ def check_reachable(master: Master, timeout: float = 5.0) -> None:
 GC_OPTIONS = "-XX:+UseParallelGC"
 JIT_OPTIONS = f"{GC_OPTIONS} -XX:-DontCompileHugeMethods"
 """Every JVM of a run, driver and executors: the throughput collector (a run is a batch, no pause matters,
-and on 2 cores G1's concurrent work competes with the tasks: B2 at 100,000 events 10% faster, 1,000,000
-7%), and the JIT compiling methods of any size. HotSpot leaves a method over 8,000 bytes of bytecode to
-its interpreter, and Spark's whole-stage code for the decoding of a model's records is such a method: its
-stage at 1,000,000 events took 27.8 s interpreted, 19.7 s compiled (Spark's own documentation of
-`spark.sql.codegen.hugeMethodLimit` names the limit)."""
+and on 2 cores G1's concurrent work competes with the tasks: B2 measurably faster), and the JIT compiling
+methods of any size. HotSpot leaves a method over 8,000 bytes of bytecode to its interpreter, and Spark's
+whole-stage code for the decoding of a model's records is such a method: interpreted, that stage took
+about 40% longer (Spark's own documentation of `spark.sql.codegen.hugeMethodLimit` names the limit)."""
 C1_JIT_OPTIONS = f"{JIT_OPTIONS} -XX:TieredStopAtLevel=1"
 SMALL_RUN_JIT_OPTIONS = f"{GC_OPTIONS} -XX:TieredStopAtLevel=1"
 """A JVM for one small run: C1 only, and huge methods left to the interpreter (a small run's expressions
-are interpreted, and compiling Spark's own huge methods made the cold sample about 0.5 s slower)."""
+are interpreted, and compiling Spark's own huge methods made the cold sample slower)."""
 
 
 def jit_options(one_run_bytes: int | None) -> str:
@@ -107,12 +101,11 @@ def jit_options(one_run_bytes: int | None) -> str:
     several runs, or one of unknown size).
 
     C2's code pays only over a long run. Until then its compiler threads take the cores from the tasks: a
-    cold run of B2's 100,000 events spent 47 s of CPU compiling (Spark's code, Janino's, and each query's
-    generated code) beside 31 s running tasks, on 2 cores. With C1 only, the compilers take 4-5 s, and the
-    tasks' code is slower: the cold run 55.1 / 49.1 s -> 40.0 / 36.4 s at 100,000 events (37 MB of
-    input), 73.6 -> 64.7 s at 300,000 (109 MB), and 120.4 -> 163.5 s at 1,000,000 (366 MB), where C2's
-    code repays it. A process serving several runs keeps both tiers: a warm run is 50% slower with C1
-    only."""
+    cold run of B2's 100,000 events spent more CPU compiling (Spark's code, Janino's, and each query's
+    generated code) than running tasks, on 2 cores. With C1 only, the compilers take a tenth of that and
+    the tasks' code is slower: cold runs up to a few hundred megabytes of input are faster, a run of a
+    million events slower, where C2's code repays it (benchmarks/results). A process serving several runs
+    keeps both tiers: a warm run is half again as slow with C1 only."""
     if one_run_bytes is None or one_run_bytes > C1_INPUT_BYTES:
         return JIT_OPTIONS
     return SMALL_RUN_JIT_OPTIONS if one_run_bytes <= SMALL_INPUT_BYTES else C1_JIT_OPTIONS
@@ -128,14 +121,11 @@ def spark_session(url: str = "local[*]", app_name: str = "mapwright", partitions
     """A SparkSession on `url`. Java is checked first for local and standalone masters.
 
     `one_run_bytes`: the session serves one run of this much input and stops (`mapwright run`); its JVMs
-    compile for it (`jit_options`: the bundled sample's cold `mapwright run` about 2 s faster with C1 only,
-    26.3 -> 24.2 s)."""
+    compile for it (`jit_options`: the bundled sample's cold `mapwright run` faster with C1 only)."""
     master = parse_master(url)
     check_reachable(master)
     warnings.filterwarnings("ignore", message=".*pandas >= 3.0.0.*")
     from pyspark.sql import SparkSession
-
-    from engine.spark import classarchive
 
     if master.kind == "connect":
         builder = SparkSession.builder.remote(url)

@@ -28,12 +28,13 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from engine.core.types import SqlType, TypeFamily
 from engine.model.io import dump_model
 from engine.model.schema import Model, Table
-from engine.model.types import SqlType, TypeFamily
-from engine.run.debezium import SnapshotRow, add_snapshot_rows
-from engine.run.inputfiles import InputFileError, open_input_file
-from engine.run.records import MAX_INPUT_FILE_BYTES, InputError, read_snapshot_file, snapshot_files
+from engine.run.input.debezium.envelope import SnapshotRow
+from engine.run.input.debezium.files import add_snapshot_rows
+from engine.run.input.files import MAX_INPUT_FILE_BYTES, InputError, InputFileError, open_input_file
+from engine.run.input.snapshots import read_snapshot_file, snapshot_files
 from engine.spark import sqltext as sql
 from engine.spark.canonical import read_row_sql, row_values, row_writer
 from engine.spark.decode import (
@@ -303,9 +304,9 @@ def _suspicious(frames: dict[str, DataFrame], model: Model) -> list[str]:
     One aggregation over every snapshot, not one per table: each row once per key set (once for a table
     without one), as (`table`, `flag`: unclean or a NULL primary-key column, `set`, `key`: its whole key as
     JSON text, else NULL), counted by
-    (`table`, `set`, `key`), then folded per table. The driver gets one row per table at the most. (Eleven
-    aggregations with a distinct count each cost the bundled sample's warm run about 1.9 s of planning
-    and shuffles.)"""
+    (`table`, `set`, `key`), then folded per table. The driver gets one row per table at the most. (An
+    aggregation per table, each with a distinct count, cost the bundled sample's warm run seconds of
+    planning and shuffles.)"""
     parts = []
     for key, frame in frames.items():
         table = model.table(key)

@@ -1,7 +1,7 @@
 """How the model's column types are held in Spark, and how the Python paths read and write them over Arrow.
 
 Each column type has one Spark representation (`Rep`), the typed counterpart of the reference's Python
-values (`engine.run.values`):
+values (`engine.core.values`):
 
 | family | Spark | reference value |
 |---|---|---|
@@ -31,9 +31,9 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql import types as T
 
+from engine.core.types import SqlType, TypeFamily
+from engine.core.values import INTEGER_TYPES, is_binary, is_textual, quantized
 from engine.model.schema import Model, Table
-from engine.model.types import SqlType, TypeFamily
-from engine.run.values import INTEGER_TYPES, is_binary, is_textual, quantized
 
 Row = dict[str, Any]
 MAX_PRECISION = 38

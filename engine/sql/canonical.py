@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from engine.model.types import SqlType
+from engine.core.types import SqlType
 from engine.sql.coercion import SparkType, cast_target, static_type
 
 Fold = Callable[[exp.Expr], Any]

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from engine.run.values import to_text
+from engine.core.values import to_text
 from engine.sql.datetimes import epoch_micros, epoch_seconds, invalid, to_date, to_timestamp
 from engine.sql.errors import SqlRuntimeError
 from engine.sql.floats import Float32, as_double, integral_float32, spark_float_text, to_float32

@@ -31,9 +31,9 @@ from typing import Any
 
 from sqlglot import exp
 
-from engine.model.types import SqlType, TypeFamily
-from engine.run.values import is_textual
-from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
+from engine.core.types import SqlType, TypeFamily
+from engine.core.values import is_textual
+from engine.sql import casts
 from engine.sql.decimals import MAX_PRECISION, decimal_type, literal_type, result_type
 from engine.sql.floats import Float32, as_double
 

@@ -5,20 +5,17 @@ value taken is cast to the one type Spark gives the conditional (`coercion`: `if
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
 from engine.sql.coercion import widened, wider_of
 from engine.sql.folding import one_value
 from engine.sql.logic import order
-from engine.sql.operands import Handler
-
-if TYPE_CHECKING:
-    from engine.sql.evaluate import Evaluator
+from engine.sql.operands import Handler, RowEvaluator
 
 
-def _coalesce(ev: Evaluator, node: exp.Coalesce) -> Any:
+def _coalesce(ev: RowEvaluator, node: exp.Coalesce) -> Any:
     arguments = [node.this, *node.expressions]
     for child in arguments:
         value = ev.eval(child)
@@ -27,7 +24,7 @@ def _coalesce(ev: Evaluator, node: exp.Coalesce) -> Any:
     return None
 
 
-def _case(ev: Evaluator, node: exp.Case) -> Any:
+def _case(ev: RowEvaluator, node: exp.Case) -> Any:
     return widened(_case_value(ev, node), wider_of(_case_values(node), ev.types, ev.row))
 
 
@@ -36,7 +33,7 @@ def _case_values(node: exp.Case) -> list[exp.Expr | None]:
     return [*(b.args.get("true") for b in node.args.get("ifs") or []), node.args.get("default") or exp.Null()]
 
 
-def _case_value(ev: Evaluator, node: exp.Case) -> Any:
+def _case_value(ev: RowEvaluator, node: exp.Case) -> Any:
     same = None if ev.first_fold else one_value(node)  # then its conditions are never evaluated, as in Spark
     if same is not None:
         return ev.eval(same)
@@ -53,7 +50,7 @@ def _case_value(ev: Evaluator, node: exp.Case) -> Any:
     return ev.eval(default) if default is not None else None
 
 
-def _if(ev: Evaluator, node: exp.If) -> Any:
+def _if(ev: RowEvaluator, node: exp.If) -> Any:
     to = wider_of([node.args.get("true"), node.args.get("false") or exp.Null()], ev.types, ev.row)
     same = None if ev.first_fold else one_value(node)
     if same is not None:

@@ -18,7 +18,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from engine.model.types import SqlType, TypeFamily
+from engine.core.types import SqlType, TypeFamily
 
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Neg)
 _NUMBER_FUNCTIONS = (exp.Abs, exp.Round, exp.Length, exp.Floor, exp.Ceil, exp.Sign, exp.Year, exp.Month, exp.Day,

@@ -4,31 +4,28 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
 from engine.sql import scalars
 from engine.sql.errors import UnsupportedSql
-from engine.sql.operands import Handler, operands, written
-
-if TYPE_CHECKING:
-    from engine.sql.evaluate import Evaluator
+from engine.sql.operands import Handler, RowEvaluator, operands, written
 
 
-def _now(ev: Evaluator, node: exp.Expression) -> Any:
+def _now(ev: RowEvaluator, node: exp.Expression) -> Any:
     if ev.now is None:
         raise UnsupportedSql(f"{node.sql('spark')} has no time here")
     return ev.now
 
 
-def _today(ev: Evaluator, node: exp.CurrentDate) -> date:
+def _today(ev: RowEvaluator, node: exp.CurrentDate) -> date:
     """`current_date()`: the day of the run's current time (`now`) in the session time zone, UTC."""
     moment = _now(ev, node)
     return moment.astimezone(UTC).date() if isinstance(moment, datetime) else moment
 
 
-def _to_date(ev: Evaluator, node: exp.TsOrDsToDate) -> Any:
+def _to_date(ev: RowEvaluator, node: exp.TsOrDsToDate) -> Any:
     """`to_date(x)` as written (a number's text is read as a DATE), or the DATE sqlglot puts around the
     argument of `year`, `datediff`... (Spark's implicit cast: a number is refused)."""
     return scalars.date_of(ev.eval(node.this), explicit=written(node) == "to_date")
@@ -36,7 +33,7 @@ def _to_date(ev: Evaluator, node: exp.TsOrDsToDate) -> Any:
 
 def _date_field(field: str) -> Handler:
     """`year`, `month`, `day`: of the DATE the argument reads as (sqlglot wraps it in a TsOrDsToDate)."""
-    def run(ev: Evaluator, node: exp.Func) -> Any:
+    def run(ev: RowEvaluator, node: exp.Func) -> Any:
         value = ev.eval(node.this)
         day = value if value is None or isinstance(value, date) and not isinstance(value, datetime) \
             else scalars.date_of(value, explicit=False)
@@ -46,13 +43,13 @@ def _date_field(field: str) -> Handler:
 
 def _time_field(field: str) -> Handler:
     """`hour`, `minute`, `second` (whole seconds) of the TIMESTAMP the argument reads as, in UTC."""
-    def run(ev: Evaluator, node: exp.Func) -> Any:
+    def run(ev: RowEvaluator, node: exp.Func) -> Any:
         moment = scalars.timestamp_of(ev.eval(node.this))
         return None if moment is None else getattr(moment, field)
     return run
 
 
-def _datediff(ev: Evaluator, node: exp.DateDiff) -> Any:
+def _datediff(ev: RowEvaluator, node: exp.DateDiff) -> Any:
     """`datediff(end, start)`: days from `start` to `end`; a NULL `end` leaves `start` unevaluated."""
     pair = operands(ev, node)
     if pair is None:
@@ -62,7 +59,7 @@ def _datediff(ev: Evaluator, node: exp.DateDiff) -> Any:
     return (end - start).days
 
 
-def _date_add(ev: Evaluator, node: exp.TsOrDsAdd) -> Any:
+def _date_add(ev: RowEvaluator, node: exp.TsOrDsAdd) -> Any:
     """`date_add(d, n)` and `date_sub(d, n)` (which sqlglot reads as `date_add(d, n * -1)`; Spark is given
     `date_sub(d, n)`, `engine.sql.spark`)."""
     start = ev.eval(node.this)

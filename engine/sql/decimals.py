@@ -19,7 +19,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
 from sqlglot import exp
 
-from engine.model.types import SqlType, TypeFamily
+from engine.core.types import SqlType, TypeFamily
 
 MAX_PRECISION = 38
 MINIMUM_ADJUSTED_SCALE = 6

@@ -50,8 +50,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from engine.core.types import SqlType
 from engine.limits import MAX_SQL_DEPTH
-from engine.model.types import SqlType
 from engine.sql import canonical, conditionals, dates, logic, numbers, text
 from engine.sql.allowlist import allowlist_problem, mark_written_names
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql

@@ -11,19 +11,16 @@ import math
 from collections.abc import Callable
 from datetime import date, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
-from engine.run.values import compare
-from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
+from engine.core.values import compare
+from engine.sql import casts
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
 from engine.sql.floats import Float32, as_double
 from engine.sql.folding import is_static_false, reads_a_column
-from engine.sql.operands import Handler, operands
-
-if TYPE_CHECKING:
-    from engine.sql.evaluate import Evaluator
+from engine.sql.operands import Handler, RowEvaluator, operands
 
 
 def order(a: Any, b: Any) -> int | None:
@@ -72,14 +69,14 @@ def coerce_pair(a: Any, b: Any) -> tuple[Any, Any]:
 
 
 def _compare_op(test: Callable[[int], bool]) -> Handler:
-    def run(ev: Evaluator, node: exp.Binary) -> bool | None:
+    def run(ev: RowEvaluator, node: exp.Binary) -> bool | None:
         pair = operands(ev, node)
         found = None if pair is None else order(*pair)
         return None if found is None else test(found)
     return run
 
 
-def _null_safe_equal(ev: Evaluator, node: exp.Binary) -> bool:
+def _null_safe_equal(ev: RowEvaluator, node: exp.Binary) -> bool:
     a, b = ev.eval(node.this), ev.eval(node.expression)
     return a is None and b is None or (a is not None and b is not None and order(a, b) == 0)
 
@@ -90,9 +87,9 @@ def _kleene(stop: bool) -> Handler:
     A side that reads no column is a constant Spark folds before anything runs (ConstantFolding, then
     BooleanSimplification: `x AND FALSE` is FALSE): when it is `stop`, the other side is never evaluated, so
     it cannot fail. A constant that fails is left unfolded, as Spark leaves it. Not so while ConstantFolding
-    itself evaluates a constant (`Evaluator.first_fold`): it evaluates the left side first, as Spark's
+    itself evaluates a constant (`RowEvaluator.first_fold`): it evaluates the left side first, as Spark's
     interpreted AND and OR do."""
-    def run(ev: Evaluator, node: exp.Binary) -> bool | None:
+    def run(ev: RowEvaluator, node: exp.Binary) -> bool | None:
         for side in () if ev.first_fold else (node.this, node.expression):
             if not stop and is_static_false(side):  # a condition's part that is FALSE whatever the row
                 return False
@@ -112,12 +109,12 @@ def _kleene(stop: bool) -> Handler:
     return run
 
 
-def _not(ev: Evaluator, node: exp.Not) -> bool | None:
+def _not(ev: RowEvaluator, node: exp.Not) -> bool | None:
     value = ev.eval(node.this)
     return None if value is None else not value
 
 
-def _is(ev: Evaluator, node: exp.Is) -> bool:
+def _is(ev: RowEvaluator, node: exp.Is) -> bool:
     value = ev.eval(node.this)
     target = node.expression
     if isinstance(target, exp.Null):
@@ -127,7 +124,7 @@ def _is(ev: Evaluator, node: exp.Is) -> bool:
     raise UnsupportedSql(f"IS {target.sql('spark')}")
 
 
-def _in(ev: Evaluator, node: exp.In) -> bool | None:
+def _in(ev: RowEvaluator, node: exp.In) -> bool | None:
     if node.args.get("query") is not None:
         raise UnsupportedSql("IN with a subquery")
     value = ev.eval(node.this)
@@ -142,7 +139,7 @@ def _in(ev: Evaluator, node: exp.In) -> bool | None:
     return None if saw_null else False
 
 
-def _between(ev: Evaluator, node: exp.Between) -> bool | None:
+def _between(ev: RowEvaluator, node: exp.Between) -> bool | None:
     """`x BETWEEN a AND b`: `x >= a AND x <= b`, which Spark (4.3) evaluates as an AND: once `x` is not
     NULL, `b` only where `x >= a` is not FALSE (the property test found `0 BETWEEN 2 AND cast('' as bigint)`
     FALSE in Spark)."""

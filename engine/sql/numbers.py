@@ -9,24 +9,21 @@ import re
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
-from engine.model.types import SqlType, TypeFamily
-from engine.sql import arithmetic, casts, scalars  # casts the module: it imports engine.run.values, maybe loading
+from engine.core.types import SqlType, TypeFamily
+from engine.sql import arithmetic, casts, scalars
 from engine.sql.coercion import static_type
 from engine.sql.decimals import decimal_type, half_up, quotient
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
 from engine.sql.floats import Float32, as_double, spark_float_text, to_float32
 from engine.sql.logic import order
-from engine.sql.operands import Handler, operands
-
-if TYPE_CHECKING:
-    from engine.sql.evaluate import Evaluator
+from engine.sql.operands import Handler, RowEvaluator, operands
 
 
-def _literal(ev: Evaluator, node: exp.Literal) -> Any:
+def _literal(ev: RowEvaluator, node: exp.Literal) -> Any:
     if node.is_string:
         return node.this
     text = node.this
@@ -36,7 +33,7 @@ def _literal(ev: Evaluator, node: exp.Literal) -> Any:
 
 
 def _arith(op: Callable[[Any, Any], Any], divisor_first: bool = False) -> Handler:
-    def run(ev: Evaluator, node: exp.Binary) -> Any:
+    def run(ev: RowEvaluator, node: exp.Binary) -> Any:
         pair = operands(ev, node, divisor_first)
         if pair is None:
             return None
@@ -58,7 +55,7 @@ def _arith(op: Callable[[Any, Any], Any], divisor_first: bool = False) -> Handle
     return run
 
 
-def _quotient_scale(node: exp.Binary, ev: Evaluator) -> int | None:
+def _quotient_scale(node: exp.Binary, ev: RowEvaluator) -> int | None:
     """The scale of Spark's DECIMAL type of a quotient, from the operands' types (a conditional's: the type
     its branches are widened to, `coercion`); None where they do not tell."""
     known = decimal_type(node, ev.types)
@@ -82,7 +79,7 @@ def number(value: Any) -> Any:
     return None
 
 
-def _neg(ev: Evaluator, node: exp.Neg) -> Any:
+def _neg(ev: RowEvaluator, node: exp.Neg) -> Any:
     value = number(ev.eval(node.this))
     return None if value is None else _same_type(value, -value)
 
@@ -92,12 +89,12 @@ def _same_type(value: Any, result: Any) -> Any:
     return to_float32(result) if isinstance(value, Float32) else result
 
 
-def _abs(ev: Evaluator, node: exp.Abs) -> Any:
+def _abs(ev: RowEvaluator, node: exp.Abs) -> Any:
     value = number(ev.eval(node.this))
     return None if value is None else _same_type(value, abs(value))
 
 
-def _round(ev: Evaluator, node: exp.Round) -> Any:
+def _round(ev: RowEvaluator, node: exp.Round) -> Any:
     """`round(x, d)`, half away from zero. Spark rounds a DOUBLE (a FLOAT as the double it widens to) through
     the JVM's text of it (`BigDecimal.valueOf`), so this does too; NaN and the infinities stay as they are."""
     value = number(ev.eval(node.this))
@@ -113,7 +110,7 @@ def _round(ev: Evaluator, node: exp.Round) -> Any:
     return int(rounded) if isinstance(value, int) else rounded
 
 
-def _cast(ev: Evaluator, node: exp.Cast) -> Any:
+def _cast(ev: RowEvaluator, node: exp.Cast) -> Any:
     """`cast` (ANSI: a value that does not convert is an error) and `try_cast` (it becomes NULL)."""
     value = ev.eval(node.this)
     try:
@@ -126,7 +123,7 @@ def _cast(ev: Evaluator, node: exp.Cast) -> Any:
 
 def _extreme(pick_greatest: bool) -> Handler:
     """`greatest`/`least`: NULLs skipped (NULL only when all are), the arguments widened to one type."""
-    def run(ev: Evaluator, node: exp.Func) -> Any:
+    def run(ev: RowEvaluator, node: exp.Func) -> Any:
         nodes = [node.this, *node.expressions]
         values = [ev.eval(n) for n in nodes]
         scale = max((_scale(n, v, ev) for n, v in zip(nodes, values, strict=True)), default=0)
@@ -170,7 +167,7 @@ def _static_kind(node: exp.Expression, types: Mapping[str, SqlType]) -> str | No
     return None
 
 
-def _scale(node: exp.Expression, value: Any, ev: Evaluator) -> int:
+def _scale(node: exp.Expression, value: Any, ev: RowEvaluator) -> int:
     """The DECIMAL scale of an argument's type, where the types tell it, else its value's."""
     known = decimal_type(node, ev.types)
     if known is not None:
@@ -182,7 +179,7 @@ def _scale(node: exp.Expression, value: Any, ev: Evaluator) -> int:
 
 
 def _number_fn(fn: Callable[[Any], Any]) -> Handler:
-    def run(ev: Evaluator, node: exp.Func) -> Any:
+    def run(ev: RowEvaluator, node: exp.Func) -> Any:
         return fn(ev.eval(node.this))
     return run
 

@@ -6,21 +6,36 @@ Each handler module (`logic`, `text`, `numbers`, `dates`, `conditionals`) maps s
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, Protocol
 
 from sqlglot import exp
 
-from engine.sql import casts  # the module: engine.sql.casts imports engine.run.values, which may be loading
+from engine.core.types import SqlType
+from engine.sql import casts
 
-if TYPE_CHECKING:
-    from engine.sql.evaluate import Evaluator
 
-Handler = Callable[["Evaluator", Any], Any]
+class RowEvaluator(Protocol):
+    """What a handler sees of the evaluator (`engine.sql.evaluate.Evaluator`): the row, its column types, the
+    run's time, and `eval` for the node's operands. A protocol, so the handlers never import the evaluator
+    that imports them."""
+
+    row: Mapping[str, Any]
+    now: datetime | None
+    types: Mapping[str, SqlType]
+    first_fold: bool
+
+    def eval(self, node: exp.Expr) -> Any: ...
+
+    def args(self, node: exp.Expr) -> list[Any]: ...
+
+
+Handler = Callable[[RowEvaluator, Any], Any]
 """A node type's evaluation: its value on the evaluator's row."""
 
 
-def operands(ev: Evaluator, node: exp.Expr, divisor_first: bool = False) -> tuple[Any, Any] | None:
+def operands(ev: RowEvaluator, node: exp.Expr, divisor_first: bool = False) -> tuple[Any, Any] | None:
     """Both operands of a binary operator, or None when one is NULL, in Spark's order of evaluation: the
     left one first, and a NULL there leaves the right one unevaluated (so `NULL + 1/0` is NULL); for
     `/`, DIV and `%`, the divisor first."""

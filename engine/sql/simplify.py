@@ -32,7 +32,7 @@ from functools import reduce
 
 from sqlglot import exp
 
-from engine.model.types import SqlType
+from engine.core.types import SqlType
 from engine.sql import canonical
 from engine.sql.canonical import Fold, nullable
 from engine.sql.coercion import static_type

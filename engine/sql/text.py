@@ -6,23 +6,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
-from engine.sql import casts, scalars  # casts the module: it imports engine.run.values, which may be loading
+from engine.sql import casts, scalars
 from engine.sql.errors import SqlRuntimeError
 from engine.sql.folding import reads_a_column
-from engine.sql.operands import Handler, operands, text_of, written
+from engine.sql.operands import Handler, RowEvaluator, operands, text_of, written
 from engine.sql.patterns import compiled_regex, java_matches, java_replacement, like_regex
-
-if TYPE_CHECKING:
-    from engine.sql.evaluate import Evaluator
 
 
 def _like(case_insensitive: bool) -> Handler:
     """LIKE and ILIKE; sqlglot reads `NOT LIKE` as a LIKE with `negate` set, not as a NOT around it."""
-    def run(ev: Evaluator, node: exp.Binary) -> bool | None:
+    def run(ev: RowEvaluator, node: exp.Binary) -> bool | None:
         pair = operands(ev, node)
         if pair is None:
             return None
@@ -35,7 +32,7 @@ def _like(case_insensitive: bool) -> Handler:
     return run
 
 
-def _rlike(ev: Evaluator, node: exp.RegexpLike) -> bool | None:
+def _rlike(ev: RowEvaluator, node: exp.RegexpLike) -> bool | None:
     pair = operands(ev, node)
     if pair is None:
         return None
@@ -44,7 +41,7 @@ def _rlike(ev: Evaluator, node: exp.RegexpLike) -> bool | None:
     return compiled_regex(str(pattern), text=text).search(text) is not None
 
 
-def _regexp_replace(ev: Evaluator, node: exp.RegexpReplace) -> Any:
+def _regexp_replace(ev: RowEvaluator, node: exp.RegexpReplace) -> Any:
     """`regexp_replace(text, pattern, replacement[, position])`: every match from `position` (1 by
     default) on is replaced; `$1` and `${name}` in the replacement are groups, a backslash quotes the
     next character (Java's rules, which Spark follows)."""
@@ -73,7 +70,7 @@ def _regexp_replace(ev: Evaluator, node: exp.RegexpReplace) -> Any:
     return "".join(out)
 
 
-def _concat(ev: Evaluator, node: exp.Expression) -> Any:
+def _concat(ev: RowEvaluator, node: exp.Expression) -> Any:
     """NULL at the first NULL part, whose followers are then never evaluated: Spark's generated code stops
     there (`s || cast(t as bigint)` is NULL where `s` is, whatever `t`). Its interpreted path evaluates every
     part and fails on such a `t`; a run whose Spark fails on a row is computed again by the reference, so a
@@ -87,7 +84,7 @@ def _concat(ev: Evaluator, node: exp.Expression) -> Any:
     return "".join(text_of(p) for p in parts)
 
 
-def _dpipe(ev: Evaluator, node: exp.DPipe) -> Any:
+def _dpipe(ev: RowEvaluator, node: exp.DPipe) -> Any:
     a = ev.eval(node.this)
     if a is None:  # as `_concat`: the right side is never evaluated
         return None
@@ -95,14 +92,14 @@ def _dpipe(ev: Evaluator, node: exp.DPipe) -> Any:
     return None if b is None else text_of(a) + text_of(b)
 
 
-def _concat_ws(ev: Evaluator, node: exp.ConcatWs) -> Any:
+def _concat_ws(ev: RowEvaluator, node: exp.ConcatWs) -> Any:
     values = ev.args(node)
     if not values or values[0] is None:
         return None
     return text_of(values[0]).join(text_of(v) for v in values[1:] if v is not None)
 
 
-def _case_conversion(ev: Evaluator, node: exp.Func, convert: Callable[[str], str]) -> Any:
+def _case_conversion(ev: RowEvaluator, node: exp.Func, convert: Callable[[str], str]) -> Any:
     """upper/lower of the innermost operand of a chain of them, as Spark's optimizer simplifies it
     (SimplifyCaseConversionExpressions: `lower(upper(x))` is `lower(x)`, which differs for 'ß'). A chain
     that reads no column is a constant, folded whole first (ConstantFolding): every step applies."""
@@ -117,13 +114,13 @@ def _case_conversion(ev: Evaluator, node: exp.Func, convert: Callable[[str], str
 
 
 def _text_fn(fn: Callable[[str], Any]) -> Handler:
-    def run(ev: Evaluator, node: exp.Func) -> Any:
+    def run(ev: RowEvaluator, node: exp.Func) -> Any:
         value = ev.eval(node.this)
         return None if value is None else fn(text_of(value))
     return run
 
 
-def _substring(ev: Evaluator, node: exp.Substring) -> Any:
+def _substring(ev: RowEvaluator, node: exp.Substring) -> Any:
     value = ev.eval(node.this)
     if value is None:
         return None
@@ -145,13 +142,13 @@ def spark_substring(text: str, pos: int, length: int | None) -> str:
 
 def _text_test(test: Callable[[str, str], bool]) -> Handler:
     """`startswith`, `endswith`, `contains`: NULL when either is; numbers are read as their text."""
-    def run(ev: Evaluator, node: exp.Binary) -> Any:
+    def run(ev: RowEvaluator, node: exp.Binary) -> Any:
         pair = operands(ev, node)
         return None if pair is None else test(text_of(pair[0]), text_of(pair[1]))
     return run
 
 
-def _str_position(ev: Evaluator, node: exp.StrPosition) -> Any:
+def _str_position(ev: RowEvaluator, node: exp.StrPosition) -> Any:
     """`instr(s, sub)` (Spark is given INSTR: `s` first, a NULL one leaves `sub` unevaluated) and
     `locate(sub, s[, pos])`, `position(sub IN s)` (LOCATE: the position first, a NULL one is 0; then `sub`,
     then `s`)."""
@@ -174,7 +171,7 @@ def _str_position(ev: Evaluator, node: exp.StrPosition) -> Any:
     return scalars.locate(text_of(sub), text_of(value), int(casts.cast_to(position, "INT")))
 
 
-def _pad(ev: Evaluator, node: exp.Pad) -> Any:
+def _pad(ev: RowEvaluator, node: exp.Pad) -> Any:
     """`lpad`/`rpad(s, length[, pad])`, the pad a space by default; NULL when any is."""
     fill_node = node.args.get("fill_pattern")
     values = [ev.eval(node.this), ev.eval(node.expression), ev.eval(fill_node) if fill_node is not None else " "]
@@ -184,7 +181,7 @@ def _pad(ev: Evaluator, node: exp.Pad) -> Any:
     return scalars.pad(text_of(text), int(casts.cast_to(length, "INT")), text_of(fill), bool(node.args.get("is_left")))
 
 
-def _trim(ev: Evaluator, node: exp.Trim) -> Any:
+def _trim(ev: RowEvaluator, node: exp.Trim) -> Any:
     """`trim`, `ltrim`, `rtrim`: spaces only (not tabs), as Spark's."""
     value = ev.eval(node.this)
     if value is None:
@@ -193,7 +190,7 @@ def _trim(ev: Evaluator, node: exp.Trim) -> Any:
     return text.lstrip(" ") if side == "LEADING" else text.rstrip(" ") if side == "TRAILING" else text.strip(" ")
 
 
-def _replace(ev: Evaluator, node: exp.Replace) -> Any:
+def _replace(ev: RowEvaluator, node: exp.Replace) -> Any:
     """`replace(s, search[, replacement])`, the replacement '' by default; NULL when any is."""
     given = node.args.get("replacement")
     values = [ev.eval(node.this), ev.eval(node.expression), ev.eval(given) if given is not None else ""]
@@ -202,13 +199,13 @@ def _replace(ev: Evaluator, node: exp.Replace) -> Any:
     return scalars.replace(*(text_of(v) for v in values))
 
 
-def _left(ev: Evaluator, node: exp.Left) -> Any:
+def _left(ev: RowEvaluator, node: exp.Left) -> Any:
     """`left(s, n)`: Spark's `substring(s, 1, n)`."""
     pair = operands(ev, node)
     return None if pair is None else spark_substring(text_of(pair[0]), 1, int(casts.cast_to(pair[1], "INT")))
 
 
-def _right(ev: Evaluator, node: exp.Right) -> Any:
+def _right(ev: RowEvaluator, node: exp.Right) -> Any:
     """`right(s, n)`: Spark's `if(isnull(s), NULL, if(n <= 0, '', substring(s, -n)))`."""
     pair = operands(ev, node)
     if pair is None:

@@ -332,7 +332,7 @@ def test_conflicts_text_never_prints_a_control_character_of_a_name_or_value(tmp_
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "run"))
     from runkit import build, copy_mapping, rec, table, ts
 
-    from engine.run.rundir import run_reference_to_dir
+    from engine.run.rundir.write import run_reference_to_dir
 
     cols = {"ID": "INTEGER", "NAME" + ESC: "VARCHAR(40)"}
     model = build([{"id": "s" + ESC, "dbms": "oracle"}, {"id": "t", "dbms": "oracle"}],

@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from engine.cli import main
-from engine.run.rundir import run_reference_to_dir
-from engine.run.rundir_read import read_run_files
+from engine.run.rundir.read import read_run_files
+from engine.run.rundir.write import run_reference_to_dir
 
 COLUMNS = [{"name": "ID", "type": "INTEGER", "nullable": False}, {"name": "NAME", "type": "VARCHAR(40)"}]
 RESOLVED = [{"table": "t.T", "column_groups": [{"name": "g", "columns": ["NAME"],

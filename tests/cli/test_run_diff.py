@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine.cli import main
-from engine.run.rundir import RunInfo, run_reference_to_dir, write_failed_run
+from engine.run.rundir.write import RunInfo, run_reference_to_dir, write_failed_run
 from engine.rundiff_rows import diff_table
 
 INSERT = ('{{"site": "A", "txn": "{txn}", "seq": 1, "commit_ts": "2026-01-05T10:30:00Z", "table": "T", '

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from engine import cli
-from engine.run.context import RunModelError
+from engine.run.semantics.context import RunModelError
 from engine.sql.errors import UnsupportedSql
 
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))
 from builders import one_table
 from runkit import build, rec, run  # noqa: E402
 
+from engine.core.types import parse_type  # noqa: E402
 from engine.ddl import model_ddl  # noqa: E402
 from engine.model import Model  # noqa: E402
-from engine.model.types import parse_type  # noqa: E402
 from engine.rules import validate  # noqa: E402
 from engine.sql import evaluate as sql_evaluate  # noqa: E402
 from engine.sqldefaults import run_default  # noqa: E402

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.deploy.verify import outage_events, replay
-from engine.run.reference import Transaction
-from engine.run.schedule import parse_schedule
+from engine.run.input.schedule import parse_schedule
+from engine.run.semantics.reference import Transaction
 
 
 def _at(minute: int) -> datetime:

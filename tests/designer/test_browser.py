@@ -24,7 +24,7 @@ from designer.browser.__main__ import main as browser_main
 from designer.browser.chart import ConflictChart
 from designer.browser.detail import ABSENT, DIFFERS_ROLE, RowComparisonModel
 from designer.browser.models import RecordTableModel
-from engine.run.rundir import RunInfo, conflicts_arrow, write_failed_run
+from engine.run.rundir.write import RunInfo, conflicts_arrow, write_failed_run
 from engine.summary import read_run
 
 BIG = 100_000

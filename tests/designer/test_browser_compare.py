@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 import designer.browser.compare as compare_module
 from designer.browser import ConflictBrowser
-from engine.run.rundir import run_reference_to_dir
+from engine.run.rundir.write import run_reference_to_dir
 from engine.rundiff import diff_runs, render_diff
 
 

@@ -19,7 +19,7 @@ from windows import TWO_TABLES, window_on
 
 from designer.browser import ConflictBrowser
 from designer.launcher import RunLauncher, RunRequest
-from engine.run.rundir import conflicts_arrow
+from engine.run.rundir.write import conflicts_arrow
 
 COLUMNS = [f"C{n:02d}" for n in range(30)]
 """A wide table: the one differing column (C27) is far below the fold in the columns' own order."""

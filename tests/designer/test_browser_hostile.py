@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QTableView
 from pytestqt.qtbot import QtBot
 
 from designer.browser import ConflictBrowser
-from engine.run.rundir import conflicts_arrow
+from engine.run.rundir.write import conflicts_arrow
 
 
 def rewritten_run(base: Path, out: Path, conflicts: Sequence[dict[str, Any]] | None = None,

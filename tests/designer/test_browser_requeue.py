@@ -21,7 +21,7 @@ from designer.browser.models import RECORD_ROLE
 from designer.browser.requeue import requeue_dir
 from engine.edits import set_setting
 from engine.model import load_model
-from engine.run.rundir import run_reference_to_dir
+from engine.run.rundir.write import run_reference_to_dir
 
 COLUMNS = [{"name": "ID", "type": "INTEGER", "nullable": False}, {"name": "NAME", "type": "VARCHAR(40)"}]
 MODEL: dict[str, Any] = {

@@ -66,7 +66,7 @@ def test_a_drag_whose_source_table_is_deleted_meanwhile_maps_nothing(window: Mai
 
 
 def test_a_drag_whose_source_column_an_undo_removes_meanwhile_maps_nothing(window: MainWindow) -> None:
-    from engine import operations as ops
+    from engine import authoring as au
     from engine.edits import evolve, replace
 
     doc = window.document
@@ -82,7 +82,7 @@ def test_a_drag_whose_source_column_an_undo_removes_meanwhile_maps_nothing(windo
     release_at(window, end)
     assert dump_model(doc.model) == before, dump_model(doc.model)[-400:].replace("\n", "")
     assert "EXTRA" in window.statusBar().currentMessage()
-    assert ops.connect_columns(doc.model, "hq.CUST", "EXTRA", "br.CUST", "NAME") == []
+    assert au.connect_columns(doc.model, "hq.CUST", "EXTRA", "br.CUST", "NAME") == []
     drawn_as_modelled(window)
 
 
@@ -102,14 +102,14 @@ def test_a_table_moved_far_off_saves_a_file_that_opens_again(qtbot: Any, tmp_pat
 
 def test_undoing_the_edit_that_made_a_selected_method_node_raises_nothing(window: MainWindow,
                                                                           unhandled: list[BaseException]) -> None:
-    from engine import operations as ops
+    from engine import authoring as au
 
     doc = window.document
-    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    doc.apply(au.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
     mid = doc.model.mappings[0].id
     concat = {"method": "concat", "inputs": ["REGION", "NO"], "sep": "-"}
-    doc.apply(ops.set_method(doc.model, mid, "KEY", concat), "concat")
-    doc.apply(ops.set_method(doc.model, mid, "KEY", {**concat, "inputs": ["REGION", "NO", {
+    doc.apply(au.set_method(doc.model, mid, "KEY", concat), "concat")
+    doc.apply(au.set_method(doc.model, mid, "KEY", {**concat, "inputs": ["REGION", "NO", {
         "method": "upper", "input": "NAME"}]}), "a third input")
     node = next(i for i in window.scene.items() if getattr(i, "ref", None) == (mid, "KEY", (2,)))
     window.scene.clearSelection()
@@ -165,12 +165,12 @@ def test_a_drag_whose_release_was_lost_leaves_no_line_behind(window: MainWindow)
 
 
 def test_a_column_dropped_on_a_method_that_takes_no_input_says_so(window: MainWindow) -> None:
-    from engine import operations as ops
+    from engine import authoring as au
 
     doc = window.document
-    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    doc.apply(au.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
     mid = doc.model.mappings[0].id
-    doc.apply(ops.set_method(doc.model, mid, "CODE", {"method": "constant", "value": "HQ"}), "code")
+    doc.apply(au.set_method(doc.model, mid, "CODE", {"method": "constant", "value": "HQ"}), "code")
     node = next(i for i in window.scene.items() if getattr(i, "ref", None) == (mid, "CODE", ()))
     before = dump_model(doc.model)
     press_and_move(window, row_point(window, "hq.CUST", "NO"))

@@ -11,7 +11,7 @@ from windows import make_window
 
 from designer.canvas.items import LinkItem, MethodItem
 from designer.window import MainWindow
-from engine import operations as ops
+from engine import authoring as au
 from resources import SAMPLE_MODEL
 
 
@@ -57,7 +57,7 @@ def test_a_redrawn_mapping_stands_clear_of_the_others_and_moves_none(sample: Mai
     doc = sample.document
     before = {ref: node.scenePos() for ref, node in nodes_of(sample).items()}
     # a third constant into ORIGIN, from the mapping whose node had the spot the others want
-    doc.apply(ops.set_method(doc.model, "orders_branch_to_hq", "ORIGIN", {"method": "constant", "value": "B2"}),
+    doc.apply(au.set_method(doc.model, "orders_branch_to_hq", "ORIGIN", {"method": "constant", "value": "B2"}),
               "Set ORIGIN")
     after = nodes_of(sample)
     assert {ref: after[ref].scenePos() for ref in before if ref[0] != "orders_branch_to_hq"} == \

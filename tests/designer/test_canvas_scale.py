@@ -11,7 +11,7 @@ from PySide6.QtCore import QSettings
 from designer.canvas.items import LinkItem, TableItem
 from designer.document import Document
 from designer.window import MainWindow
-from engine import operations as ops
+from engine import authoring as au
 from engine.edits import evolve, replace
 from engine.model.schema import Model
 
@@ -69,7 +69,7 @@ def test_a_mapping_edit_redraws_only_that_mapping(big: MainWindow) -> None:
     rows = big.tree.rows_replaced
     mapping = model.mapping("m7_br")
     assert mapping is not None
-    doc.apply(ops.set_method(model, "m7_br", "C3", None), "Remove map of C3")
+    doc.apply(au.set_method(model, "m7_br", "C3", None), "Remove map of C3")
     after = snapshot(big)
     changed = {k for k in before if k != "tables" and before[k] != after.get(k)}
     assert changed == {"m7_br"}
@@ -91,7 +91,7 @@ def test_a_moved_table_moves_only_its_own_links(big: MainWindow) -> None:
     rects = {k: t.sceneBoundingRect() for k, t in big.scene.tables.items()}
     x = max(r.right() for k, r in rects.items() if k.startswith("br.")) + 100
     y = max(r.bottom() for r in rects.values()) + 1000
-    doc.apply(ops.move_table(model, "hq.T3", x, y), "Move table")
+    doc.apply(au.move_table(model, "hq.T3", x, y), "Move table")
     after = snapshot(big)
     assert {k for k in before if k != "tables" and before[k] != after[k]} == {"m3_br", "m3_web"}
     table = big.scene.tables["hq.T3"]
@@ -155,10 +155,10 @@ def test_the_tree_filter_and_the_inspector_stay_put(big: MainWindow, qtbot: Any)
     big.select(("table", "br.T4"))
     form = big.inspector.widget()
     doc, model = big.document, big.document.model
-    doc.apply(ops.move_table(model, "hq.T30", 10.0, 10.0), "Move table")
+    doc.apply(au.move_table(model, "hq.T30", 10.0, 10.0), "Move table")
     assert big.inspector.widget() is form  # an edit elsewhere leaves the form (and what is typed in it) alone
     rebuilds = big.inspector.rebuilds
-    doc.apply(ops.toggle_dkey(model, "m4_br", "C0"), "Toggle distribution key C0")
+    doc.apply(au.toggle_dkey(model, "m4_br", "C0"), "Toggle distribution key C0")
     assert big.inspector.widget() is form  # an edit of what it shows updates its fields in place
     assert big.inspector.rebuilds == rebuilds
 
@@ -185,7 +185,7 @@ def test_problems_are_not_reset_by_an_edit_that_leaves_them_alone(big: MainWindo
     resets: list[int] = []
     big.problems.model.modelReset.connect(lambda: resets.append(1))
     doc, model = big.document, big.document.model
-    doc.apply(ops.move_table(model, "hq.T1", 5.0, 5.0), "Move table")
+    doc.apply(au.move_table(model, "hq.T1", 5.0, 5.0), "Move table")
     assert resets == []
     mapping = model.mapping("m1_br")
     assert mapping is not None

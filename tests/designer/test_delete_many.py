@@ -1,4 +1,4 @@
-"""Deleting many tables at once (the canvas's selection, `engine.operations.delete_tables`): the same model as
+"""Deleting many tables at once (the canvas's selection, `engine.authoring.delete_tables`): the same model as
 deleting them one by one, one undo step whose undo gives the file back exactly, and views that show what
 fresh ones would after the delete, its undo and its redo."""
 
@@ -17,7 +17,7 @@ from designer.canvas.items import LinkItem
 from designer.document import Document
 from designer.tree import ModelTree
 from designer.window import MainWindow
-from engine import operations as ops
+from engine import authoring as au
 from engine.edits import Edit, chain
 from engine.model.io import dump_model
 from engine.model.schema import Model
@@ -51,13 +51,13 @@ def test_deleting_tables_at_once_takes_what_names_them_and_undoes_exactly(pick: 
             "one server's": [t.key for t in model.tables if t.server == "web"],
             "hq only": [f"hq.T{t}" for t in range(0, 12, 5)], "none there": ["hq.NOPE"]}[pick]
     original, expected = dump_model(model), without(model, keys)
-    edits = ops.delete_tables(model, keys)
+    edits = au.delete_tables(model, keys)
     assert dump_model(model) == original  # built, not applied
     applied(model, edits)
     assert dump_model(model) == expected
     undone(model, edits)
     assert dump_model(model) == original  # everything back in its place
-    one_by_one = chain(model, *[lambda m, k=k: ops.delete_table(m, k) for k in reversed(keys)])  # type: ignore[misc]
+    one_by_one = chain(model, *[lambda m, k=k: au.delete_table(m, k) for k in reversed(keys)])  # type: ignore[misc]
     applied(model, one_by_one)
     assert dump_model(model) == expected
     undone(model, one_by_one)

@@ -20,7 +20,7 @@ from designer.helpmenu import about_text
 from designer.problems import FLASH_MS
 from designer.severity import ERROR_COLOUR, FLASH_COLOUR, WARNING_COLOUR
 from designer.window import MainWindow
-from engine import operations as ops
+from engine import authoring as au
 from engine.edits import set_setting
 from engine.model import load_model
 from resources import SAMPLE_MODEL
@@ -60,7 +60,7 @@ def panel_rows(w: MainWindow) -> list[tuple[str, str]]:
 
 def test_errors_are_listed_above_warnings(window: MainWindow) -> None:
     doc = window.document
-    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")  # TY005 + errors
+    doc.apply(au.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")  # TY005 + errors
     rows = panel_rows(window)
     severities = [s for s, _ in rows]
     assert "error" in severities and "warning" in severities
@@ -79,7 +79,7 @@ def test_clicking_the_severity_header_keeps_errors_together_first(sample: MainWi
 
 def test_errors_are_red_and_warnings_orange_in_the_panel(window: MainWindow) -> None:
     doc = window.document
-    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    doc.apply(au.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
     view = window.problems.table.model()
     colours = {view.index(r, 0).data(): view.index(r, 0).data(Qt.ItemDataRole.ForegroundRole)
                for r in range(view.rowCount())}
@@ -98,7 +98,7 @@ def test_a_new_finding_is_scrolled_to_and_flashed(sample: MainWindow, qtbot: QtB
     column = next(c.name for c in target.columns if c.sql_type.family.value == "character"
                   and c.name in mapping.columns)
     # feed the column a value it cannot hold: a new TY005 warning, below every error
-    doc.apply(ops.set_method(doc.model, mapping.id, column, {"method": "constant", "value": "x" * 5000}), "long")
+    doc.apply(au.set_method(doc.model, mapping.id, column, {"method": "constant", "value": "x" * 5000}), "long")
     model = sample.problems.model
     fresh = [f for f in model.findings if f in model.fresh]
     assert [f.code for f in fresh] == ["TY005"]
@@ -135,7 +135,7 @@ def mark_colour(w: MainWindow, table: str, column: str) -> QColor:
 
 def test_the_canvas_marks_errors_red_and_warnings_orange(window: MainWindow) -> None:
     doc = window.document
-    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    doc.apply(au.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
     window.scene.show_findings(doc.findings())
     assert mark_colour(window, "br.CUST", "NAME") == WARNING_COLOUR  # TY005: VARCHAR(80) into VARCHAR(40)
     assert mark_colour(window, "br.CUST", "CODE") == ERROR_COLOUR  # NL001

@@ -15,7 +15,7 @@ from designer.authoring import commands as cmd
 from designer.authoring import grid as grid_module
 from designer.authoring.grid import INPUTS, METHOD, MappingGrid
 from designer.document import Document
-from engine import operations as ops
+from engine import authoring as au
 from engine.model.schema import Model
 
 ASC, DESC = Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder
@@ -71,9 +71,9 @@ def test_ties_keep_the_models_order_in_both_directions(grid: MappingGrid) -> Non
 EDITS: dict[str, Callable[[Document], cmd.AuthoringCommand]] = {
     # a method changed: its row moves when the grid is sorted by method
     "method removed": lambda d: cmd.SetMethod(d, "m3_br", "C1", None),
-    "method set": lambda d: cmd.AuthoringCommand(d, ops.insert_method(d.model, "m5_web", "C4", "trim"), "Trim"),
+    "method set": lambda d: cmd.AuthoringCommand(d, au.insert_method(d.model, "m5_web", "C4", "trim"), "Trim"),
     "inputs changed": lambda d: cmd.AuthoringCommand(
-        d, ops.set_method_fields(d.model, "m1_br", "K", (), inputs=["NO", "REGION"]), "Inputs"),
+        d, au.set_method_fields(d.model, "m1_br", "K", (), inputs=["NO", "REGION"]), "Inputs"),
     # rows added or removed
     "column added": lambda d: cmd.AddColumn(d, "br.T2", "AAA", "INTEGER", position=0),
     "column removed": lambda d: cmd.RemoveColumn(d, "web.T4", "C3"),
@@ -81,7 +81,7 @@ EDITS: dict[str, Callable[[Document], cmd.AuthoringCommand]] = {
     "mapping renamed": lambda d: cmd.RenameMapping(d, "m6_br", "a_first"),
     "new mapping": lambda d: cmd.NewMapping(d, "hq.T1", "web.T2", "m_new"),
     "table renamed": lambda d: cmd.RenameTable(d, "hq.T7", "Z7"),
-    "tables deleted": lambda d: cmd.AuthoringCommand(d, ops.delete_tables(d.model, ["br.T1", "hq.T9"]), "Delete"),
+    "tables deleted": lambda d: cmd.AuthoringCommand(d, au.delete_tables(d.model, ["br.T1", "hq.T9"]), "Delete"),
     "server renamed": lambda d: cmd.RenameServer(d, "web", "a_web"),
 }
 
@@ -112,7 +112,7 @@ def test_the_search_ignores_case_and_finds_any_cell(grid: MappingGrid, qtbot: An
     assert {r[0] for r in grid_shown(grid)} == {"m5_br"}
     document = grid.model.document
     assert cmd.push(document, cmd.AuthoringCommand(
-        document, ops.set_method_fields(document.model, "m1_br", "C3", (), sql="C3 || '5'"), "Edit"))
+        document, au.set_method_fields(document.model, "m1_br", "C3", (), sql="C3 || '5'"), "Edit"))
     assert {r[0] for r in grid_shown(grid)} == {"m1_br", "m5_br"}  # a row that now matches appears
     as_fresh(grid, qtbot)
 

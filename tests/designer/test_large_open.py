@@ -104,7 +104,7 @@ def test_a_small_model_is_checked_before_its_first_paint(qtbot: Any, tmp_path: P
 def test_the_designer_opens_without_loading_what_only_its_dialogs_need() -> None:
     probe = ("import sys, designer.app, designer.window, engine.cli; "
              "print(sorted(m for m in ('pyarrow', 'sqlalchemy', 'networkx', 'engine.dbimport', "
-             "'engine.ddl', 'designer.browser.window', 'engine.run.reference') if m in sys.modules))")
+             "'engine.ddl', 'designer.browser.window', 'engine.run.semantics.reference') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          env={"QT_QPA_PLATFORM": "offscreen", "PATH": ""})
     assert out.stdout.strip() == "[]"

@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from designer.launcher import RunLauncher, RunProcess, RunRequest, run_command
 from designer.launcher import settings as launcher_settings
-from designer.launcher.events import FinishedEvent, StageEvent, overall_percent, parse_event
+from designer.launcher.events import DoneEvent, FinishedEvent, StageEvent, WorkerEvent, overall_percent, parse_event
 from designer.launcher.settings import default_data_dir, default_out_dir
 from resources import ROOT as RESOURCES
 from resources import SAMPLE_MODEL
@@ -328,6 +328,17 @@ def test_progress_lines_parse_into_events() -> None:
     assert percents == sorted(percents) and percents[0] == 0 and percents[-1] < 100
 
 
+def test_worker_lines_parse_into_events() -> None:
+    """The warm worker's own lines go through the same reader: its state, with what to say of it, and a run's end
+    (a code that is not an integer counts as 1)."""
+    ready = '{"event": "worker", "state": "ready", "spark_version": "4.0.1", "master": "local[2]", "seconds": 3.2}'
+    assert parse_event(ready) == WorkerEvent("ready", "Spark 4.0.1 on local[2], started in 3.2 s")
+    assert parse_event('{"event": "worker", "state": "stopped", "reason": "parent gone"}') == \
+        WorkerEvent("stopped", "parent gone")
+    assert parse_event('{"event": "done", "code": 2, "error": "bad model"}') == DoneEvent(2, "bad model")
+    assert parse_event('{"event": "done", "code": "x"}') == DoneEvent(1, "")
+
+
 def test_the_command_runs_the_engine_cli_with_this_python(tmp_path: Path) -> None:
     request = RunRequest(Path("m.json"), Path("data"), Path("out"), "local[1]")
     command = run_command(request, "/py")
@@ -472,7 +483,7 @@ def test_a_failed_run_over_a_good_run_says_where_the_reason_is(qtbot: QtBot, iso
                                                                tmp_path: Path) -> None:
     """The real `mapwright run` (a model that fails validation: no Spark) over a succeeded run: the run is
     kept, and the status and the log name RUNDIR.attempt/manifest.json."""
-    from engine.run.rundir import run_reference_to_dir
+    from engine.run.rundir.write import run_reference_to_dir
 
     status, good = run_reference_to_dir(ROW_IMAGES / "model.json", ROW_IMAGES / "data", tmp_path / "run")
     assert status == "succeeded"

@@ -17,7 +17,7 @@ from windows import make_window
 
 from designer.browser import ConflictBrowser
 from designer.labels import menu_text
-from engine.run.rundir import run_reference_to_dir
+from engine.run.rundir.write import run_reference_to_dir
 from resources import SAMPLE_MODEL
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"

@@ -18,7 +18,7 @@ from designer.browser import ConflictBrowser
 from designer.launcher.runner import RunRequest
 from designer.launcher.settings import SAMPLE_DATA
 from designer.window import MainWindow
-from engine.run.rundir import conflicts_arrow
+from engine.run.rundir.write import conflicts_arrow
 from resources import SAMPLE_MODEL
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.run.rundir import run_reference_to_dir
+from engine.run.rundir.write import run_reference_to_dir
 from engine.summary import read_run
 from resources import SAMPLE_MODEL
 

@@ -14,7 +14,6 @@ from designer.authoring import commands as cmd
 from designer.document import Document
 from designer.tree import ModelTree
 from engine import authoring as au
-from engine import operations as ops
 from engine.edits import chain
 
 Build = Callable[[Document], cmd.AuthoringCommand]
@@ -49,7 +48,7 @@ EDITS: dict[str, tuple[Build, set[tuple[str, str]]]] = {
     "mapping removed": (lambda d: cmd.RemoveMapping(d, "m0_web"), {("mapping", "m0_web")}),
     "table added": (lambda d: cmd.AddTable(d, "br", "NEW", [{"name": "ID", "type": "INTEGER"}]),
                     {("table", "br.NEW")}),
-    "tables deleted": (lambda d: cmd.AuthoringCommand(d, ops.delete_tables(d.model, ["br.T1", "hq.T9", "web.T0"]),
+    "tables deleted": (lambda d: cmd.AuthoringCommand(d, au.delete_tables(d.model, ["br.T1", "hq.T9", "web.T0"]),
                                                       "Delete"),
                        {("table", "br.T1"), ("table", "hq.T9"), ("table", "web.T0"), ("mapping", "m1_br"),
                         ("mapping", "m9_br"), ("mapping", "m9_web"), ("mapping", "m0_web")}),

@@ -19,7 +19,6 @@ from designer.authoring.grid import MappingGrid
 from designer.document import Document
 from designer.tree import ModelTree
 from engine import authoring as au
-from engine import operations as ops
 
 NAMES = ("T1", "T9", "X", "Y")
 
@@ -40,7 +39,7 @@ def edits(document: Document, draw: Callable[[Any], Any]) -> cmd.AuthoringComman
         if kind == "unmap":
             return cmd.SetMethod(document, mapping.id if mapping else "NONE", column, None)
         method = draw(st.sampled_from(["upper", "trim", "constant", "expression", "concat"]))
-        return cmd.AuthoringCommand(document, ops.insert_method(model, mapping.id if mapping else "NONE", column,
+        return cmd.AuthoringCommand(document, au.insert_method(model, mapping.id if mapping else "NONE", column,
                                                                 method), "Insert")
     if kind in ("add column", "remove column", "rename table"):
         key = draw(st.sampled_from(tables))
@@ -67,7 +66,7 @@ def edits(document: Document, draw: Callable[[Any], Any]) -> cmd.AuthoringComman
     if kind == "remove server":
         return cmd.RemoveServer(document, draw(st.sampled_from(servers)))
     picked = draw(st.lists(st.sampled_from(tables), max_size=4))
-    return cmd.AuthoringCommand(document, ops.delete_tables(model, picked), "Delete")
+    return cmd.AuthoringCommand(document, au.delete_tables(model, picked), "Delete")
 
 
 class ViewsFollowTheModel(RuleBasedStateMachine):

@@ -106,14 +106,14 @@ def test_insert_concat_toggle_key_undo_redo(window: MainWindow, qtbot: Any) -> N
 
 
 def test_a_finding_appears_and_disappears_as_the_model_is_edited(window: MainWindow) -> None:
-    from engine import operations as ops
+    from engine import authoring as au
 
     doc = window.document
-    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    doc.apply(au.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
     mapping_id = doc.model.mappings[0].id
     assert "NL001" in codes(window)
-    doc.apply(ops.set_method(doc.model, mapping_id, "CODE", {"method": "constant", "value": "HQ"}), "code")
-    doc.apply(ops.set_method(doc.model, mapping_id, "KEY", {"method": "concat", "inputs": ["REGION", "NO"],
+    doc.apply(au.set_method(doc.model, mapping_id, "CODE", {"method": "constant", "value": "HQ"}), "code")
+    doc.apply(au.set_method(doc.model, mapping_id, "KEY", {"method": "concat", "inputs": ["REGION", "NO"],
                                                              "sep": "-"}), "key")
     assert "NL001" not in codes(window) and "DK002" not in codes(window)
     window.undo_action.trigger()
@@ -121,10 +121,10 @@ def test_a_finding_appears_and_disappears_as_the_model_is_edited(window: MainWin
 
 
 def test_double_clicking_a_problem_selects_its_item(window: MainWindow, qtbot: Any) -> None:
-    from engine import operations as ops
+    from engine import authoring as au
 
     doc = window.document
-    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    doc.apply(au.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
     table = window.problems.table
     row = next(r for r in range(table.model().rowCount()) if table.model().index(r, 1).data() == "NL001")
     index = table.model().index(row, 0)
@@ -167,10 +167,10 @@ def test_conflict_editor_groups_and_chain(window: MainWindow) -> None:
 
 
 def test_save_and_reopen_equal(window: MainWindow, tmp_path: Path) -> None:
-    from engine import operations as ops
+    from engine import authoring as au
 
     doc = window.document
-    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    doc.apply(au.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
     assert window.isWindowModified()
     assert window.save()
     assert not window.isWindowModified()
@@ -181,11 +181,11 @@ def test_save_and_reopen_equal(window: MainWindow, tmp_path: Path) -> None:
 
 
 def test_recover_an_autosave(window: MainWindow, tmp_path: Path) -> None:
-    from engine import operations as ops
+    from engine import authoring as au
 
     doc = window.document
     path = doc.path
-    doc.apply(ops.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
+    doc.apply(au.connect_columns(doc.model, "hq.CUST", "NAME", "br.CUST", "NAME"), "map")
     saved = window.autosaver.save_now()
     assert saved == autosave_path(path) and saved.exists()
     os.utime(path, (1, 1))  # the file is older than the autosave, as after a crash

@@ -14,7 +14,7 @@ from windows import make_window
 from designer.canvas import routing
 from designer.canvas.items import HEADER, ROW, WIDTH, LinkItem, TableItem
 from designer.window import MainWindow
-from engine import operations as ops
+from engine import authoring as au
 from engine.model.methods import Column
 from resources import SAMPLE_MODEL
 
@@ -93,7 +93,7 @@ def test_a_table_moved_out_of_the_way_straightens_the_wires_round_it_in_place(sa
     assert around and all("branch.CUSTOMER" in w.obstacles for w in around)
     before = wires(sample, "cust_hq_to_web")
     far = body(scene.tables["web.ORDERS"]).bottom() + 2000
-    doc.apply(ops.move_table(doc.model, "branch.CUSTOMER", 0.0, far), "Move table")
+    doc.apply(au.move_table(doc.model, "branch.CUSTOMER", 0.0, far), "Move table")
     assert wires(sample, "cust_hq_to_web") == before  # the same items (not redrawn), re-routed in place
     assert [w.ref for w in around if w.route is not None] == []
     doc.undo_stack.undo()  # back in the way: round it again

@@ -15,8 +15,9 @@ import pytest
 from corpus import BIG_DOC, LARGE_DOC, Corpus, model, write_corpus
 from sparkkit import reference_run, rundir_doc, spark_run
 
-from engine.run.records import SHOWN_RAW, InputError
-from engine.run.reference import RunResult, run_reference
+from engine.run.input.files import InputError
+from engine.run.input.records import SHOWN_RAW
+from engine.run.semantics.reference import RunResult, run_reference
 from engine.spark.pipeline import run_spark
 
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
@@ -152,7 +153,7 @@ def test_mapwright_run_refuses_a_duplicate_snapshot_key_with_exit_2_naming_file_
 
 
 def test_lines_split_on_newline_only_keep_their_bytes_and_skip_blank_ones() -> None:
-    from engine.run.records import split_lines
+    from engine.run.input.records import split_lines
 
     data = b'{"a": 1}\r\n \t\n\xff\xfe\n{"b": "\xe2\x80\xa8"}\n\n'
     assert list(split_lines(data)) == [(1, b'{"a": 1}'), (3, b"\xff\xfe"), (4, b'{"b": "\xe2\x80\xa8"}')]

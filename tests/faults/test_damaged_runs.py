@@ -25,8 +25,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine.cli import main
-from engine.run.rundir import RunInfo, conflicts_arrow, run_reference_to_dir, write_failed_run
-from engine.run.rundir_read import is_run_directory
+from engine.run.rundir.layout import is_run_directory
+from engine.run.rundir.write import RunInfo, conflicts_arrow, run_reference_to_dir, write_failed_run
 from resources import SAMPLE_MODEL
 
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from engine.model.schema import Model
-from engine.run.debezium import read_debezium
-from engine.run.records import MAX_INPUT_FILE_BYTES, InputError
+from engine.run.input.debezium.files import read_debezium
+from engine.run.input.files import MAX_INPUT_FILE_BYTES, InputError
 
 DECIMAL = "org.apache.kafka.connect.data.Decimal"
 

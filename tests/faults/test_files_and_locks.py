@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-import engine.run.publish as engine_publish
+import engine.run.rundir.publish as engine_publish
 from engine.cli import main
-from engine.run.publish import RunDirError, attempt_dir, lock_file
-from engine.run.rundir import RunInfo, run_reference_to_dir, write_failed_run
+from engine.run.rundir.publish import RunDirError, attempt_dir, lock_file
+from engine.run.rundir.write import RunInfo, run_reference_to_dir, write_failed_run
 
-PUBLISH_PY = Path(__file__).resolve().parents[2] / "engine" / "run" / "publish.py"
+PUBLISH_PY = Path(__file__).resolve().parents[2] / "engine" / "run" / "rundir" / "publish.py"
 MAPWRIGHT = str(Path(sys.executable).parent / "mapwright")
 
 
@@ -183,7 +183,7 @@ def load(name, path):  # the protocol's files alone (standard library only), not
     return module
 layout = Path(sys.argv[1]).with_name("layout.py")
 if layout.exists():
-    load("engine.run.layout", layout)
+    load("engine.run.rundir.layout", layout)
 publish = load("publish", sys.argv[1])
 out, until = Path(sys.argv[2]), float(sys.argv[3])
 counts, others = {"published": 0, "busy": 0}, []

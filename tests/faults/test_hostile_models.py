@@ -249,8 +249,9 @@ def test_an_invalid_regex_in_an_expression_is_mp004(sql: str) -> None:
 
 def test_the_evaluator_refuses_a_bad_pattern_and_deep_sql_in_one_line() -> None:
     from engine.model.schema import Table
-    from engine.run.context import RunModelError, default_value, table_plan
-    from engine.run.sqleval import UnsupportedSql, evaluate_sql, predicate_holds
+    from engine.run.semantics.context import RunModelError, default_value, table_plan
+    from engine.sql.errors import UnsupportedSql
+    from engine.sql.evaluate import evaluate_sql, predicate_holds
 
     with pytest.raises(UnsupportedSql, match="invalid regular expression '\\('"):
         predicate_holds("NAME rlike PATTERN", {"NAME": "x", "PATTERN": "("})  # a pattern from the data
@@ -291,7 +292,7 @@ def schedule_text(delay: str) -> str:
     ("1e400", "1e400 is out of range"),
 ])
 def test_schedule_numbers_out_of_range_name_file_line_link_and_field(tmp_path: Path, delay: str, says: str) -> None:
-    from engine.run.schedule import ScheduleError, load_schedule
+    from engine.run.input.schedule import ScheduleError, load_schedule
 
     path = tmp_path / "schedule.json"
     path.write_text(schedule_text(delay))
@@ -310,7 +311,7 @@ def test_schedule_numbers_out_of_range_name_file_line_link_and_field(tmp_path: P
 ])
 def test_a_down_window_that_ends_before_or_where_it_starts_is_named_as_such(tmp_path: Path, window: list[str],
                                                                            says: str) -> None:
-    from engine.run.schedule import ScheduleError, load_schedule
+    from engine.run.input.schedule import ScheduleError, load_schedule
 
     path = tmp_path / "schedule.json"
     path.write_text(json.dumps({"links": [{"from": "hq", "to": "branch", "delay_s": 0, "down": [window]}]}))
@@ -320,7 +321,7 @@ def test_a_down_window_that_ends_before_or_where_it_starts_is_named_as_such(tmp_
 
 
 def test_a_deeply_nested_schedule_is_one_line(tmp_path: Path) -> None:
-    from engine.run.schedule import ScheduleError, load_schedule
+    from engine.run.input.schedule import ScheduleError, load_schedule
 
     path = tmp_path / "schedule.json"
     path.write_text('{"links": [\n' + "[" * 5000 + "]" * 5000 + "]}")
@@ -416,14 +417,15 @@ def test_the_inspector_refuses_a_type_nested_too_deeply(window: Any, qtbot: Any)
 @pytest.mark.parametrize(("line", "why"), [("[" * 100_000 + "]" * 100_000, "JSON nested deeper than 64 levels"),
                                            ('{"site": ' + "9" * 5000 + "}", "not JSON: Exceeds the limit")])
 def test_a_change_record_too_deep_or_too_long_is_a_reject(line: str, why: str) -> None:
-    from engine.run.records import Reject, decode_record
+    from engine.run.input.records import Reject, decode_record
 
     found = decode_record(line, "changes/a.jsonl", 3, parse_model(model_text()))
     assert isinstance(found, Reject) and found.line == 3 and why in found.reason
 
 
 def test_a_snapshot_line_too_deep_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
-    from engine.run.records import InputError, read_snapshots
+    from engine.run.input.files import InputError
+    from engine.run.input.snapshots import read_snapshots
 
     folder = tmp_path / "snapshots" / "s"
     folder.mkdir(parents=True)
@@ -437,7 +439,7 @@ def test_conflicts_on_a_run_directory_with_hostile_json_exits_2(tmp_path: Path,
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from engine.run.rundir import conflicts_arrow
+    from engine.run.rundir.write import conflicts_arrow
 
     rundir = tmp_path / "run"
     rundir.mkdir()
@@ -505,10 +507,10 @@ def test_a_surrogate_encoded_in_the_bytes_is_not_utf8_at_its_line(tmp_path: Path
 def test_the_inspector_refuses_an_expression_beyond_the_limits(window: Any, qtbot: Any) -> None:
     from PySide6.QtCore import Qt
 
-    from engine import operations as ops
+    from engine import authoring as au
 
     doc = window.document
-    doc.apply(ops.set_method(doc.model, "m", "NAME", {"method": "expression", "sql": "upper(NAME)"}), "expr")
+    doc.apply(au.set_method(doc.model, "m", "NAME", {"method": "expression", "sql": "upper(NAME)"}), "expr")
     window.inspector.show_ref(("method", "m", "NAME", ()))
     field = window.inspector.fields["sql"]
     field.setText("upper(" * 40 + "NAME" + ")" * 40)

@@ -25,8 +25,8 @@ import pytest
 
 from engine.cli import main
 from engine.model.io import load_model
-from engine.run.records import InputError
-from engine.run.schedule import MAX_SCHEDULE_BYTES, ScheduleError
+from engine.run.input.files import InputError
+from engine.run.input.schedule import MAX_SCHEDULE_BYTES, ScheduleError
 
 EXAMPLE = "ordering_conflict"  # a schedule, three CSV snapshots (A, B, C) and a changes file
 
@@ -81,7 +81,7 @@ def blocked(*_):
     raise TimeoutError
 signal.signal(signal.SIGALRM, blocked)
 from engine.model.io import ModelLoadError
-from engine.run.rundir import run_reference_to_dir
+from engine.run.rundir.write import run_reference_to_dir
 results = {}
 for name, model, data, out in json.loads(sys.argv[1]):
     signal.alarm(20)

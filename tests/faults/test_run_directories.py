@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.run import publish
-from engine.run.publish import attempt_dir
-from engine.run.rundir import run_reference_to_dir
+from engine.run.rundir import layout, publish
+from engine.run.rundir.publish import attempt_dir
+from engine.run.rundir.write import run_reference_to_dir
 
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"
-PUBLISH_PY = Path(__file__).resolve().parents[2] / "engine" / "run" / "publish.py"
+PUBLISH_PY = Path(__file__).resolve().parents[2] / "engine" / "run" / "rundir" / "publish.py"
 
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:
@@ -304,7 +304,7 @@ def load(name, path):  # the protocol's two files alone (standard library only),
     module = sys.modules[name] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-load("engine.run.layout", Path(sys.argv[1]).with_name("layout.py"))
+layout = load("engine.run.rundir.layout", Path(sys.argv[1]).with_name("layout.py"))
 publish = load("publish", sys.argv[1])
 out, how = Path(sys.argv[2]), sys.argv[3]
 rename, swap = os.rename, publish.exchange
@@ -320,7 +320,7 @@ if how == "renames":
         raise publish.ExchangeUnsupported(22, "exchange switched off")
     publish.exchange = unsupported
 n = json.loads((out / "manifest.json").read_text())["n"]
-PARTS = [name for name in publish.RUN_FILES if name != "manifest.json"]
+PARTS = [name for name in layout.RUN_FILES if name != "manifest.json"]
 print("ready", flush=True)
 while True:
     n += 1
@@ -336,8 +336,8 @@ while True:
 def check_whole(out: Path) -> int:
     """RUNDIR holds one whole run (its manifest and every part of the same generation); returns it."""
     n = json.loads((out / "manifest.json").read_text())["n"]
-    assert sorted(p.name for p in out.iterdir()) == sorted(publish.RUN_FILES)
-    assert all((out / part).read_text() == str(n) * 2000 for part in publish.RUN_FILES if part != "manifest.json")
+    assert sorted(p.name for p in out.iterdir()) == sorted(layout.RUN_FILES)
+    assert all((out / part).read_text() == str(n) * 2000 for part in layout.RUN_FILES if part != "manifest.json")
     return int(n)
 
 
@@ -347,7 +347,7 @@ def test_sigkill_while_publishing_never_leaves_neither(tmp_path: Path, how: str,
     RUNDIR holds a whole run at every instant; with two renames, once the next run has recovered it."""
     out = tmp_path / "run"
     out.mkdir()
-    for part in publish.RUN_FILES:
+    for part in layout.RUN_FILES:
         (out / part).write_text("0" * 2000)
     (out / "manifest.json").write_text(json.dumps({"engine": "mapwright test", "status": "succeeded", "n": 0}))
     rng = random.Random(7)

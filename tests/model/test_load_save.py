@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from engine.core.types import TypeFamily, parse_type
 from engine.model import ModelLoadError, load_model, parse_model, save_model
 from engine.model.io import dump_model
-from engine.model.types import TypeFamily, parse_type
 from resources import SAMPLE_MODEL
 
 MODEL_FILES = ["bidirectional.json", "dkey_rules.json", "ordering_conflict/model.json", "row_images/model.json"]
@@ -449,7 +449,7 @@ def test_a_key_given_twice_in_one_object_is_refused_where_it_is() -> None:
 
 
 def test_a_schedule_naming_a_key_twice_is_refused(tmp_path: Path) -> None:
-    from engine.run.schedule import ScheduleError, load_schedule
+    from engine.run.input.schedule import ScheduleError, load_schedule
 
     path = tmp_path / "schedule.json"
     path.write_text('{"links": [{"from": "a", "to": "b", "delay_s": 1, "delay_s": 5}]}')

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
+from engine.core.types import TypeError_, TypeFamily, parse_type
 from engine.model.io import ModelLoadError, parse_model
-from engine.model.types import TypeError_, TypeFamily, parse_type
 
 RICH = {
     "format": "mapwright/1",

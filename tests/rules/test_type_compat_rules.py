@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from rulekit import TGT, Case, assert_fires, assert_silent, col, fired, one_way
 
-from engine.model.types import parse_type
-from engine.rules.typecompat import narrowing
+from engine.core.narrowing import narrowing
+from engine.core.types import parse_type
 
 
 def feed(src_type: str, tgt_type: str, method: Any = "V", *, extra_src: list[dict[str, Any]] = ()) -> Any:  # type: ignore[assignment]

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from engine.model import Model
-from engine.run.records import decode_lines, typed_row
-from engine.run.reference import RunResult, run_model
-from engine.run.schedule import Schedule, parse_schedule
+from engine.run.input.records import decode_lines
+from engine.run.input.schedule import Schedule, parse_schedule
+from engine.run.input.snapshots import typed_row
+from engine.run.semantics.reference import RunResult, run_model
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 T0 = "2026-01-05T10:00:00Z"

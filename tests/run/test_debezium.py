@@ -1,4 +1,4 @@
-"""Debezium change events as run input (engine/run/debezium.py): each connector's event shape, with and
+"""Debezium change events as run input (engine/run/input/debezium/): each connector's event shape, with and
 without the schema/payload wrapper, every logical type, the model-type rules, skips and rejects."""
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import pytest
 from builders import col, mapping, model, server, table
 
 from engine.model.schema import Model
-from engine.run.debezium import Skip, SnapshotRow, add_snapshot_rows, decode_event, read_debezium
-from engine.run.records import ChangeRecord, InputError, Reject
-from engine.run.reference import run_reference
+from engine.run.input.debezium.envelope import Skip, SnapshotRow, decode_event
+from engine.run.input.debezium.files import add_snapshot_rows, read_debezium
+from engine.run.input.files import InputError
+from engine.run.input.records import ChangeRecord, Reject
+from engine.run.semantics.reference import run_reference
 
 FLAVOURS = {"pg": "postgresql", "my": "mysql", "ms": "mssql", "ora": "oracle", "db2": "db2"}
 COLUMNS = [col("ID", nullable=False), col("NAME", "VARCHAR(10)"), col("PRICE", "DECIMAL(10,2)"),

@@ -1,4 +1,4 @@
-"""Debezium `.json` capture files (engine/run/jsonvalues.py, debezium.file_events): events printed one after
+"""Debezium `.json` capture files (engine/run/input/jsonvalues.py, debezium.file_events): events printed one after
 another over many lines, as Debezium's documentation prints them, a JSON array of events, a bare payload;
 what is not an event is one reject naming the line it starts on. Read a line at a time, Debezium's own
 documented events were one "not JSON" reject per line, in a run that said it succeeded."""
@@ -11,8 +11,8 @@ from pathlib import Path
 from builders import col, mapping, model, server, table
 
 from engine.model.schema import Model
-from engine.run.debezium import read_debezium
-from engine.run.records import ChangeRecord
+from engine.run.input.debezium.files import read_debezium
+from engine.run.input.records import ChangeRecord
 
 DOCS = Path(__file__).resolve().parents[1] / "fixtures" / "debezium_docs"
 COLUMNS = [col("id", nullable=False), col("first_name", "VARCHAR(255)", nullable=False),

@@ -1,4 +1,4 @@
-"""A server's `replica_identity` (engine/run/replica.py, detect.py): with `default` (PostgreSQL's REPLICA
+"""A server's `replica_identity` (engine/run/semantics/replica.py, detect.py): with `default` (PostgreSQL's REPLICA
 IDENTITY DEFAULT) a captured old row holds only the key; the other old values are unknown, never compared.
 Debezium's documented delete (before image: the id alone) against a row whose other columns are set was a
 delete conflict, the change queued; it now deletes the row. With `full` (the default) nothing changes.
@@ -16,7 +16,7 @@ from test_debezium_json_files import DOCS, customers
 
 from engine import cli
 from engine.model.io import dump_model
-from engine.run.reference import RunResult, run_reference
+from engine.run.semantics.reference import RunResult, run_reference
 
 ANNE = {"id": 1, "first_name": "Anne", "last_name": "Kretchmar", "email": "annek@noanswer.org"}
 

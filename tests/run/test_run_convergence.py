@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from runkit import build, copy_mapping, rec, rows, run, table, ts
 
 from engine.model import Model
-from engine.run.reference import RunResult
+from engine.run.semantics.reference import RunResult
 
 SITES = {"A": 30, "B": 25, "C": 10}
 LINKS = [(a, b) for a in SITES for b in SITES if a != b]

@@ -11,8 +11,8 @@ from typing import Any
 
 from runkit import build, copy_mapping, pair, rec, rows, run, table, ts
 
-from engine.run.records import ChangeRecord, decode_record
-from engine.run.reference import RunResult
+from engine.run.input.records import ChangeRecord, decode_record
+from engine.run.semantics.reference import RunResult
 
 GROUPS = {"column_groups": [{"name": "a_cg", "columns": ["A"], "resolution": [{"method": "maximum", "column": "A"}]},
                             {"name": "b_cg", "columns": ["B"], "resolution": [{"method": "discard"}]}]}

@@ -12,7 +12,7 @@ from typing import Any
 from runkit import build, copy_mapping, rec, run, table, ts
 
 from engine.model import Model
-from engine.run.fold import row_sort_key, split_table_key
+from engine.run.semantics.fold import row_sort_key, split_table_key
 
 SERVERS = [{"id": "s", "dbms": "postgresql", "priority": 20}, {"id": "t", "dbms": "postgresql", "priority": 10}]
 

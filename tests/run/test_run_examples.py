@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 from runkit import EXAMPLES
 
+from engine.core.values import to_json_value
 from engine.model import load_model
-from engine.run.reference import RunResult, run_reference
-from engine.run.rundir import run_reference_to_dir
-from engine.run.values import to_json_value
+from engine.run.rundir.write import run_reference_to_dir
+from engine.run.semantics.reference import RunResult, run_reference
 
 RUN_EXAMPLES = ["ordering_conflict", "row_images"]
 

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from runkit import build, copy_mapping, pair, rec, table, ts
 
-from engine.run.context import build_context
-from engine.run.fold import FoldOutput, fold_events, fold_grouping, group_key
-from engine.run.records import decode_lines
-from engine.run.reference import build_events
-from engine.run.schedule import parse_schedule
+from engine.run.input.records import decode_lines
+from engine.run.input.schedule import parse_schedule
+from engine.run.semantics.context import build_context
+from engine.run.semantics.fold import FoldOutput, fold_events, fold_grouping, group_key
+from engine.run.semantics.reference import build_events
 
 SITES = {"A": 30, "B": 25, "C": 10}
 COLUMNS = {"ID": "INTEGER", "X": "INTEGER", "TS": "TIMESTAMP"}

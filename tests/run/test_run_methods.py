@@ -10,8 +10,9 @@ import pytest
 from pydantic import TypeAdapter
 
 from engine.model.methods import MethodSpec
-from engine.run.methods import SystemValues, evaluate_method
-from engine.run.sqleval import SqlRuntimeError, UnsupportedSql, evaluate_sql, predicate_holds
+from engine.run.semantics.methods import SystemValues, evaluate_method
+from engine.sql.errors import SqlRuntimeError, UnsupportedSql
+from engine.sql.evaluate import evaluate_sql, predicate_holds
 
 ROW = {"REGION": "EU", "NO": 42, "PRICE": Decimal("9.50"), "AT": datetime(2026, 1, 5, 10, 0, tzinfo=UTC),
        "NAME": "  Ada Lovelace ", "CODE": "a-b-c", "NOTHING": None, "OK": True}

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from engine.run.net_effect import Chain, RowOp, chain_operations, decide, net_effect
+from engine.run.semantics.net_effect import Chain, RowOp, chain_operations, decide, net_effect
 
 # Every row of seed 004's table: (first, where(initial), last, where(final), key changed) -> send.
 SEED_004 = [

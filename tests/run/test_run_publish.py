@@ -17,18 +17,18 @@ from typing import Any
 import pytest
 from test_run_rundir import LINES, write_inputs
 
-import engine.run.publish as publish
-from engine.run.publish import (
+import engine.run.rundir.publish as publish
+from engine.run.rundir.layout import is_run_directory
+from engine.run.rundir.publish import (
     RunDirBusy,
     RunDirError,
     attempt_dir,
     claim,
-    is_run_directory,
     lock_file,
     out_dir_problem,
 )
-from engine.run.reference import RunCancelled
-from engine.run.rundir import run_reference_to_dir
+from engine.run.rundir.write import run_reference_to_dir
+from engine.run.semantics.reference import RunCancelled
 
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:
@@ -124,7 +124,7 @@ def test_a_failed_run_over_a_failed_one_replaces_it(tmp_path: Path) -> None:
 
 
 def test_a_full_disk_while_writing_keeps_the_succeeded_run(tmp_path: Path, good_run: Any, monkeypatch: Any) -> None:
-    import engine.run.rundir as rundir
+    import engine.run.rundir.write as rundir
 
     model_path, data, out = good_run
     before = snapshot(out)
@@ -143,7 +143,7 @@ def test_a_full_disk_while_writing_keeps_the_succeeded_run(tmp_path: Path, good_
 KILLED = """
 import os, shutil, sys
 from pathlib import Path
-from engine.run import publish
+from engine.run.rundir import publish
 out, when = Path(sys.argv[1]), sys.argv[2]
 def die(*_, **__):
     os._exit(9)  # as SIGKILL does: no `finally` runs, the lock file and the folders the run made stay
@@ -343,7 +343,7 @@ def test_exchange_swaps_two_folders(tmp_path: Path) -> None:
 HOLD = """
 import sys, time
 from pathlib import Path
-from engine.run.publish import claim
+from engine.run.rundir.publish import claim
 with claim(Path(sys.argv[1])):
     print("held", flush=True)
     sys.stdin.read()

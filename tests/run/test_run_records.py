@@ -12,7 +12,9 @@ import pyarrow.parquet as pq
 import pytest
 from runkit import build, copy_mapping, pair, rec, rows, run, table
 
-from engine.run.records import ChangeRecord, InputError, Reject, decode_record, read_changes, read_snapshots
+from engine.run.input.files import InputError
+from engine.run.input.records import ChangeRecord, Reject, decode_record, read_changes
+from engine.run.input.snapshots import read_snapshots
 
 # s.PUB went through two schema changes: version 1 had PRICE as INTEGER and a NOTE column;
 # version 2 made PRICE a DECIMAL, dropped NOTE and added CITY (the table's columns today).

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from engine.model import Resolution, parse_type
-from engine.run.resolve import (
+from engine.run.semantics.resolve import (
     additive,
     append_sequence,
     append_site_name,
@@ -181,7 +181,7 @@ def test_a_merge_returns_the_merged_values() -> None:
     ("-12345678901234567890123456789.012345678", "NUMERIC(38,9)")])
 def test_a_38_digit_value_fits_its_38_digit_column(text: str, type_: str) -> None:
     """The fit check had rounded the value to 28 digits first, and refused it as not fitting."""
-    from engine.run.values import decode_value
+    from engine.core.values import decode_value
 
     assert decode_value(text, parse_type(type_)) == Decimal(text)
 

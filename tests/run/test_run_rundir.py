@@ -13,9 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 from runkit import build, copy_mapping, rec, table, ts
 
-from engine.run.reference import RunCancelled
-from engine.run.rundir import RunDirError, file_name, run_reference_to_dir, table_file
-from engine.run.rundir_read import read_run_files
+from engine.run.rundir.read import read_run_files
+from engine.run.rundir.write import RunDirError, file_name, run_reference_to_dir, table_file
+from engine.run.semantics.reference import RunCancelled
 
 COLUMNS = {"ID": "INTEGER", "AMOUNT": "DECIMAL(8,2)", "AT": "TIMESTAMP", "NAME": "VARCHAR(10)", "DOC": "BLOB"}
 
@@ -110,7 +110,7 @@ def test_a_folder_that_is_not_a_run_directory_is_never_replaced(tmp_path: Path) 
 
 def test_a_run_that_breaks_while_writing_leaves_nothing_that_looks_finished(tmp_path: Path,
                                                                              monkeypatch: Any) -> None:
-    import engine.run.rundir as rundir
+    import engine.run.rundir.write as rundir
 
     model_path, data = write_inputs(tmp_path, LINES)
 
@@ -173,7 +173,7 @@ def test_no_server_or_table_name_writes_outside_the_run_directory(tmp_path: Path
 def test_queue_and_conflicts_are_in_the_order_things_happened() -> None:
     """Times had been sorted as text (`10:00:00Z` after `10:00:00.500000Z`) and a transaction's entries by
     their JSON, so an error queue did not replay in order."""
-    from engine.run.rundir import in_time_order
+    from engine.run.rundir.write import in_time_order
 
     def entry(txn: str, seq: int, at: str, op: str) -> dict[str, Any]:
         return {"site": "B", "txn": txn, "seq": seq, "commit_ts": at, "origin": "A", "table": "T", "op": op,
@@ -188,8 +188,8 @@ def test_queue_and_conflicts_are_in_the_order_things_happened() -> None:
 def test_entries_of_one_instant_are_ordered_by_their_plain_json() -> None:
     """Conflicts of one delivery (one per column group) tie on every part of the time order but the last:
     the entry as plain JSON with sorted keys, whatever values (decimals, times, bytes) it holds."""
-    from engine.run.rundir import time_order_key
-    from engine.run.values import to_json_value
+    from engine.core.values import to_json_value
+    from engine.run.rundir.write import time_order_key
 
     when = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
     item = {"site": "B", "origin": "A", "table": "T", "txn": "t1", "delivered_at": "2026-01-05T10:00:00Z",

@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engine.run.schedule import ScheduleError, delivery_time, event_order, parse_schedule
+from engine.run.input.schedule import ScheduleError, parse_schedule
+from engine.run.semantics.order import delivery_time, event_order
 
 
 def at(minute: int, second: int = 0) -> datetime:

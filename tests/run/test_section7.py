@@ -12,9 +12,9 @@ import pytest
 from runkit import build, copy_mapping, pair, rec, rows, run, table, ts
 
 from engine.model import Model, parse_type
-from engine.run.records import Reject
-from engine.run.reference import RunResult
-from engine.run.resolve import average
+from engine.run.input.records import Reject
+from engine.run.semantics.reference import RunResult
+from engine.run.semantics.resolve import average
 
 
 def accounted(result: RunResult) -> RunResult:
@@ -221,8 +221,8 @@ def test_a_double_that_is_no_finite_number_equals_itself_in_detection_and_conver
     """Spark and the databases take NaN = NaN and Infinity = Infinity: an update whose old value is the one the
     row holds applies, and two sites holding it have converged. Output files spell it as text (JSON has no
     such number)."""
-    from engine.run.rundir import jsonl_line
-    from engine.run.values import to_json_value
+    from engine.core.values import to_json_value
+    from engine.run.rundir.write import jsonl_line
 
     model = pair({"F": "DOUBLE", "B": "INTEGER"})
     before, after = {"ID": 1, "F": special, "B": 1}, {"ID": 1, "F": special, "B": 2}

@@ -17,10 +17,11 @@ import pyarrow.parquet as pq
 import pytest
 from builders import col, mapping, model, server, table
 
-from engine.run.debezium import decode_event
-from engine.run.records import ChangeRecord, InputError, Reject
-from engine.run.reference import run_reference
-from engine.run.rundir import RunInfo, write_run
+from engine.run.input.debezium.envelope import decode_event
+from engine.run.input.files import InputError
+from engine.run.input.records import ChangeRecord, Reject
+from engine.run.rundir.write import RunInfo, write_run
+from engine.run.semantics.reference import run_reference
 
 COLUMNS = [col("ID", nullable=False), col("PRICE", "NUMERIC"), col("N", "NUMBER"), col("D", "NUMERIC(38,2)"),
            col("TS", "TIMESTAMP"), col("TZ", "TIMESTAMPTZ"), col("U", "UUID"), col("A", "ARRAY(INTEGER)"),

@@ -14,7 +14,7 @@ from engine.model import load_model
 from engine.model.schema import Model
 from engine.rules import Severity, validate
 from engine.run import RunResult, run_reference
-from engine.run.records import change_lines, read_changes
+from engine.run.input.records import change_lines, read_changes
 from engine.sampledata import generate, main
 from engine.sampledata.shop import Shop
 from engine.sampledata.writer import MARKER

@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from engine.core.values import to_json_value
 from engine.model.schema import Model
-from engine.run.context import build_context
-from engine.run.records import change_lines, read_changes, read_snapshots
-from engine.run.reference import RunResult, build_events
-from engine.run.schedule import load_schedule
-from engine.run.values import to_json_value
+from engine.run.input.records import change_lines, read_changes
+from engine.run.input.schedule import load_schedule
+from engine.run.input.snapshots import read_snapshots
+from engine.run.semantics.context import build_context
+from engine.run.semantics.reference import RunResult, build_events
 
 
 def tree(root: Path) -> dict[str, bytes]:

@@ -11,7 +11,7 @@ from kit import configured_methods, conflict_rate, decided, lines_written, maste
 from engine.model import load_model
 from engine.model.schema import Model
 from engine.rules import Severity, validate
-from engine.run.reference import run_reference
+from engine.run.semantics.reference import run_reference
 from engine.samplegen import SampleError, SampleOptions, generate_sample
 from resources import SAMPLE_MODEL
 

@@ -303,7 +303,7 @@ def test_a_sample_starts_from_the_databases_rows_and_runs_with_conflicts(shop: P
     process."""
     from sparkkit import both
 
-    from engine.run.records import read_snapshots
+    from engine.run.input.snapshots import read_snapshots
     from engine.samplegen import generate_sample
     from engine.samplegen.options import SampleOptions
 

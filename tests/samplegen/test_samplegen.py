@@ -19,10 +19,10 @@ from kit import record_docs, tree
 
 from engine.model import load_model
 from engine.model.schema import Model
-from engine.run.reference import run_reference
+from engine.run.semantics.reference import run_reference
+from engine.sampledata.staging import MARKER
 from engine.samplegen import Outage, SampleCancelled, SampleError, SampleOptions, generate_sample
 from engine.samplegen.cli import add_parser, main
-from engine.samplegen.staging import MARKER
 from resources import SAMPLE_MODEL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -275,7 +275,7 @@ def test_initial_rows_stand_in_for_a_servers_snapshot(tmp_path: Path) -> None:
 
 
 def test_a_folder_of_an_earlier_version_is_taken_only_with_the_files_it_would_write(tmp_path: Path) -> None:
-    from engine.samplegen.staging import check_out
+    from engine.sampledata.staging import check_out
 
     (tmp_path / "changes").mkdir()
     (tmp_path / MARKER).write_text('{"written_by": "python -m engine.sampledata"}\n')  # no list of files

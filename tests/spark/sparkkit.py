@@ -8,10 +8,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from engine.core.values import to_json_value
 from engine.model import Model
-from engine.run.reference import RunResult, run_reference
-from engine.run.rundir import RunInfo, RunSummary, write_run, write_spark_run
-from engine.run.values import to_json_value
+from engine.run.rundir.write import RunInfo, RunSummary, write_run, write_spark_run
+from engine.run.semantics.reference import RunResult, run_reference
 from engine.spark.pipeline import run_spark
 
 

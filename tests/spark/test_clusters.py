@@ -17,7 +17,7 @@ from sparkkit import reference_run, rundir_doc, spark_run
 
 from benchmarks import topology
 from engine.model import load_model
-from engine.run.rundir import model_sha256
+from engine.run.rundir.write import model_sha256
 from engine.spark.cluster import ConnectServer, StandaloneCluster
 
 MAPWRIGHT = shutil.which("mapwright", path=str(Path(sys.executable).parent)) or "mapwright"

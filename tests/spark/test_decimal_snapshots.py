@@ -15,7 +15,7 @@ from builders import col, mapping, model, server, table
 from sparkkit import reference_run, rundir_doc, spark_run
 
 from engine.model import Model
-from engine.run.records import InputError
+from engine.run.input.files import InputError
 
 DEC38 = model([server("s")], [table("s", "T", [col("ID", nullable=False), col("D", "DECIMAL(38,30)")], pk=["ID"])])
 

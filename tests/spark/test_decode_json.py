@@ -14,8 +14,8 @@ from pyspark.sql import functions as F
 from pyspark.testing import assertDataFrameEqual
 
 from engine.model import Model
-from engine.run.records import ChangeRecord, Reject, decode_record
-from engine.run.rundir import jsonl_line
+from engine.run.input.records import ChangeRecord, Reject, decode_record
+from engine.run.rundir.write import jsonl_line
 from engine.spark.decode import decode, raw_fields
 from engine.spark.decode_json import MAX_GROUP_FIELDS, groups, image_reads
 from engine.spark.pipeline import configure

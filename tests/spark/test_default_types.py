@@ -18,10 +18,10 @@ import pyarrow.parquet as pq
 import pytest
 from sparkkit import both, reference_run
 
+from engine.core.types import parse_type
 from engine.model import Model
 from engine.model.schema import ColumnDef
-from engine.model.types import parse_type
-from engine.run.context import RunModelError
+from engine.run.semantics.context import RunModelError
 from engine.spark.resolve import default_value_sql
 from engine.sqldefaults import default_problem, run_default
 

@@ -2,7 +2,7 @@
 
 `compile_method`, `to_text`, `cast_value` and `conform` compile to Spark SQL over typed columns with a
 condition (`ok`, `exact` for `conform`) that holds where the value is exactly the reference's
-(`engine.run.methods.evaluate_method`, `engine.run.values`). Where it is TRUE the values must be equal,
+(`engine.run.semantics.methods.evaluate_method`, `engine.core.values`). Where it is TRUE the values must be equal,
 and `conform`'s `fits` must be FALSE exactly where the reference raises `ConversionError` (NULL, which
 `neteffect` sends to the reference and `converge` counts as fitting, is accepted where it does not raise).
 Rows where the condition is not TRUE go to the reference, so nothing is compared there. `where` has no
@@ -36,6 +36,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from pyspark.sql import functions as F
 
+from engine.core import values
+from engine.core.types import SqlType, parse_type
+from engine.core.values import REAL_MAX, ConversionError
 from engine.model.methods import (
     Cast,
     Column,
@@ -50,10 +53,7 @@ from engine.model.methods import (
     Trim,
     Upper,
 )
-from engine.model.types import SqlType, parse_type
-from engine.run import values
-from engine.run.methods import SystemValues, evaluate_method
-from engine.run.values import REAL_MAX, ConversionError
+from engine.run.semantics.methods import SystemValues, evaluate_method
 from engine.spark import methods as M
 from engine.spark import sqltext as sql
 from engine.spark.types import arrow_type, rep, to_arrow

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from sparkkit import both
 
+from engine.core.types import parse_type
 from engine.model import load_model
-from engine.model.types import parse_type
 from engine.spark.types import key_sql, order_sql
 
 NUMBER = parse_type("NUMBER")

@@ -58,6 +58,20 @@ def test_a_warm_session_runs_a_model_again_without_compiling_its_code_again(
     assert counts[1] <= 20, counts  # where Spark's 100 were kept, about 150 again
 
 
+def test_a_run_says_where_python_ran(spark: Any, examples: Path, tmp_path: Path) -> None:
+    """The run counts what the reference's folds took in Python, the benchmark's account of where Python
+    still runs: the conflicting keys' events reached the fold, and no line needed the reference to decode."""
+    example = examples / "ordering_conflict"
+    ran = pipeline.run_spark(spark, load_model(example / "model.json"), example / "data", tmp_path / "out")
+    expected = json.loads((example / "expected.json").read_text())
+    assert ran.counts.conflicts == len(expected["conflicts"]) > 0
+    resolve = ran.python["resolve"]
+    assert resolve["groups"] >= 1 and resolve["rows"] >= 2 * resolve["groups"] > 0  # a conflict needs two events
+    assert resolve["cpu_seconds"] > 0
+    assert ran.python["decode"]["lines"] == 0  # every line typed by Spark
+    assert ran.python["net_effect"]["rows"] == 0  # the example's transactions are all Spark's to map
+
+
 def test_a_large_run_after_a_small_one_gets_the_sessions_partitions_back(spark: Any) -> None:
     """A warm session serves small and large runs in turn: a small run's one partition does not stay."""
     own = spark.sparkContext.getConf().get("spark.sql.shuffle.partitions")  # as the session started

@@ -33,13 +33,22 @@ from pyspark.sql import functions as F
 from pyspark.testing import assertDataFrameEqual
 
 from engine.model import Model
-from engine.run.context import build_context
-from engine.run.converge import converge
-from engine.run.fold import fold_events
-from engine.run.records import ChangeRecord, InputError, Reject, decode_record, read_snapshot_file, split_lines
-from engine.run.reference import BEGINNING, build_events
-from engine.run.rundir import conflict_flat, conflicts_arrow, in_time_order, jsonl_line, table_arrow, time_order_key
-from engine.run.schedule import parse_schedule
+from engine.run.input.files import InputError
+from engine.run.input.records import ChangeRecord, Reject, decode_record, split_lines
+from engine.run.input.schedule import parse_schedule
+from engine.run.input.snapshots import read_snapshot_file
+from engine.run.rundir.write import (
+    conflict_flat,
+    conflicts_arrow,
+    in_time_order,
+    jsonl_line,
+    table_arrow,
+    time_order_key,
+)
+from engine.run.semantics.context import build_context
+from engine.run.semantics.converge import converge
+from engine.run.semantics.fold import fold_events
+from engine.run.semantics.reference import BEGINNING, build_events
 from engine.spark import neteffect, output
 from engine.spark.converge import reports
 from engine.spark.decode import decode

@@ -13,7 +13,7 @@ from typing import Any
 
 from pyspark.sql import functions as F
 
-from engine.model.types import SqlType
+from engine.core.types import SqlType
 from engine.sql.errors import SqlRuntimeError
 from engine.sql.evaluate import evaluate_sql
 from engine.sql.spark import checked_sql

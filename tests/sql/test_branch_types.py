@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sparkcompare import FAILED, mismatches, reference, same
 
-from engine.model.types import parse_type
+from engine.core.types import parse_type
 
 SCHEMA = "RID int, I int, L bigint, D decimal(12,2), F double, S string, N string, B boolean, DT date"
 TYPES = {"I": parse_type("INTEGER"), "L": parse_type("BIGINT"), "D": parse_type("DECIMAL(12,2)"),

@@ -184,7 +184,7 @@ def test_a_decimal_quotient_has_the_scale_spark_gives_it(spark: Any) -> None:
     0.3333333333333` is FALSE in Spark)."""
     from decimal import Decimal
 
-    from engine.model.types import parse_type
+    from engine.core.types import parse_type
 
     types = {name: parse_type(t) for name, t in DECIMAL_COLUMNS.items()}
     table = [{"D": Decimal("125.62"), "E": Decimal("1.005"), "I": 7, "L": 3, "W": Decimal("12345678.9012345678")},
@@ -485,7 +485,7 @@ def test_the_added_functions_equal_spark_row_by_row(spark: Any) -> None:
     """Every function the allow-list gained (NULL tests, greatest/least, floor/ceil/sign, date parts and
     arithmetic, text search, padding and case) on rows of edges, as Spark gives them: the values (with the
     DECIMAL scale of Spark's type), and an error exactly where Spark fails. Spark is given the checked SQL."""
-    from engine.model.types import parse_type
+    from engine.core.types import parse_type
 
     spark.conf.set("spark.sql.session.timeZone", "UTC")
     types = {name: parse_type(t) for name, t in FUNCTION_TYPES.items()}

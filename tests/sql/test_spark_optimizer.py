@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from sparkcompare import FAILED, mismatches, reference
 
-from engine.model.types import parse_type
+from engine.core.types import parse_type
 
 SCHEMA = "RID int, I1 bigint, I2 bigint, S1 string, S2 string, B1 boolean"
 TYPES = {"I1": parse_type("BIGINT"), "I2": parse_type("BIGINT"), "S1": parse_type("VARCHAR(20)"),

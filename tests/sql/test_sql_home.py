@@ -16,7 +16,7 @@ from engine.cli import main
 from engine.model import Model
 from engine.model.methods import Expression
 from engine.rules import validate
-from engine.run.converge import event_dependent
+from engine.run.semantics.converge import event_dependent
 from engine.sql.errors import SqlRuntimeError, UnsupportedSql
 from engine.sql.evaluate import evaluate_sql, predicate_holds
 from engine.sql.lineage import columns_read

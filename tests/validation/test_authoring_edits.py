@@ -351,10 +351,9 @@ def test_add_reverse_leaves_the_parts_of_a_concat_without_separator_unmapped(mod
     """A concat with no separator has no split inverse (docs/contract.md §1): the mapping back leaves its inputs
     unmapped, as it does every column no inverse reaches; it raised a raw validation error (a split needs a
     separator), which the designer's menu did not catch."""
-    from engine import operations as ops
 
     apply(model, au.remove_mapping(model, "m_back"))
-    apply(model, ops.set_method_fields(model, "m_fwd", "CUST_KEY", (), sep=""))
+    apply(model, au.set_method_fields(model, "m_fwd", "CUST_KEY", (), sep=""))
     edits = au.add_reverse(model, "m_fwd")
     apply(model, edits)
     back = model.mapping("br_CUST_to_hq_CUST")

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from engine import authoring as au
-from engine import operations as ops
 from engine.dbimport import ImportedSchema, ImportFailure, check_into, checked_server_id
 from engine.edits import UnloadableValue, add, evolve, replace, set_setting, unloadable
 from engine.model import Model, load_model, save_model
@@ -63,7 +62,7 @@ def test_the_widest_integer_a_file_may_hold_is_kept(model: Model, tmp_path: Path
 
 def test_a_constant_and_a_priority_map_are_checked_too(model: Model) -> None:
     with pytest.raises(UnloadableValue, match=r"^columns\.STATUS\.value: an integer of 400 digits"):
-        ops.set_method(model, "cust_hq_to_branch", "STATUS", {"method": "constant", "value": BIG})
+        au.set_method(model, "cust_hq_to_branch", "STATUS", {"method": "constant", "value": BIG})
     entry = model.conflicts_for("hq.ORDERS")
     assert entry is not None
     groups = [g.model_dump() for g in entry.column_groups]

@@ -7,7 +7,7 @@ hierarchies, replication definitions and model settings; and the authoring
 edits (engine.authoring): servers and tables added, renamed with every
 reference, replicated and removed, columns added, renamed, moved and removed,
 mappings created auto-mapped, renamed, reversed and removed; and the designer's
-gestures (engine.operations): methods inserted, re-parameterised and fed a
+gestures (engine.authoring): methods inserted, re-parameterised and fed a
 column, links drawn, DKey columns toggled, tables deleted and moved. Each edit
 is also undone, and the findings (and the saved model) must come back exactly.
 """
@@ -24,7 +24,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import authoring as au
-from engine import operations as ops
 from engine.edits import Edit, add, chain, evolve, replace, set_setting
 from engine.model import Model, load_model
 from engine.model.io import dump_model
@@ -205,19 +204,19 @@ def authoring_edit(rng: random.Random, model: Model) -> list[Edit]:
 
 
 def operations_edit(rng: random.Random, model: Model) -> list[Edit]:
-    """A random designer gesture (engine.operations): a method inserted, re-parameterised or fed a column, a
+    """A random designer gesture (engine.authoring): a method inserted, re-parameterised or fed a column, a
     column map set or cleared, a link drawn, a DKey column toggled, a table deleted or moved."""
     t = rng.choice(model.tables)
     kind = rng.choice(["insert", "fields", "input", "set", "connect", "dkey", "delete", "move"])
     if kind == "delete":
-        return ops.delete_table(model, t.key) if rng.random() < 0.3 else []
+        return au.delete_table(model, t.key) if rng.random() < 0.3 else []
     if kind == "move":
-        return ops.move_table(model, t.key, rng.uniform(-50, 500), rng.uniform(-50, 500))
+        return au.move_table(model, t.key, rng.uniform(-50, 500), rng.uniform(-50, 500))
     if kind == "connect":
         other = rng.choice(model.tables)
         if not t.columns or not other.columns:
             return []
-        return ops.connect_columns(model, t.key, rng.choice(t.column_names()), other.key,
+        return au.connect_columns(model, t.key, rng.choice(t.column_names()), other.key,
                                    rng.choice(other.column_names()))
     if not model.mappings:
         return []
@@ -227,20 +226,20 @@ def operations_edit(rng: random.Random, model: Model) -> list[Edit]:
     src = model.table(m.source)
     names = src.column_names() if src else []
     if kind == "insert":
-        return ops.insert_method(model, m.id, column, rng.choice(["concat", "split", "cast", "substring",
+        return au.insert_method(model, m.id, column, rng.choice(["concat", "split", "cast", "substring",
                                                                    "constant", "expression", "upper"]))
     if kind == "fields":
         fields = rng.choice([{"sep": rng.choice(["-", "|", "::"])}, {"index": rng.randint(0, 2)},
                              {"type": rng.choice(["INTEGER", "VARCHAR(10)", "DATE"])}, {"value": "k"}])
         try:
-            return ops.set_method_fields(model, m.id, column, (), **fields)
+            return au.set_method_fields(model, m.id, column, (), **fields)
         except ValueError:  # a field the method does not take: refused, as the inspector shows it
             return []
     if kind == "input":
-        return ops.add_method_input(model, m.id, column, (), rng.choice(names or ["NOPE"]))
+        return au.add_method_input(model, m.id, column, (), rng.choice(names or ["NOPE"]))
     if kind == "dkey":
-        return ops.toggle_dkey(model, m.id, column)
-    return ops.set_method(model, m.id, column, rng.choice([None, random_method(rng, names)]))
+        return au.toggle_dkey(model, m.id, column)
+    return au.set_method(model, m.id, column, rng.choice([None, random_method(rng, names)]))
 
 
 def _table_edit(rng: random.Random, model: Model) -> Edit:
