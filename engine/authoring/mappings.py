@@ -12,7 +12,7 @@ from engine.edits import Edit, chain, evolve, replace
 from engine.keys import distribution_key
 from engine.model.methods import Cast, Column, Concat, Method
 from engine.model.schema import Mapping, Model, Table
-from engine.rules.mappings import where_problems as _where_problems
+from engine.rules.mp import where_problems as _where_problems
 
 
 def _mapping(model: Model, mapping_id: str) -> Mapping:

@@ -14,7 +14,7 @@ The protocol (compare `engine.run.rundir.publish`, which does the same for run d
 3. *Recover*: the working folders a killed writer recorded are removed (an old copy out of place is first
    put back), and only those.
 4. *Stage and swap*: the data is written into `.NAME.sampledata-new`, the marker last; `out` is checked
-   again, then exchanged with it in one step (`publish.exchange`), or, where the file system cannot,
+   again, then exchanged with it in one step (`swap.exchange`), or, where the file system cannot,
    renamed aside and replaced. The old content is removed.
 
 A kill at any instant leaves `out` holding the old data or the new, never a mix; a full disk or any other
@@ -32,7 +32,8 @@ import shutil
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 
-from engine.run.rundir.publish import ExchangeUnsupported, exchange, remove_path, sync_dir
+from engine.run.rundir.publish import remove_path
+from engine.run.rundir.swap import ExchangeUnsupported, exchange, sync_dir
 
 MARKER = "sampledata.json"
 _MAX_MARKER_BYTES = 16 * 1024 * 1024
