@@ -2,10 +2,10 @@
 
 A frozen application has no Python interpreter beside it, and `sys.executable` is the application itself. Yet
 Mapwright starts its children as `sys.executable -m engine.cli run ...` (the designer's runs, requeues and
-diagrams), `-m engine.worker` (the warm worker) and `-m engine.spark.classarchive`, and Spark starts its Python
-workers as `$PYSPARK_PYTHON -m pyspark.daemon`. So the application accepts those command lines too: the
-interpreter's one-letter options before `-m` are skipped (`-u` makes the output unbuffered), and MODULE runs as
-`__main__` with the arguments after it. Anything else is the `mapwright` command line.
+diagrams), `-m engine.worker` (the warm worker) and `-m engine.spark.classrecord` (the class archive's
+recording), and Spark starts its Python workers as `$PYSPARK_PYTHON -m pyspark.daemon`. So the application
+accepts those command lines too: the interpreter's one-letter options before `-m` are skipped (`-u` makes the
+output unbuffered), and MODULE runs as `__main__` with the arguments after it. Anything else is the `mapwright` command line.
 
 This file, not engine/cli.py, is the frozen script: a script runs as `__main__`, and `engine.cli` imported by
 the designer would then be a second module with classes of its own (its `UsageError` would not be caught).

@@ -8,7 +8,8 @@ from PySide6.QtCore import QPointF, SignalInstance
 from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsItem
 
-from designer.canvas.items import DragLine, MethodItem, TableItem
+from designer.canvas.items import TableItem
+from designer.canvas.wires import DragLine, MethodItem
 
 
 class LinkScene(Protocol):

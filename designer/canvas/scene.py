@@ -21,19 +21,8 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneMouse
 from designer.canvas import routing
 from designer.canvas.autolayout import layout as auto_layout
 from designer.canvas.interactions import NewLinkInteraction
-from designer.canvas.items import (
-    HEADER,
-    ROW,
-    WIDTH,
-    ColumnRow,
-    LinkItem,
-    MappingGroup,
-    MethodItem,
-    ReverseLinkItem,
-    TableItem,
-    TableLook,
-    route_links,
-)
+from designer.canvas.items import HEADER, ROW, WIDTH, ColumnRow, TableItem, TableLook
+from designer.canvas.wires import LinkItem, MappingGroup, MethodItem, ReverseLinkItem, route_links
 from designer.document import Document
 from engine.edits import Edit
 from engine.keys import distribution_key

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from windows import window_on
 
-from designer.canvas.items import LinkItem, TableItem
+from designer.canvas.items import TableItem
 from designer.canvas.scene import MappingScene
+from designer.canvas.wires import LinkItem
 from designer.window import MainWindow
 from engine.model import Model
 from engine.model.io import dump_model

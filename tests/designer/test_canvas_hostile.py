@@ -11,7 +11,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from windows import TWO_TABLES, row_point, window_on
 
-from designer.canvas.items import LinkItem, TableItem
+from designer.canvas.items import TableItem
+from designer.canvas.wires import LinkItem
 from designer.window import MainWindow
 from engine.model import load_model
 from engine.model.io import dump_model

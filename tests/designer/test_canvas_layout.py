@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from windows import make_window
 
-from designer.canvas.items import LinkItem, MethodItem
+from designer.canvas.wires import LinkItem, MethodItem
 from designer.window import MainWindow
 from engine import authoring as au
 from resources import SAMPLE_MODEL

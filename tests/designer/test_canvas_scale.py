@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings
 
-from designer.canvas.items import LinkItem, TableItem
+from designer.canvas.items import TableItem
+from designer.canvas.wires import LinkItem
 from designer.document import Document
 from designer.window import MainWindow
 from engine import authoring as au

@@ -13,7 +13,7 @@ from many_tables import grid_expected, grid_shown, many_tables, tree_lines
 from PySide6.QtCore import QSettings, Qt
 
 from designer.authoring.grid import METHOD, MappingGrid
-from designer.canvas.items import LinkItem
+from designer.canvas.wires import LinkItem
 from designer.document import Document
 from designer.tree import ModelTree
 from designer.window import MainWindow

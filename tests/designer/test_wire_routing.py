@@ -12,7 +12,8 @@ from PySide6.QtGui import QPainterPath
 from windows import make_window
 
 from designer.canvas import routing
-from designer.canvas.items import HEADER, ROW, WIDTH, LinkItem, TableItem
+from designer.canvas.items import HEADER, ROW, WIDTH, TableItem
+from designer.canvas.wires import LinkItem
 from designer.window import MainWindow
 from engine import authoring as au
 from engine.model.methods import Column
