@@ -54,7 +54,7 @@ class ConflictEditor(QWidget):
         self.title.setStyleSheet("font-weight: bold")
         self.enabled = QCheckBox("Resolve conflicts on this table")
         self.enabled.toggled.connect(self._toggle_enabled)
-        self.groups = GroupTree(self)
+        self.groups = GroupTree(self.move_column)
         self.groups.setMinimumHeight(260)
         self.groups.currentItemChanged.connect(lambda *_: self._show_chain())
         add_group, remove_group = QPushButton("Add group"), QPushButton("Remove group")

@@ -4,7 +4,7 @@ widgets with."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt
@@ -15,16 +15,14 @@ from designer.slots import bound
 from engine.core.types import TypeFamily
 from engine.model.schema import DESIGNATED_COLUMN_METHODS, TIMESTAMP_METHODS
 
-if TYPE_CHECKING:
-    from designer.conflict_editor import ConflictEditor
-
 
 class GroupTree(QTreeWidget):
-    """Groups with their columns; a column dropped on a group moves there."""
+    """Groups with their columns; a column dropped on a group moves there. `move_column(column, group)` is the
+    editor's (passed in, so this module does not import the editor that imports it)."""
 
-    def __init__(self, editor: ConflictEditor) -> None:
+    def __init__(self, move_column: Callable[[str, str], None]) -> None:
         super().__init__()
-        self.editor = editor
+        self.move_column = move_column
         self.setHeaderHidden(True)
         self.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -37,7 +35,7 @@ class GroupTree(QTreeWidget):
         event.ignore()
         if group is not None and moving:
             for column in moving:
-                self.editor.move_column(column, group.text(0))
+                self.move_column(column, group.text(0))
 
     def _menu(self, at: Any) -> None:
         item = self.itemAt(at)
@@ -47,7 +45,7 @@ class GroupTree(QTreeWidget):
         move = menu.addMenu("Move to group")
         column = item.text(0)
         for group in filter(None, map(self.topLevelItem, range(self.topLevelItemCount()))):
-            move.addAction(menu_text(group.text(0)), bound(self.editor.move_column, column, group.text(0)))
+            move.addAction(menu_text(group.text(0)), bound(self.move_column, column, group.text(0)))
         menu.exec(self.viewport().mapToGlobal(at))
 
 

@@ -113,21 +113,10 @@ def test_no_two_engine_packages_import_each_other(imports: grimp.ImportGraph) ->
     assert cycles(import_graph(imports, "engine", depth=2)) == []
 
 
-# Cycles between the designer's modules that other work of issue 39 has yet to cut: none may be added, and one
-# cut leaves this list (the test says so).
-DESIGNER_CYCLES_TO_CUT = (
-    "designer.browser.compare -> designer.browser.window",
-    "designer.conflict_editor -> designer.conflict_parts",
-)
-
-
 def test_no_two_modules_import_each_other(imports: grimp.ImportGraph) -> None:
     """Not even through an import inside a function or under TYPE_CHECKING, which only hide a cycle."""
     assert cycles(import_graph(imports, "engine")) == []
-    found = cycles(import_graph(imports, "designer"))
-    assert [c for c in found if not c.startswith(DESIGNER_CYCLES_TO_CUT)] == []
-    cut = [known for known in DESIGNER_CYCLES_TO_CUT if not any(c.startswith(known) for c in found)]
-    assert cut == [], "cut: take these out of DESIGNER_CYCLES_TO_CUT"
+    assert cycles(import_graph(imports, "designer")) == []
 
 
 def test_a_cycle_is_found_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,18 +10,16 @@ from __future__ import annotations
 import contextlib
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QFontDatabase, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QPlainTextEdit, QPushButton, QVBoxLayout
 
 from designer.browser.models import collector_paused
+from designer.browser.runview import RunView
 from engine.model.io import one_line
 from engine.rundiff import RunDirUnreadable, diff_runs, render_diff
-
-if TYPE_CHECKING:
-    from designer.browser.window import ConflictBrowser
 
 SHORTCUT = "Ctrl+D"
 
@@ -51,7 +49,7 @@ class _Differ(QObject):
 class DiffDialog(QDialog):
     """The diff's text, read-only and monospaced, in a window of its own (not modal)."""
 
-    def __init__(self, parent: ConflictBrowser) -> None:
+    def __init__(self, parent: RunView) -> None:
         super().__init__(parent)
         self.setWindowTitle("Compare runs")
         self.text = QPlainTextEdit(readOnly=True)
@@ -71,7 +69,7 @@ class RunComparer(QObject):
     sig_compared = Signal(str)
     """A comparison finished; the text shown."""
 
-    def __init__(self, browser: ConflictBrowser) -> None:
+    def __init__(self, browser: RunView) -> None:
         super().__init__(browser)  # no Python reference back to the browser: its wrapper goes when it is deleted
         self._started = self._shown = 0
         self.dialog: DiffDialog | None = None
@@ -89,8 +87,8 @@ class RunComparer(QObject):
         self.update_enabled()
 
     @property
-    def browser(self) -> ConflictBrowser:
-        return cast("ConflictBrowser", self.parent())
+    def browser(self) -> RunView:
+        return cast(RunView, self.parent())
 
     def update_enabled(self, _shown: object = None) -> None:
         """Enabled while a run that succeeded is shown (called as a run is shown or fails to open)."""

@@ -15,18 +15,16 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from PySide6.QtCore import QObject, QProcess, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QBoxLayout, QLabel, QPushButton, QWidget
 
 from designer.browser.models import RECORD_ROLE
+from designer.browser.runview import RunView
 from designer.launcher.runner import child_process
 from engine.model.io import one_line
-
-if TYPE_CHECKING:
-    from designer.browser.window import ConflictBrowser
 
 SHORTCUT = "Ctrl+E"
 SUFFIX = "-requeue"
@@ -106,7 +104,7 @@ class RunRequeuer(QObject):
     sig_finished = Signal(str, str)
     """A requeue ended: the new run directory and its one-line summary, or ("", why it failed)."""
 
-    def __init__(self, browser: ConflictBrowser) -> None:
+    def __init__(self, browser: RunView) -> None:
         super().__init__(browser)  # no Python reference back to the browser: its wrapper goes when it is deleted
         self.current_model: Callable[[], Path | None] | None = None
         self.open_run: Callable[[Path], QWidget] | None = None
@@ -135,8 +133,8 @@ class RunRequeuer(QObject):
         self.update_enabled()
 
     @property
-    def browser(self) -> ConflictBrowser:
-        return cast("ConflictBrowser", self.parent())
+    def browser(self) -> RunView:
+        return cast(RunView, self.parent())
 
     def update_enabled(self, _shown: object = None) -> None:
         """Enabled while a succeeded run with queued transactions is shown and no requeue is running."""

@@ -37,6 +37,7 @@ from designer.browser.models import (
 from designer.browser.overview import RunOverview
 from designer.browser.pages import ConflictsPage, ConvergencePage, RecordsPage
 from designer.browser.requeue import RunRequeuer
+from designer.browser.runview import RunView
 from designer.browser.story import story_html, story_lines
 from engine.run.rundir.read import LastAttempt
 from engine.summary import RunDirDamaged, RunDirUnreadable, RunSummary, read_run
@@ -127,7 +128,7 @@ class _RunReader(QObject):
             self.sig_read.emit(number, path, summary, error)
 
 
-class ConflictBrowser(QWidget):
+class ConflictBrowser(RunView):
     """Conflicts, error queue, rejects, convergence and the manifest of one run directory.
 
     Open one with `load_run(path)` (the window does, for instance from a finished run's signal: read on a
@@ -136,18 +137,12 @@ class ConflictBrowser(QWidget):
     shows only its status and reason.
     """
 
-    sig_run_opened = Signal(object)
-    """A run was shown; its `RunSummary`."""
-    sig_open_failed = Signal(str)
-    """A folder could not be read as a run directory; the message."""
     sig_conflict_selected = Signal(object)
     """The current conflict (a dict), or None."""
 
     def __init__(self, summary: RunSummary | None = None, rundir: Path | None = None,
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.summary: RunSummary | None = None
-        self.rundir: Path | None = None
+        super().__init__(parent)  # no run shown: `summary` and `rundir` None
         self._loads = self._shown = 0  # `load_run`s started, and the number of the one shown
         self.conflicts = RecordTableModel(CONFLICT_COLUMNS, parent=self)
         self.error_queue = RecordTableModel(QUEUE_COLUMNS, parent=self)

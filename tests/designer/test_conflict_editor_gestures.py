@@ -8,6 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QPointF, Qt, QTimer
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication, QMenu, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 from windows import make_window
 
@@ -121,3 +124,55 @@ def test_a_row_being_typed_is_incomplete_not_an_error(window: MainWindow) -> Non
     editor.priorities.item(blank, 1).setText("7")
     assert priorities(window) == {**before, "returned": 7}
     assert editor.pending.text() == "" and editor.problem.text() == ""
+
+
+def groups_of(window: MainWindow, table: str) -> dict[str, list[str]]:
+    found = window.document.model.conflicts_for(table)
+    assert found is not None
+    return {g.name: list(g.columns) for g in found.column_groups}
+
+
+def tree_item(editor: ConflictEditor, group: str, column: str | None = None) -> QTreeWidgetItem:
+    for i in range(editor.groups.topLevelItemCount()):
+        top = editor.groups.topLevelItem(i)
+        if top.text(0) != group:
+            continue
+        if column is None:
+            return top
+        for j in range(top.childCount()):
+            if top.child(j).text(0) == column:
+                return top.child(j)
+    raise AssertionError(f"no {group} {column}")
+
+
+def test_a_column_dropped_on_another_group_moves_there_and_undo_takes_it_back(window: MainWindow) -> None:
+    """The group tree's own drop handler: a drop event on the target group's row, with the tree's drag data."""
+    window.select(("table", "branch.CUSTOMER"))
+    editor, tree = window.conflicts, window.conflicts.groups
+    email = tree_item(editor, "contact_cg", "EMAIL")
+    tree.setCurrentItem(email)
+    target = tree.visualItemRect(tree_item(editor, "address_cg")).center()
+    drop = QDropEvent(QPointF(target), Qt.DropAction.MoveAction, tree.mimeData([email]),
+                      Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    tree.dropEvent(drop)  # what Qt calls at the end of the drag (a synthesized drag has no source to enter with)
+    assert "EMAIL" in groups_of(window, "branch.CUSTOMER")["address_cg"]
+    assert "EMAIL" not in groups_of(window, "branch.CUSTOMER")["contact_cg"]
+    window.document.undo_stack.undo()
+    assert "EMAIL" in groups_of(window, "branch.CUSTOMER")["contact_cg"]
+
+
+def test_a_columns_context_menu_moves_it_to_the_group_picked(window: MainWindow, qtbot: QtBot) -> None:
+    window.select(("table", "branch.CUSTOMER"))
+    editor, tree = window.conflicts, window.conflicts.groups
+    phone = tree.visualItemRect(tree_item(editor, "contact_cg", "PHONE")).center()
+
+    def pick() -> None:
+        menu = QApplication.activePopupWidget()
+        assert isinstance(menu, QMenu)
+        move = next(a.menu() for a in menu.actions() if a.menu() is not None)
+        next(a for a in move.actions() if a.text().replace("&", "") == "points_cg").trigger()
+        menu.close()
+
+    QTimer.singleShot(50, pick)
+    tree.customContextMenuRequested.emit(phone)
+    qtbot.waitUntil(lambda: "PHONE" in groups_of(window, "branch.CUSTOMER")["points_cg"], timeout=3000)
