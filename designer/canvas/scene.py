@@ -1,7 +1,7 @@
-"""The mapping scene: maps the document's model to canvas items and turns mouse gestures into signals.
+"""The mapping scene: draws the document's model as canvas items and keeps them in step with its edits.
 
-It never edits the model: a `CanvasController` listens to its `sig_*`
-signals and pushes engine edits on the document's undo stack. Updates are by
+It never edits the model: its gestures (`gestures.GestureScene`, its base) become `sig_*` signals that a
+`CanvasController` turns into engine edits on the document's undo stack. Updates are by
 item (orange-canvas-core's `CanvasScene`): an edit re-draws only the tables
 and mappings it names (`Document.sig_changed` carries the edits), a moved
 table re-draws only its own links, and findings re-mark only the tables whose
@@ -10,18 +10,16 @@ marks changed. Nothing re-draws the whole scene after the first build.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator
-from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Signal
-from PySide6.QtGui import QTransform
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneMouseEvent
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtWidgets import QGraphicsItem
 
 from designer.canvas import routing
 from designer.canvas.autolayout import layout as auto_layout
-from designer.canvas.interactions import NewLinkInteraction
+from designer.canvas.gestures import GestureScene
 from designer.canvas.items import HEADER, ROW, WIDTH, ColumnRow, TableItem, TableLook
+from designer.canvas.nodespots import NodeSpots, method_x, room_back
 from designer.canvas.wires import LinkItem, MappingGroup, MethodItem, ReverseLinkItem, route_links
 from designer.document import Document
 from engine.edits import Edit
@@ -31,43 +29,29 @@ from engine.model.schema import Mapping, Model, Table
 from engine.reversibility import describe
 from engine.rules import Finding, Location
 
-Ref = tuple[Any, ...]
-COLUMN_GAP, TABLE_GAP = 520.0, 40.0  # 250 px between server columns: a method node each way on a row
 MARGIN = 400.0  # room around the tables, to drop one beside them
 GROWTH = 4000.0  # how much more room a table moved out of the scene's rectangle makes
 MAX_OBSTACLES = 24  # tables a wire may go round; beyond, it keeps its curve (see `_obstacles`)
 REVERSIBLE = "reversible: the key comes back"
 
 
-class MappingScene(QGraphicsScene):
-    sig_link_requested = Signal(str, str, str, str)  # source table, source column, target table, target column
-    sig_input_requested = Signal(str, str, tuple, str)  # mapping, target column, method path, source column
-    sig_tables_moved = Signal(list)  # [(table key, x, y)]
-    sig_context_requested = Signal(tuple, object)  # ref, QPoint (screen)
-    sig_selected = Signal(tuple)  # ref of the one selected thing, or ()
-    sig_empty_changed = Signal(bool)  # True when the last table went, False when the first came
-    sig_refused = Signal(str)  # why a gesture changed nothing
+class MappingScene(GestureScene):
+    """The model drawn: a table item per table, a group of wires and method nodes per mapping."""
 
     def __init__(self, document: Document) -> None:
         super().__init__()
         self.document = document
-        self.tables: dict[str, TableItem] = {}
         self.mapping_items: dict[str, list[QGraphicsItem]] = {}  # mapping id -> its wires and method nodes
         self.groups: dict[str, MappingGroup] = {}  # mapping id -> the one top-level item holding them
         self.reverse_items: dict[str, ReverseLinkItem] = {}  # the lower id of a pair -> its dashed link
         self.links_of_table: dict[str, set[str]] = {}  # table key -> ids of the mappings drawn to or from it
         self._ends: dict[str, tuple[str, str]] = {}  # mapping id -> (source, target) as drawn
-        self.interaction: NewLinkInteraction | None = None
-        self._press_positions: dict[str, QPointF] = {}
         self._following = True  # False while a batch of moves is applied: links are re-drawn once at the end
-        self._rebuilding = False
-        self._multiple = False  # the last selection said (`sig_selected`) was of several items
         self._auto: dict[str, QPointF] | None = None
         self._marked: set[str] = set()  # the tables that show marks
         self._bi_messages: dict[str, str] = {}  # mapping id -> its BI001/BI002 message
         self._spots = NodeSpots()  # where method nodes stand, so that a new one stands clear of them
         self._rects: routing.RectIndex | None = None  # tables' rectangles (obstacles)
-        self.selectionChanged.connect(self._selection_changed)
         document.sig_changed.connect(self.apply_edits)
         document.sig_findings.connect(self.show_findings)
         self.refresh()
@@ -314,8 +298,8 @@ class MappingScene(QGraphicsScene):
         node = MethodItem(mapping, column, path, _label(method), tip)
         edge = source.port(source.look.rows[0].name, out) if source.look.rows else source.pos()
         width = node.SIZE.width()
-        wanted = QPointF(_method_x(edge.x(), end.x(), width, depth), end.y() + 14 * depth)
-        room = _room_back(edge.x(), end.x(), width) - abs(end.x() - wanted.x())
+        wanted = QPointF(method_x(edge.x(), end.x(), width, depth), end.y() + 14 * depth)
+        room = room_back(edge.x(), end.x(), width) - abs(end.x() - wanted.x())
         node.setPos(self._spots.take(mapping, wanted, node.SIZE, edge.x() - end.x(), room))
         items.append(node)
         items.append(LinkItem(mapping, column, node.port(out), end, tip, leftward))
@@ -406,7 +390,7 @@ class MappingScene(QGraphicsScene):
             self.sig_selected.emit(("column", table, column))
         return item
 
-    # --- gestures ------------------------------------------------------------
+    # --- a table moved -------------------------------------------------------
 
     def table_moved(self, item: TableItem) -> None:
         """A table's own links follow it; wires it stood or stands in the way of are re-routed in place."""
@@ -421,157 +405,6 @@ class MappingScene(QGraphicsScene):
             finally:
                 self._rebuilding = False
         self._detour(item)  # and the wires of others that it stood, or now stands, in the way of
-
-    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
-        if self.interaction is not None:  # a press before the last drag's release (lost to a menu or dialog)
-            self.interaction.cancel()
-            self.interaction = None
-        item = self.itemAt(event.scenePos(), QTransform())
-        if isinstance(item, TableItem) and event.button().name == "LeftButton":
-            row = item.row_at(item.mapFromScene(event.scenePos()))
-            if row is not None:
-                self.interaction = NewLinkInteraction(self, item, row, event.scenePos())
-                event.accept()
-                return
-        self._press_positions = {k: t.pos() for k, t in self.tables.items()}
-        super().mousePressEvent(event)
-
-    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
-        if self.interaction is not None:
-            self.interaction.move(event.scenePos())
-            event.accept()
-            return
-        super().mouseMoveEvent(event)
-
-    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
-        if self.interaction is not None:
-            interaction, self.interaction = self.interaction, None
-            interaction.release(event.scenePos())
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
-        moved = [(k, t.pos().x(), t.pos().y()) for k, t in self.tables.items()
-                 if k in self._press_positions and t.pos() != self._press_positions[k]]
-        self._press_positions = {}
-        if moved:
-            self.sig_tables_moved.emit(moved)
-
-    def contextMenuEvent(self, event: Any) -> None:
-        item = self.itemAt(event.scenePos(), QTransform())
-        ref = self.ref_of(item, event.scenePos())
-        self.sig_context_requested.emit(ref or ("canvas",), event.screenPos())
-        event.accept()
-
-    def ref_of(self, item: QGraphicsItem | None, scene_pos: QPointF) -> Ref:
-        if isinstance(item, TableItem):
-            row = item.row_at(item.mapFromScene(scene_pos))
-            return ("column", item.key, row) if row else ("table", item.key)
-        if isinstance(item, MethodItem):
-            return ("method", *item.ref)
-        if isinstance(item, LinkItem):
-            return ("link", *item.ref)
-        if isinstance(item, ReverseLinkItem):
-            return ("reverse", item.ref)
-        return ()
-
-    def select_tables(self) -> None:
-        """Edit ▸ Select all: every table (their wires follow them)."""
-        for item in self.tables.values():
-            item.setSelected(True)
-
-    def select_column(self, table: str, column: str) -> None:
-        self.clearSelection()
-        self.tables[table].setSelected(True)
-        self.sig_selected.emit(("column", table, column))
-
-    def _selection_changed(self) -> None:
-        if getattr(self, "_rebuilding", False):
-            return
-        selected = self.selectedItems()
-        if len(selected) != 1:
-            if len(selected) > 1 and self._multiple:
-                return  # a multiple selection grew or shrank (Select all, one item at a time): () was said already
-            self._multiple = len(selected) > 1
-            self.sig_selected.emit(())
-            return
-        self._multiple = False
-        item = selected[0]
-        self.sig_selected.emit(self.ref_of(item, item.scenePos()) if not isinstance(item, TableItem)
-                               else ("table", item.key))
-
-
-def _method_x(edge: float, end: float, width: float, depth: int) -> float:
-    """Where a method node's centre stands on its row, between its source's edge `edge` and its target end
-    `end`: a quarter of the way back from the target (a reverse mapping's nodes on the same rows stay
-    clear of these), at most 90 px back however far apart the two tables are (a mapping that skips a
-    server column keeps its nodes out of that column), never closer than its own half width and 10 px (a
-    long label never reaches under the target); a nested input's node stands further back."""
-    span = end - edge
-    back = max(min(abs(span) * 0.26, 90.0), width / 2 + 10) + depth * min(abs(span) * 0.18, 70.0)
-    return end - math.copysign(back, span)
-
-
-def _room_back(edge: float, end: float, width: float) -> float:
-    """How far back from its target end `end` a node's centre may stand and keep clear of the tables: within
-    the gap between the target and its source's edge `edge`, and within one gap of the automatic layout (a
-    mapping that skips a server column keeps its nodes out of that column)."""
-    return min(abs(end - edge), COLUMN_GAP - WIDTH) - width / 2 - 10
-
-
-NODE_MARGIN = 4.0
-"""The least room between two method nodes."""
-
-
-class NodeSpots:
-    """Where the method nodes stand, by mapping. A node stands where it wants to (`_method_x`) if that is
-    clear of every node already placed, else at the nearest clear spot further back along its row, or just
-    below or above the row. So two mappings into one column (a constant from each of two sites) and a
-    nested node wider than its step back never hide one another.
-
-    Placing a node reads the others and never moves them: a redrawn mapping finds its own spots and the
-    rest of the canvas stays as it is. A grid of cells keeps each look-up to the few nodes near the spot."""
-
-    CELL = 128.0
-
-    def __init__(self) -> None:
-        self._cells: dict[tuple[int, int], list[tuple[str, QRectF]]] = {}
-        self._of: dict[str, list[tuple[tuple[int, int], QRectF]]] = {}
-
-    def take(self, mapping: str, wanted: QPointF, size: QRectF, back: float, room: float) -> QPointF:
-        """The spot for a node of `size` (centred on its position) that wants to stand at `wanted`; a step
-        back moves it by `back`'s sign, at most `room` further; the spot is held for `mapping` until
-        `forget`. Where nothing near is clear, the node stands where it wanted."""
-        step = size.width() + NODE_MARGIN
-        beside = size.height() + NODE_MARGIN
-        spots = (QPointF(wanted.x() + math.copysign(k * step, back), wanted.y() + dy)
-                 for dy in (0.0, beside, -beside) for k in range(4) if k * step <= room)
-        spot = next((c for c in spots if self._clear(size.translated(c))), wanted)
-        self._hold(mapping, size.translated(spot))
-        return spot
-
-    def forget(self, mapping: str) -> None:
-        """Free the spots of `mapping`'s nodes (it is redrawn or gone)."""
-        for cell, rect in self._of.pop(mapping, ()):
-            held = self._cells[cell]
-            held.remove((mapping, rect))
-            if not held:
-                del self._cells[cell]
-
-    def _clear(self, rect: QRectF) -> bool:
-        wide = rect.adjusted(-NODE_MARGIN, -NODE_MARGIN, NODE_MARGIN, NODE_MARGIN)
-        return not any(wide.intersects(other) for cell in self._cells_of(rect)
-                       for _, other in self._cells.get(cell, ()))
-
-    def _hold(self, mapping: str, rect: QRectF) -> None:
-        held = self._of.setdefault(mapping, [])
-        for cell in self._cells_of(rect):
-            self._cells.setdefault(cell, []).append((mapping, rect))
-            held.append((cell, rect))
-
-    def _cells_of(self, rect: QRectF) -> list[tuple[int, int]]:
-        grown = rect.adjusted(-NODE_MARGIN, -NODE_MARGIN, NODE_MARGIN, NODE_MARGIN)
-        return [(x, y) for x in range(math.floor(grown.left() / self.CELL), math.floor(grown.right() / self.CELL) + 1)
-                for y in range(math.floor(grown.top() / self.CELL), math.floor(grown.bottom() / self.CELL) + 1)]
 
 
 def _leftward(source: TableItem, target: TableItem) -> bool:
