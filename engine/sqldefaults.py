@@ -34,6 +34,7 @@ from engine.pgconstants import ConstantProblem, pg_constants
 from engine.sql import evaluate as sql_evaluate
 from engine.sql import limit_problem
 from engine.sql.errors import UnsupportedSql
+from engine.sql.parse import first_line
 
 SQLGLOT_BY_DBMS = {"postgresql": "postgres", "oracle": "oracle", "mssql": "tsql", "ase": "tsql",
                    "mysql": "mysql", "sqlite": "sqlite", "db2": "postgres", "informix": "postgres",
@@ -167,7 +168,7 @@ def _parse_text(text: str, dbms: str) -> exp.Expression:
     try:
         trees = sqlglot.parse(source, read=read, error_level=ErrorLevel.RAISE)
     except SqlglotError as exc:
-        raise DefaultProblem(f"not one SQL expression ({_first_line(str(exc))})") from None
+        raise DefaultProblem(f"not one SQL expression ({first_line(str(exc))})") from None
     found = [cast(exp.Expression, t) for t in trees if t is not None]
     if len(found) != 1:
         raise DefaultProblem(f"{len(found)} SQL statements where one expression belongs")
@@ -268,7 +269,7 @@ def render_default(parsed: ParsedDefault, write: str) -> str:
         text = tree.sql(dialect=write, unsupported_level=ErrorLevel.RAISE)
         again = sqlglot.parse(text, read=write, error_level=ErrorLevel.RAISE)
     except SqlglotError as exc:
-        raise DefaultProblem(f"cannot be written in {write} SQL ({_first_line(str(exc))})") from None
+        raise DefaultProblem(f"cannot be written in {write} SQL ({first_line(str(exc))})") from None
     if len(again) != 1 or again[0] is None or _writable(cast(exp.Expression, again[0]), write).sql(write) != text:
         raise DefaultProblem(f"does not survive being written in {write} SQL")
     return text
@@ -408,8 +409,3 @@ def _value_problem(column: ColumnDef, dbms: str) -> str | None:
     except ConversionError as exc:
         return f"its value does not fit {column.sql_type} ({exc})"
     return None
-
-
-def _first_line(message: str) -> str:
-    line = message.strip().splitlines()[0] if message.strip() else "syntax error"
-    return line.replace("\x1b[4m", "").replace("\x1b[0m", "")

@@ -161,6 +161,16 @@ _CALL = re.compile(r"^(LONG\s+RAW|TIMESTAMP\s+WITH\s+TIME\s+ZONE|[A-Z][A-Z0-9_]*
 
 
 @lru_cache(maxsize=4096)
+def type_name(value: str) -> str:
+    """`value` where it names a column type; else a plain ValueError with the reason (what a pydantic
+    validator raises to report it)."""
+    try:
+        parse_type(value)
+    except TypeError_ as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
 def parse_type(text: str) -> SqlType:
     """Parse a type string (case-insensitive); raises `TypeError_` with a readable reason.
 

@@ -55,13 +55,10 @@ def _find_key(text: str, i: int, key: str) -> int | None:
         i = _skip_ws(text, i + 1)
         if name == key:
             return i
-        try:
-            _, i = _DECODER.raw_decode(text, i)
-        except ValueError:  # malformed, or a number Python refuses to read
+        after = _past_value(text, i)
+        if after is None:
             return None
-        i = _skip_ws(text, i)
-        if i < len(text) and text[i] == ",":
-            i = _skip_ws(text, i + 1)
+        i = after
     return None
 
 
@@ -71,12 +68,21 @@ def _find_index(text: str, i: int, index: int) -> int | None:
     while i < len(text) and text[i] != "]":
         if n == index:
             return i
-        try:
-            _, i = _DECODER.raw_decode(text, i)
-        except ValueError:  # malformed, or a number Python refuses to read
+        after = _past_value(text, i)
+        if after is None:
             return None
-        i = _skip_ws(text, i)
-        if i < len(text) and text[i] == ",":
-            i = _skip_ws(text, i + 1)
-        n += 1
+        i, n = after, n + 1
     return None
+
+
+def _past_value(text: str, i: int) -> int | None:
+    """Where the next member starts after the value at `i` (and its comma); None where the value is
+    malformed, or a number Python refuses to read."""
+    try:
+        _, i = _DECODER.raw_decode(text, i)
+    except ValueError:
+        return None
+    i = _skip_ws(text, i)
+    if i < len(text) and text[i] == ",":
+        i = _skip_ws(text, i + 1)
+    return i

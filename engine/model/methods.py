@@ -22,7 +22,7 @@ from pydantic import (
     model_serializer,
 )
 
-from engine.core.types import TypeError_, parse_type
+from engine.core.types import type_name
 from engine.limits import MAX_METHOD_DEPTH
 from engine.sql import parse_expression
 
@@ -113,11 +113,7 @@ class Cast(_Method):
     @field_validator("type")
     @classmethod
     def _known_type(cls, value: str) -> str:
-        try:
-            parse_type(value)
-        except TypeError_ as exc:
-            raise ValueError(str(exc)) from None
-        return value
+        return type_name(value)
 
     def inputs_of(self) -> list[Method]:
         return [self.input]

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from engine.core.types import SqlType, TypeError_, parse_type
+from engine.core.types import SqlType, parse_type, type_name
 from engine.limits import MAX_METHOD_DEPTH
 from engine.model.methods import METHODS_TOO_DEEP, MethodSpec, method_depth
 from engine.sql import parse_expression
@@ -71,11 +71,7 @@ class ColumnDef(_Entity):
     @field_validator("type")
     @classmethod
     def _known_type(cls, value: str) -> str:
-        try:
-            parse_type(value)
-        except TypeError_ as exc:
-            raise ValueError(str(exc)) from None
-        return value
+        return type_name(value)
 
     @property
     def sql_type(self) -> SqlType:
@@ -137,10 +133,7 @@ class RepDefColumn(_Entity):
     @classmethod
     def _known_type(cls, value: str | None) -> str | None:
         if value is not None:
-            try:
-                parse_type(value)
-            except TypeError_ as exc:
-                raise ValueError(str(exc)) from None
+            type_name(value)
         return value
 
 

@@ -109,7 +109,7 @@ def parse_expression(text: str) -> ParsedSql:
     try:
         tree = sqlglot.parse_one(text, read="spark")
     except SqlglotError as exc:
-        return ParsedSql(error=_first_line(str(exc)))
+        return ParsedSql(error=first_line(str(exc)))
     except RecursionError:  # not reached within the limits above; kept so a miss is a finding, not a crash
         return ParsedSql(problem="is nested too deeply to read", beyond_limits=True)
     if tree is None:
@@ -138,6 +138,7 @@ def regex_problem(tree: exp.Expr) -> str | None:
     return None
 
 
-def _first_line(message: str) -> str:
+def first_line(message: str) -> str:
+    """The first line of sqlglot's message, without its terminal underlining."""
     line = message.strip().splitlines()[0] if message.strip() else "syntax error"
     return line.replace("\x1b[4m", "").replace("\x1b[0m", "")
