@@ -1,4 +1,4 @@
-"""One class per column method: what it gives, its inputs, and the method a designer inserts of its kind."""
+"""One class per column method: what inputs it reads, and the method a designer inserts of its kind."""
 
 from __future__ import annotations
 
@@ -28,12 +28,8 @@ class MethodKind:
     method a designer puts on a column, from its current map (`first`, its JSON) and the other source columns."""
 
     model: ClassVar[type[Method]]
-    gives: ClassVar[str]
-    """What the method gives, in the words of docs/model-format.md's table."""
     inputs: ClassVar[Inputs]
     """What it reads: no input (`constant`, `system`, `expression`'s SQL), one `input`, or `inputs`."""
-    reads_text: ClassVar[bool] = False
-    """Whether it reads its inputs as text (`concat` and the string functions render a number as text)."""
 
     @property
     def name(self) -> str:
@@ -47,15 +43,12 @@ class MethodKind:
 
 class ColumnKind(MethodKind):
     model = Column
-    gives = "the source column"
     inputs = "one"
 
 
 class ConcatKind(MethodKind):
     model = Concat
-    gives = "the inputs joined by `sep` (non-character inputs as text)"
     inputs = "many"
-    reads_text = True
 
     def new(self, first: MethodJson, others: list[str], current: Method | None) -> dict[str, Any]:
         return {"method": "concat", "inputs": [first, *(others[:1])], "sep": "-"}
@@ -63,9 +56,7 @@ class ConcatKind(MethodKind):
 
 class SplitKind(MethodKind):
     model = Split
-    gives = "one part of the input"
     inputs = "one"
-    reads_text = True
 
     def new(self, first: MethodJson, others: list[str], current: Method | None) -> dict[str, Any]:
         return {"method": "split", "input": first, "sep": "-", "index": 0}
@@ -73,9 +64,7 @@ class SplitKind(MethodKind):
 
 class SubstringKind(MethodKind):
     model = Substring
-    gives = "part of the input"
     inputs = "one"
-    reads_text = True
 
     def new(self, first: MethodJson, others: list[str], current: Method | None) -> dict[str, Any]:
         return {"method": "substring", "input": first, "start": 1, "length": 10}
@@ -83,7 +72,6 @@ class SubstringKind(MethodKind):
 
 class CastKind(MethodKind):
     model = Cast
-    gives = "the input converted to the type"
     inputs = "one"
 
     def new(self, first: MethodJson, others: list[str], current: Method | None) -> dict[str, Any]:
@@ -92,7 +80,6 @@ class CastKind(MethodKind):
 
 class ConstantKind(MethodKind):
     model = Constant
-    gives = "the value"
     inputs = "none"
 
     def new(self, first: MethodJson, others: list[str], current: Method | None) -> dict[str, Any]:
@@ -101,7 +88,6 @@ class ConstantKind(MethodKind):
 
 class SystemKind(MethodKind):
     model = System
-    gives = "a fact of the change"
     inputs = "none"
 
     def new(self, first: MethodJson, others: list[str], current: Method | None) -> dict[str, Any]:
@@ -110,28 +96,21 @@ class SystemKind(MethodKind):
 
 class UpperKind(MethodKind):
     model = Upper
-    gives = "the input in upper case"
     inputs = "one"
-    reads_text = True
 
 
 class LowerKind(MethodKind):
     model = Lower
-    gives = "the input in lower case"
     inputs = "one"
-    reads_text = True
 
 
 class TrimKind(MethodKind):
     model = Trim
-    gives = "the input without leading and trailing spaces"
     inputs = "one"
-    reads_text = True
 
 
 class ExpressionKind(MethodKind):
     model = Expression
-    gives = "a Spark SQL expression over the source columns"
     inputs = "none"
 
     def new(self, first: MethodJson, others: list[str], current: Method | None) -> dict[str, Any]:

@@ -18,6 +18,8 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql import DataFrame
 
+from engine.spark.jobs import classic_context
+
 Rows = list[dict[str, Any]]
 Fold = Callable[[Rows], Rows]
 """One group's rows (dicts, as `to_pylist` gives them) -> the rows it gives (dicts of the output schema)."""
@@ -39,9 +41,8 @@ class FoldTally:
     @staticmethod
     def of(frame: DataFrame) -> FoldTally | None:
         """A tally in `frame`'s session; None over Spark Connect, which has no accumulators."""
-        try:
-            context = frame.sparkSession.sparkContext
-        except Exception:  # Spark Connect: no SparkContext on the client
+        context = classic_context(frame.sparkSession)
+        if context is None:
             return None
         return FoldTally(context.accumulator(0), context.accumulator(0), context.accumulator(0.0))
 

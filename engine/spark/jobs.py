@@ -15,6 +15,17 @@ THREADS = 4
 """Jobs in flight at once: enough to keep two cores busy between one job's stages and the next's."""
 
 
+def classic_context(spark: Any) -> Any:
+    """The SparkContext of a classic session; None on Spark Connect, whose client has none (no status
+    tracker, no accumulators)."""
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        return None
+    try:
+        return spark.sparkContext
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def observed(observation: Observation) -> dict[str, Any]:
     """The metrics `observation` got from the job that ran its frame; none where that job reported none
     (a checkpoint over Spark Connect)."""

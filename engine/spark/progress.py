@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from engine.spark.jobs import classic_context
+
 POLL_S = 0.25
 
 
@@ -65,9 +67,5 @@ class JobProgress:
 
 def _tracker(spark: Any) -> Any:
     """The status tracker of a classic session; None on Spark Connect."""
-    if type(spark).__module__.startswith("pyspark.sql.connect"):
-        return None
-    try:
-        return spark.sparkContext.statusTracker()
-    except Exception:  # noqa: BLE001
-        return None
+    context = classic_context(spark)
+    return context.statusTracker() if context is not None else None
