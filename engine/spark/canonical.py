@@ -1,12 +1,14 @@
 """Canonical tokens: how a typed value crosses between Spark and the reference's Python as JSON.
 
 Where the reference's code runs over Arrow (a line only it can read, a transaction it runs, a group it
-folds), rows travel as JSON objects keyed by column position (`c0`, `c1`...), each value a token that
-reads back exactly: text, integers and booleans as themselves, decimals, doubles and timestamps as text
-(`"1.50"`, `"1.0E20"`, `"2026-01-05 10:00:00.5"`), bytes as hex, opaque values as their canonical text.
+folds that no native check handed over: one schema for every table), rows travel as JSON objects keyed by
+column position (`c0`, `c1`...), each value a token that reads back exactly: text, integers and booleans
+as themselves, decimals, doubles and timestamps as text (`"1.50"`, `"1.0E20"`, `"2026-01-05 10:00:00.5"`),
+bytes as hex, opaque values as their canonical text.
 Spark reads a token into the column's Spark type (`typed_sql`), Python into the reference's value
 (`value_of`); Spark writes one (`token_sql`), Python too (`token`). Both readers take both writers'
-spellings.
+spellings. A group of one table a native check hands to the fold crosses typed, as the table's structs
+(`resolve.typed_row_reader`).
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ as it stands there (its values and the site that last wrote it, as a snapshot ro
 `site` grouping) is folded by the reference (`fold.fold_events`) whole. The reference runs over Arrow
 batches of whole groups (`grouped.fold_groups`: Spark shuffles and sorts, Python walks the consecutive
 groups of each batch; what a native check hands over is folded where the check's window left it,
-`grouped.fold_within`), which gives its rows, its conflicts and queue entries as the lines the run
-directory holds, and its outcomes.
+`grouped.fold_within`; the images of what a check hands over cross typed, as the table's structs), which
+gives its rows, its conflicts and queue entries as the lines the run directory holds, and its outcomes.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import uuid
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -46,7 +46,7 @@ from engine.spark.grouped import Fold, FoldTally, fold_groups, fold_within
 from engine.spark.inworker import context_of, model_of
 from engine.spark.jobs import concurrently, observed
 from engine.spark.neteffect import EVENT_COLUMNS, snapshot_values, version_columns
-from engine.spark.types import key_sql, rep, table_opaque, table_type_sql
+from engine.spark.types import from_arrow, key_sql, rep, table_opaque, table_type_sql
 
 OUTPUT = ("kind string, tkey string, ordinal long, text string, sort string, status string, n long, "
           "site string, origin string, `table` string, mapping string, txn string, commit_ts string, "
@@ -141,7 +141,7 @@ def resolve(events: dict[str, DataFrame], model: Model,
         checked = spark.sql(_checked(frames[table.key], table, ctx)).observe(observed, applied)
         view = sql.view(keep(checked.where("_last OR _past OR _cut")))
         group = f"concat({sql.string(f'key:{table.key}:')}, to_json(_key))"
-        handed = spark.sql(_as_text(_handed_over(view, table), table, group))
+        handed = spark.sql(_for_fold(_handed_over(view, table), table, group, typed=True))
         return view, observed, keep(fold_within(handed, ["group"], [], folding, _SCHEMA, OUTPUT, tally))
 
     folding = _fold(dump_model(model))
@@ -160,10 +160,10 @@ def resolve(events: dict[str, DataFrame], model: Model,
             applied.append(f"SELECT 1 AS one FROM ({every}) WHERE NOT _past AND kind = 'delivery'")
         elif mode == "key":
             group = f"concat({sql.string(f'key:{table.key}:')}, to_json({_key_struct(key, table, identity)}))"
-            to_reference.append(_as_text(frame, table, group))
+            to_reference.append(_for_fold(frame, table, group))
         else:
             group = sql.string(f"table:{table.key}" if mode == "table" else f"site:{table.server}")
-            to_reference.append(_as_text(frame, table, group))
+            to_reference.append(_for_fold(frame, table, group))
     folded = [fold for _, _, fold in checks]
     if to_reference:
         union = spark.sql(" UNION ALL ".join(f"({part})" for part in to_reference))
@@ -352,13 +352,18 @@ def native_table(table: Table, plan: TablePlan) -> bool:
 # --- the reference's fold -------------------------------------------------------------------------------
 
 
-def _as_text(events: str, table: Table, group: str, where: str = "TRUE") -> str:
-    """The query of a table's events for the reference's fold, with their `group` and their images as rows
-    of tokens (`canonical`): one schema for every table."""
+def _for_fold(events: str, table: Table, group: str, typed: bool = False) -> str:
+    """The query of a table's events for the reference's fold, with their `group`. Its images cross into
+    Python `typed` (`old`, `new`: the table's structs, which Arrow hands over as Python values) where the
+    frame holds one table, as a natively checked table's hand-over does; else as rows of tokens
+    (`old_text`, `new_text`, `canonical`): one schema for every table of a union, and for every type."""
     columns = [sql.named(group, "group"), sql.named(sql.string(table.key), "tkey"), "kind", "at", "commit_ts",
-               "origin", "txn", "seq", "op", "mapping", "version", "error", "old_json", "new_json",
-               sql.named(write_row_sql("old", table), "old_text"), sql.named(write_row_sql("new", table), "new_text")]
-    return f"SELECT {', '.join(columns)} FROM {events} WHERE {where}"
+               "origin", "txn", "seq", "op", "mapping", "version", "error", "old_json", "new_json"]
+    if typed:
+        columns += ["old", "new"]
+    else:
+        columns += [sql.named(write_row_sql(side, table), f"{side}_text") for side in ("old", "new")]
+    return f"SELECT {', '.join(columns)} FROM {events}"
 
 
 _FIELDS = [f.strip() for f in OUTPUT.split(",")]
@@ -391,6 +396,7 @@ class _Reading:
         self.model, self.ctx = model, ctx
         self._tables: dict[str, Table] = {}
         self._readers: dict[tuple[str, str, Any], Callable[[str | None], dict[str, Any] | None]] = {}
+        self._typed: dict[tuple[str, str, Any], Callable[[dict[str, Any] | None], dict[str, Any] | None]] = {}
         self._writers: dict[str, Callable[[dict[str, Any]], str]] = {}
 
     def table(self, key: str) -> Table:
@@ -407,15 +413,27 @@ class _Reading:
         which = row["version"] if kind == "local" else row["mapping"] if kind == "delivery" else None
         read = self._readers.get((key, kind, which))
         if read is None:
-            table = self.table(key)
-            if kind == "local":
-                present = version_columns(table, which)
-            elif kind == "delivery":
-                present = tuple(self.ctx.mappings[row["mapping"]].columns)
-            else:
-                present = tuple(c.name for c in table.columns)
+            table, present = self.table(key), self._present(key, kind, row)
             read = self._readers[(key, kind, which)] = row_reader(table, present)
         return read
+
+    def typed_reader(self, key: str, kind: str, row: dict[str, Any]) \
+            -> Callable[[dict[str, Any] | None], dict[str, Any] | None]:
+        """`reader` of images handed over typed: the columns the event carries, as the reference holds them
+        (`types.from_arrow`; only a timestamp's zone and bytes' type differ from what Arrow gives)."""
+        which = row["version"] if kind == "local" else row["mapping"] if kind == "delivery" else None
+        read = self._typed.get((key, kind, which))
+        if read is None:
+            read = self._typed[(key, kind, which)] = typed_row_reader(self.table(key), self._present(key, kind, row))
+        return read
+
+    def _present(self, key: str, kind: str, row: dict[str, Any]) -> tuple[str, ...]:
+        table = self.table(key)
+        if kind == "local":
+            return version_columns(table, row["version"])
+        if kind == "delivery":
+            return tuple(self.ctx.mappings[row["mapping"]].columns)
+        return tuple(c.name for c in table.columns)
 
     def writer(self, key: str) -> Callable[[dict[str, Any]], str]:
         write = self._writers.get(key)
@@ -425,7 +443,7 @@ class _Reading:
 
 
 def _fold_group(reading: _Reading, group: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A group's rows (`_as_text`) -> `OUTPUT`'s rows: its final rows, conflicts, queue and outcomes."""
+    """A group's rows (`_for_fold`) -> `OUTPUT`'s rows: its final rows, conflicts, queue and outcomes."""
     events = [_event(row, reading) for row in group]
     folded = fold_events(events, reading.ctx)
     out: list[dict[str, Any]] = []
@@ -459,10 +477,28 @@ def _event(row: dict[str, Any], reading: _Reading) -> dict[str, Any]:
         event["old"] = json.loads(row["old_json"]) if row["old_json"] is not None else None
         event["new"] = json.loads(row["new_json"]) if row["new_json"] is not None else None
         return event
-    read = reading.reader(key, kind, row)
-    event["old"] = read(row["old_text"])
-    event["new"] = read(row["new_text"])
+    if "old_text" in row:
+        read = reading.reader(key, kind, row)
+        event["old"], event["new"] = read(row["old_text"]), read(row["new_text"])
+    else:
+        typed = reading.typed_reader(key, kind, row)
+        event["old"], event["new"] = typed(row["old"]), typed(row["new"])
     return event
+
+
+def typed_row_reader(table: Table, present: Iterable[str]) -> Callable[[dict[str, Any] | None], dict[str, Any] | None]:
+    """An image of `table` as Arrow hands a struct of its columns over (`to_pylist`) -> the reference's row
+    of the `present` columns. A value is the reference's as it is but a timestamp (in UTC, zoned) and bytes."""
+    keep = set(present)
+    columns = [(c.name, r if r.kind in ("timestamp", "binary") else None)
+               for c in table.columns if c.name in keep for r in [rep(c.sql_type)]]
+
+    def read(image: dict[str, Any] | None) -> dict[str, Any] | None:
+        if image is None:
+            return None
+        return {name: value if r is None or value is None else from_arrow(value, r)
+                for name, r in columns for value in [image[name]]}
+    return read
 
 
 def _utc(value: datetime) -> datetime:

@@ -223,6 +223,24 @@ def test_the_session_runs_the_throughput_collector(spark: Any) -> None:
     assert {bean.getName() for bean in beans} == {"PS Scavenge", "PS MarkSweep"}
 
 
+@pytest.mark.parametrize("size", [None, 1 << 20, 64 << 20, 1 << 30])
+def test_every_jvm_a_run_starts_takes_its_jit_options(size: int | None) -> None:
+    """The JIT options of each size of run are ones the JVM takes (a flag it does not know stops it: every
+    run of that size would fail), and a large run's C2 waits for the hottest methods."""
+    import subprocess
+
+    from engine.java import require_java
+    from engine.spark.session import C1_INPUT_BYTES, jit_options
+
+    options = jit_options(size)
+    ran = subprocess.run([require_java(), *options.split(), "-XX:+PrintFlagsFinal", "-version"],
+                         capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    flags = {parts[1]: parts[3] for line in ran.stdout.splitlines() for parts in [line.split()] if len(parts) > 3}
+    assert flags["UseParallelGC"] == "true"
+    assert flags["Tier4InvocationThreshold"] == ("20000" if size is not None and size > C1_INPUT_BYTES else "5000")
+
+
 def test_a_failing_query_writes_nothing_on_standard_error(spark: Any, capfd: pytest.CaptureFixture[str]) -> None:
     """PySpark would log a SQL error with its query context (a JSON line holding the Java stack) before the
     run decides what to do with it: a row's ANSI failure goes to the reference, a run's to its one line."""
