@@ -90,13 +90,13 @@ and on 2 cores G1's concurrent work competes with the tasks: B2 measurably faste
 methods of any size. HotSpot leaves a method over 8,000 bytes of bytecode to its interpreter, and Spark's
 whole-stage code for the decoding of a model's records is such a method: interpreted, that stage took
 about 40% longer (Spark's own documentation of `spark.sql.codegen.hugeMethodLimit` names the limit)."""
-LARGE_RUN_JIT_OPTIONS = (f"{JIT_OPTIONS} -XX:Tier4InvocationThreshold=20000 -XX:Tier4MinInvocationThreshold=2400 "
-                         "-XX:Tier4CompileThreshold=60000 -XX:Tier4BackEdgeThreshold=160000 "
-                         "-XX:InlineSmallCode=1000 -XX:MaxNodeLimit=40000")
-"""A JVM for one large run: C2 only for the hottest methods (four times HotSpot's thresholds), with less
-inlining. A cold run of B2's 1,000,000 events spent 85 s of CPU compiling while it ran, four fifths of it
-in C2, on a 2-core machine; these settings take a quarter of that away and the run about 5% (and the
-native baseline in the same JVM about as much; benchmarks/results)."""
+LARGE_RUN_JIT_OPTIONS = f"{JIT_OPTIONS} -XX:InlineSmallCode=1000 -XX:MaxNodeLimit=40000"
+"""A JVM for one large run: C2 inlines less (HotSpot's defaults are 2,500 and 80,000). A cold run of B2's
+1,000,000 events spent 85 s of CPU compiling while it ran, four fifths of it in C2, on a 2-core machine;
+with these, about a seventh less, and the run about 5% faster (the native baseline in the same JVM too);
+the decoding's code, run warm, as fast. Higher C2 thresholds took more of the compiling away, but left
+methods in C1's profiling code for longer: the warm decoding of 1,000,000 records 35% slower
+(benchmarks/results)."""
 C1_JIT_OPTIONS = f"{JIT_OPTIONS} -XX:TieredStopAtLevel=1"
 SMALL_RUN_JIT_OPTIONS = f"{GC_OPTIONS} -XX:TieredStopAtLevel=1"
 """A JVM for one small run: C1 only, and huge methods left to the interpreter (a small run's expressions
@@ -112,8 +112,8 @@ def jit_options(one_run_bytes: int | None) -> str:
     generated code) than running tasks, on 2 cores. With C1 only, the compilers take a tenth of that and
     the tasks' code is slower: cold runs up to a few hundred megabytes of input are faster, a run of a
     million events slower, where C2's code repays it (benchmarks/results). A process serving several runs
-    keeps both tiers: a warm run is half again as slow with C1 only. A large run's C2 compiles only the
-    hottest methods (`LARGE_RUN_JIT_OPTIONS`)."""
+    keeps both tiers: a warm run is half again as slow with C1 only. A large run's C2 inlines less
+    (`LARGE_RUN_JIT_OPTIONS`)."""
     if one_run_bytes is None:
         return JIT_OPTIONS
     if one_run_bytes > C1_INPUT_BYTES:

@@ -226,7 +226,7 @@ def test_the_session_runs_the_throughput_collector(spark: Any) -> None:
 @pytest.mark.parametrize("size", [None, 1 << 20, 64 << 20, 1 << 30])
 def test_every_jvm_a_run_starts_takes_its_jit_options(size: int | None) -> None:
     """The JIT options of each size of run are ones the JVM takes (a flag it does not know stops it: every
-    run of that size would fail), and a large run's C2 waits for the hottest methods."""
+    run of that size would fail), and a large run's C2 inlines less."""
     import subprocess
 
     from engine.java import require_java
@@ -238,7 +238,7 @@ def test_every_jvm_a_run_starts_takes_its_jit_options(size: int | None) -> None:
     assert ran.returncode == 0, ran.stderr
     flags = {parts[1]: parts[3] for line in ran.stdout.splitlines() for parts in [line.split()] if len(parts) > 3}
     assert flags["UseParallelGC"] == "true"
-    assert flags["Tier4InvocationThreshold"] == ("20000" if size is not None and size > C1_INPUT_BYTES else "5000")
+    assert flags["MaxNodeLimit"] == ("40000" if size is not None and size > C1_INPUT_BYTES else "80000")
 
 
 def test_a_failing_query_writes_nothing_on_standard_error(spark: Any, capfd: pytest.CaptureFixture[str]) -> None:
