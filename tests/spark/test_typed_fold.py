@@ -15,21 +15,14 @@ import pytest
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from engine.model import Model, load_model
+from engine.model import load_model
 from engine.spark import pipeline
 from engine.spark import resolve as resolve_module
 from engine.spark import sqltext as sql
 from engine.spark.canonical import row_reader, write_row_sql
 from engine.spark.resolve import typed_row_reader
 from engine.spark.types import table_struct
-from tests.builders import col, model, server, table
-
-
-def _table() -> Model:
-    return model([server("s")], [table("s", "T", [
-        col("ID", nullable=False), col("NAME", "VARCHAR(20)"), col("AMOUNT", "DECIMAL(10,2)"),
-        col("RATE", "DOUBLE"), col("AT", "TIMESTAMP"), col("OK", "BOOLEAN"), col("RAW", "VARBINARY(16)")],
-        pk=["ID"])])
+from tests.spark.test_canonical import _table  # one table of every representation
 
 
 def _same(a: Any, b: Any) -> bool:
