@@ -107,11 +107,12 @@ def row_values(text: str | None, table: Table, present: Iterable[str] | None = N
 def row_reader(table: Table, present: Iterable[str] | None = None) -> Callable[[str | None], dict[str, Any] | None]:
     """`row_values` of `table` and `present`, with the work per column done once: for a caller that reads
     many rows of one table (a fold reads two images an event)."""
-    keep = set(present) if present is not None else None
-    # each kept column: its name, its token's key, its type, and the Python type a token of it is the value
-    # itself as (`value_of`'s first case)
-    columns = [(c.name, f"c{i}", t, _AS_WRITTEN.get(rep(t).kind))
-               for i, c in enumerate(table.columns) for t in [c.sql_type] if keep is None or c.name in keep]
+    # each kept column, in `present`'s order (a delivery's image has its mapping's, as `map_image` makes it):
+    # its name, its token's key, its type, and the Python type a token of it is the value itself as
+    # (`value_of`'s first case)
+    position = {c.name: (i, c.sql_type) for i, c in enumerate(table.columns)}
+    names = [c.name for c in table.columns] if present is None else [n for n in present if n in position]
+    columns = [(name, f"c{i}", t, _AS_WRITTEN.get(rep(t).kind)) for name in names for i, t in [position[name]]]
 
     def read(text: str | None) -> dict[str, Any] | None:
         if text is None:

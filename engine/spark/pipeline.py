@@ -35,7 +35,7 @@ from engine.run.input.records import change_files
 from engine.run.input.schedule import load_schedule, schedule_document
 from engine.run.semantics.context import RunModelError, build_context
 from engine.run.semantics.reference import RunCounts
-from engine.spark import output
+from engine.spark import output, resolve_native
 from engine.spark import sqltext as sql
 from engine.spark.converge import reports
 from engine.spark.decode import Decoded, decode
@@ -75,7 +75,8 @@ class SparkRun:
     convergence: list[dict[str, Any]] = field(default_factory=list)
     python: dict[str, dict[str, float]] = field(default_factory=dict)
     """Where Python ran, by stage: the lines the reference decoded (`decode`: lines, seconds), the rows,
-    groups and CPU seconds of the reference's folds (`net_effect`, `resolve`); empty over Spark Connect."""
+    groups and CPU seconds of the reference's folds (`net_effect`, `resolve`; in `resolve` also the resolved
+    deliveries whose conflicts' lines Python wrote, `resolve_conflicts`); empty over Spark Connect."""
 
 
 def run_spark(spark: SparkSession, model: Model, data_dir: Path, out: Path,
@@ -236,7 +237,8 @@ def _run(spark: SparkSession, model: Model, data_dir: Path, out: Path, progress:
                 run.python["net_effect"] = events.tally.figures()
 
         with stage("resolve"):
-            resolved = resolve(events.tables, model, keep)  # the reference's folds kept as they run
+            rounds = resolve_native.SMALL_ROUNDS if small else resolve_native.ROUNDS
+            resolved = resolve(events.tables, model, keep, rounds, observe=True)  # its folds kept as they run
             applied_natively = resolved.applied_natively()  # over Spark Connect, a count of the checks' events
             forget(txns, reference, *snapshot_rows_kept)  # the checks and the fold hold what is read of them now
             folded = resolved.reference

@@ -8,23 +8,25 @@ there stand or fall together).
 A key group folds natively when no delivery in it can meet a conflict: Spark orders the group's events
 (one window), carries the row's state from event to event (each column's last value set), and checks
 that each delivered insert finds no row and each delivered update or delete finds exactly its old
-image. Then the final row is the last state and every delivery is `applied`. Where a key group's
-events are natively folded up to some event and not past it (the first delivery that may meet a
-conflict), the events before it are applied natively, and the reference folds the rest from the row
+image (`resolve_check`). Then the final row is the last state and every delivery is `applied`. Where a
+key group's events are natively folded up to some event and not past it (the first delivery that may
+meet a conflict), the events before it are applied natively, and the rest is handed over from the row
 as it stands there (its values and the site that last wrote it, as a snapshot row of that site: what
-`fold` knows of a row). Any other group (a table whose values only the reference reads, a `table` or
-`site` grouping) is folded by the reference (`fold.fold_events`) whole. The reference runs over Arrow
-batches of whole groups (`grouped.fold_groups`: Spark shuffles and sorts, Python walks the consecutive
-groups of each batch; what a native check hands over is folded where the check's window left it,
-`grouped.fold_within`; the images of what a check hands over cross typed, as the table's structs), which
-gives its rows, its conflicts and queue entries as the lines the run directory holds, and its outcomes.
+`fold` knows of a row). What is handed over is checked again, alone, with rounds of native resolution
+(`resolve_native`: a group's first update conflicts whose column groups' chains are order statistics or
+sums, one a round; their lines written by Spark, `conflict_json`); what that check still hands over,
+and any other group (a table whose values only the reference reads, a `table` or `site` grouping), the
+reference folds (`fold.fold_events`). The reference runs over Arrow batches of whole groups
+(`grouped.fold_groups`: Spark shuffles and sorts, Python walks the consecutive groups of each batch;
+what a check hands over is folded where the check's window left it, `grouped.fold_within`; the images
+of what a check hands over cross typed, as the table's structs), which gives its rows, its conflicts and
+queue entries as the lines the run directory holds, and its outcomes.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,15 +40,19 @@ from pyspark.sql import functions as F
 from engine.model.io import dump_model
 from engine.model.schema import Model, Table
 from engine.run.rundir.write import conflict_flat, jsonl_line, time_order_key
-from engine.run.semantics.context import RunContext, TablePlan, build_context
+from engine.run.semantics.context import RunContext, build_context
 from engine.run.semantics.fold import fold_events
+from engine.spark import conflict_json, resolve_native
 from engine.spark import sqltext as sql
-from engine.spark.canonical import read_row_sql, row_reader, row_writer, token, write_row_sql
+from engine.spark.canonical import read_row_sql, row_reader, row_writer, write_row_sql
 from engine.spark.grouped import Fold, FoldTally, fold_groups, fold_within
 from engine.spark.inworker import context_of, model_of
 from engine.spark.jobs import concurrently, observed
-from engine.spark.neteffect import EVENT_COLUMNS, snapshot_values, version_columns
-from engine.spark.types import from_arrow, key_sql, rep, table_opaque, table_type_sql
+from engine.spark.neteffect import EVENT_COLUMNS, version_columns
+from engine.spark.resolve_check import checked as _checked
+from engine.spark.resolve_check import handed_over, key_struct, native_table
+from engine.spark.resolve_conflicts import conflict_lines
+from engine.spark.types import from_arrow, rep
 
 OUTPUT = ("kind string, tkey string, ordinal long, text string, sort string, status string, n long, "
           "site string, origin string, `table` string, mapping string, txn string, commit_ts string, "
@@ -69,7 +75,7 @@ class Resolved:
     reference: DataFrame
     applied_sql: str  # a row a delivery applied natively, the checks run again: read where no observation says
     observed: tuple[Observation, ...] = ()
-    tally: FoldTally | None = None  # what the reference's folds took in Python (None over Spark Connect)
+    tally: FoldTally | None = None  # what Python took: folds, conflicts' lines (None over Spark Connect)
 
     def applied_natively(self) -> int:
         metrics = [observed(o) for o in self.observed]
@@ -108,14 +114,18 @@ def grouping(model: Model, ctx: RunContext) -> dict[str, str]:
     return out
 
 
-def resolve(events: dict[str, DataFrame], model: Model,
-            keep: Callable[[DataFrame], DataFrame] = lambda frame: frame) -> Resolved:
+def resolve(events: dict[str, DataFrame], model: Model, keep: Callable[[DataFrame], DataFrame] = lambda frame: frame,
+            rounds: int | None = None, observe: bool = False) -> Resolved:
     """Each table's events -> its final rows, and the reference's fold of what Spark cannot fold natively.
     `keep` materializes each table's checked events, read twice (a cached frame would not be found again
     under a union of several: Spark's plan deduplication hides it), and each fold of the reference, which
     the run reads for its rows, conflicts, queue and counts. It must keep a frame's partitions as they are
     (`localCheckpoint` does, and so does `coalesce(1)`): the reference folds each group of a check in the
-    partition the check's window put it in."""
+    partition the check's window put it in. `rounds` is how many update conflicts of a key group Spark's
+    windows resolve (`resolve_native.ROUNDS` unless given; 0: the reference resolves every conflict).
+    `observe`: `keep` runs the frame it is given (the run's does); what a check counted then spares the jobs
+    it shows have nothing to do (a second check where the first hands nothing over, the reference's fold
+    or Python's writing of conflicts where there is none). Over Spark Connect every job runs."""
     ctx = build_context(model)
     modes = grouping(model, ctx)
     spark = next(iter(events.values())).sparkSession
@@ -126,40 +136,92 @@ def resolve(events: dict[str, DataFrame], model: Model,
     frames = {table.key: sql.view(events[table.key]) for table in model.tables}
     natives = [table for table in model.tables
                if modes[table.key] == "key" and native_table(table, ctx.tables[table.key])]
+    resolving = resolve_native.ROUNDS if rounds is None else rounds
+    model_text = dump_model(model)
 
-    def check(table: Table) -> tuple[str, Observation, DataFrame]:
+    def level(source: str, table: Table, n: int, encodable: str = "FALSE") -> tuple[str, Observation]:
+        """One check of `source`'s events (`n` rounds of native resolution), kept where it is read again;
+        counted as it is kept: the deliveries it applied, the events it hands over, and the resolved
+        deliveries whose conflicts Spark writes (`encodable`) and Python writes (the rest)."""
+        observed = Observation(f"native_{uuid.uuid4().hex}")  # a name no other query of the session has
+        plain = ~F.col("_past") & (F.col("kind") == "delivery") & F.col("_conflicts").isNull()
+        counted = [F.count(F.when(plain, 1)).alias("applied"),
+                   F.count(F.when(F.col("_past") | F.col("_cut"), 1)).alias("handed"),
+                   F.count(F.when(F.col("_conflicts").isNotNull() & sql.col(encodable), 1)).alias("written"),
+                   F.count(F.when(F.col("_conflicts").isNotNull() & ~sql.col(encodable), 1)).alias("odd")]
+        checked = spark.sql(_checked(source, table, ctx, n)).observe(observed, *counted)
+        kept = "_last OR _past OR _cut" + (" OR _conflicts IS NOT NULL" if n else "")
+        return sql.view(keep(checked.where(kept))), observed
+
+    def check(table: Table) -> tuple[list[str], list[Observation], DataFrame]:
         """The table's events checked by the native fold, and the deliveries applied natively, counted as
         the check is kept. Only the events read below are kept: a group's last, the reference's (`_past`)
         and the one it takes the row from (`_cut`); at 1,000,000 B2 events a fifth of them, where keeping
         every checked event had held a gigabyte through the rest of the run.
 
-        Then the reference folds what the check hands over, in the partitions the check's window put each
-        group in (no exchange: B2 at 1,000,000 events, 317,000 rows were shuffled again), as soon as the
-        check is kept, beside the other tables' checks."""
-        observed = Observation(f"native_{uuid.uuid4().hex}")  # a name no other query of the session has
-        applied = F.count(F.when(~F.col("_past") & (F.col("kind") == "delivery"), 1)).alias("applied")
-        checked = spark.sql(_checked(frames[table.key], table, ctx)).observe(observed, applied)
-        view = sql.view(keep(checked.where("_last OR _past OR _cut")))
-        group = f"concat({sql.string(f'key:{table.key}:')}, to_json(_key))"
-        handed = spark.sql(_for_fold(_handed_over(view, table), table, group, typed=True))
-        return view, observed, keep(fold_within(handed, ["group"], [], folding, _SCHEMA, OUTPUT, tally))
+        What the check hands over is checked again, alone, with rounds of native resolution
+        (`resolve_native`: the windows resolve a group's first update conflicts, one a round): at 1,000,000
+        B2 events a tenth of the events, where rounds over every event had cost more than the reference's
+        fold they saved. Then the reference folds what is still handed over, in the partitions the last
+        check's window put each group in (no exchange), as soon as that check is kept, beside the other
+        tables' checks; the conflicts the windows resolved are written as the reference writes them."""
+        n = resolving if resolve_native.resolvable(table, ctx) else 0
+        written = conflict_json.encoding(table, ctx) if n else None
+        encodable = written.encodable if written is not None else "FALSE"
+        views, watched = [], []
+        view, watch = level(frames[table.key], table, 0)
+        views.append(view)
+        watched.append(watch)
+        counts = observed(watch) if observe else {}  # none: every part is planned
+        if n and counts.get("handed", resolve_native.ROUNDS_FROM_EVENTS) >= resolve_native.ROUNDS_FROM_EVENTS:
+            view, watch = level(f"(SELECT {', '.join(EVENT_COLUMNS)} FROM {handed_over(view, table)})", table, n,
+                                encodable)
+            views.append(view)
+            watched.append(watch)
+            counts = observed(watch) if observe else {}
+        else:
+            n = 0  # too little handed over to repay a second check (none: no job)
+        parts: list[DataFrame] = []
+        if counts.get("handed", 1):
+            group = f"concat({sql.string(f'key:{table.key}:')}, to_json(_key))"
+            handed = spark.sql(_for_fold(handed_over(view, table), table, group, typed=True))
+            parts.append(fold_within(handed, ["group"], [], folding, _SCHEMA, OUTPUT, tally))
+        if n and written is not None and counts.get("written", 1):
+            # the conflicts Spark writes, and how many deliveries they resolved
+            parts.append(spark.sql(_output({c: sql.ident(c) for c in conflict_json.COLUMNS},
+                                           f"({written.query(view)})")))
+            resolved = {"kind": "'outcome'", "status": "'resolved'"}
+            parts.append(spark.sql(_output({**resolved, "n": str(counts["written"])}, None) if "written" in counts
+                                   else _output({**resolved, "n": "count(*)"},
+                                                f"{view} WHERE _conflicts IS NOT NULL AND {encodable}")))
+        if n and counts.get("odd", 1):  # Python writes the rest as the reference does
+            odd = spark.sql(f"SELECT * FROM {view} WHERE _conflicts IS NOT NULL AND NOT ({encodable})")
+            parts.append(conflict_lines(odd, table, model_text, _SCHEMA, OUTPUT, tally))
+        if not parts:  # nothing handed over, no conflict: no job
+            parts.append(spark.sql(_output({}, None) + " WHERE FALSE"))
+        return views, watched, keep(sql.union(parts))
 
-    folding = _fold(dump_model(model))
+    folding = _fold(model_text)
     tally = FoldTally.of(next(iter(events.values())))
     checks = concurrently([partial(check, table) for table in natives])  # one table's job beside another's
-    checked_of = {table.key: view for table, (view, _, _) in zip(natives, checks, strict=True)}
+    checked_of = {table.key: views for table, (views, _, _) in zip(natives, checks, strict=True)}
     for table in model.tables:
         frame = frames[table.key]
         mode = modes[table.key]
         identity = ctx.tables[table.key].identity
         if table.key in checked_of:
-            checked = checked_of[table.key]
-            native_rows[table.key] = spark.sql(f"SELECT CAST(0 AS BIGINT) AS seq, _after AS row FROM {checked} "
-                                               "WHERE NOT _past AND _last AND op <> 'D'")
-            every = _checked(frame, table, ctx)  # the kept check holds only some of the events
+            native_rows[table.key] = sql.union([
+                spark.sql(f"SELECT CAST(0 AS BIGINT) AS seq, _after AS row FROM {view} "
+                          "WHERE NOT _past AND _last AND op <> 'D'") for view in checked_of[table.key]])
+            every = _checked(frame, table, ctx, 0)  # the kept checks hold only some of the events
             applied.append(f"SELECT 1 AS one FROM ({every}) WHERE NOT _past AND kind = 'delivery'")
+            if len(checked_of[table.key]) > 1:
+                again = _checked(f"(SELECT {', '.join(EVENT_COLUMNS)} FROM {handed_over(f'({every})', table)})",
+                                 table, ctx, resolving)
+                applied.append(f"SELECT 1 AS one FROM ({again}) WHERE NOT _past AND kind = 'delivery' "
+                               "AND _conflicts IS NULL")
         elif mode == "key":
-            group = f"concat({sql.string(f'key:{table.key}:')}, to_json({_key_struct(key, table, identity)}))"
+            group = f"concat({sql.string(f'key:{table.key}:')}, to_json({key_struct(key, table, identity)}))"
             to_reference.append(_for_fold(frame, table, group))
         else:
             group = sql.string(f"table:{table.key}" if mode == "table" else f"site:{table.server}")
@@ -170,7 +232,8 @@ def resolve(events: dict[str, DataFrame], model: Model,
         folded.append(keep(fold_groups(union, ["group"], [], folding, _SCHEMA, OUTPUT, tally)))
     reference = sql.union(folded)
     applied_sql = " UNION ALL ".join(f"({part})" for part in applied) if applied else "SELECT 1 AS one WHERE FALSE"
-    return Resolved(native_rows, reference, applied_sql, tuple(observed for _, observed, _ in checks), tally)
+    return Resolved(native_rows, reference, applied_sql,
+                    tuple(o for _, observations, _ in checks for o in observations), tally)
 
 
 def rows_of(resolved: Resolved, table: Table) -> DataFrame:
@@ -180,173 +243,6 @@ def rows_of(resolved: Resolved, table: Table) -> DataFrame:
     if table.key in resolved.rows:
         return resolved.rows[table.key].unionByName(folded)
     return folded
-
-
-# --- the native check -----------------------------------------------------------------------------------
-
-
-def _checked(events: str, table: Table, ctx: RunContext) -> str:
-    """The query of a key-grouped table's events with the row's state carried along, whether each event
-    applies as the native fold says, whether the group's first event the native fold cannot take
-    is this one or before it (`_past`: a group whose last event is not past is folded natively whole),
-    which site last wrote the row (`_writer`), and the row after the event (`_after`) at the group's last
-    event (`_last`) and at the event just before the first it cannot take (`_cut`). Three window layers
-    over one sort: whether the row exists before the event, the columns' states, and the judgement."""
-    plan = ctx.tables[table.key]
-    key = "CASE WHEN new IS NOT NULL THEN new ELSE old END"
-    order = "PARTITION BY _key ORDER BY at, rank, commit_ts, origin, txn, seq"
-    mapped = {m.id: set(m.columns) for m in ctx.into(table.key)}
-    versions = {number: set(version_columns(table, number)) for number in _versions(table)}
-    carried, setting = [], []
-    for column in table.columns:
-        name = column.name
-        default = default_value_sql(plan.defaults.get(name), column.sql_type)
-        in_version = sql.any_of([f"version <=> {n}" if n is not None else "version IS NULL"
-                                 for n, cols in versions.items() if name in cols]) if versions else "TRUE"
-        in_mapping = sql.any_of([f"mapping = {sql.string(m)}" for m, cols in mapped.items() if name in cols])
-        sets = (f"CASE WHEN kind = 'snapshot' THEN TRUE WHEN op = 'D' THEN FALSE "
-                f"WHEN kind = 'local' THEN {in_version} OR NOT _exists WHEN op = 'I' THEN TRUE ELSE {in_mapping} END")
-        own = f"new.{sql.ident(name)}"
-        value = (f"CASE WHEN kind = 'snapshot' THEN {own} "
-                 f"WHEN kind = 'local' THEN (CASE WHEN {in_version} THEN {own} ELSE {default} END) "
-                 f"WHEN op = 'I' THEN (CASE WHEN {in_mapping} THEN {own} ELSE {default} END) ELSE {own} END")
-        wrapped = f"CASE WHEN {sets} THEN named_struct('v', {value}) END"
-        before = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"
-        carried.append(sql.named(f"last({wrapped}, TRUE) OVER ({before})", f"_s_{_safe(name)}"))
-        # the state after the event: the event's own value where it sets the column, else the state before
-        # it (one window per column, not two: the frame up to the current row adds only the current row)
-        setting.append(sql.named(f"coalesce({wrapped}, _s_{_safe(name)})", f"_a_{_safe(name)}"))
-    checks = []
-    for mapping_id, columns in mapped.items():
-        same = sql.all_of([_same(f"old.{sql.ident(c)}", f"_s_{_safe(c)}.v", _type(table, c)) for c in sorted(columns)])
-        checks.append((f"mapping = {sql.string(mapping_id)}", same))
-    delivered = (f"error IS NULL AND (CASE WHEN op = 'I' THEN NOT _exists "
-                 f"ELSE _exists AND {sql.case(checks, 'FALSE')} END)")
-    ok = f"CASE WHEN kind = 'delivery' THEN coalesce({delivered}, FALSE) ELSE TRUE END"
-    after = ", ".join(f"{sql.string(c.name)}, _a_{_safe(c.name)}.v" for c in table.columns)
-    # a delivered update writes the row (and makes its origin the row's writer, which site priority reads)
-    # only where it changes a value (`detect.Delivery._resolve_groups`); a double that is not finite is
-    # compared otherwise by the reference, so such an update ends what Spark folds of the group
-    changes = sql.any_of([f"NOT (_s_{_safe(c.name)}.v <=> _a_{_safe(c.name)}.v)" for c in table.columns])
-    unsure = sql.any_of([f"NOT {_finite(f'{state}_{_safe(c.name)}.v')}" for c in table.columns
-                         if rep(c.sql_type).kind == "double" for state in ("_s", "_a")])
-    writes = (f"CASE WHEN kind = 'snapshot' THEN TRUE WHEN kind = 'local' THEN op <> 'D' "
-              f"WHEN op = 'I' THEN TRUE WHEN op = 'U' THEN {changes} ELSE FALSE END")
-    # past the group's first delivery Spark cannot fold (`_past`), the reference folds the rest; the event
-    # before it (`_cut`) hands the row over: one window for these, beside the next event's op
-    # a second snapshot row of one group (a key with a NULL part, or a table with no key: no duplicate, and
-    # each row is its own) is the reference's to fold, which keeps every row
-    bad = f"(NOT ({ok}) OR (kind = 'delivery' AND op = 'U' AND {unsure}) OR (kind = 'snapshot' AND _exists))"
-    upto = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
-    keyed = f"SELECT *, {_key_struct(key, table, plan.identity)} AS _key FROM {events}"
-    existed = f"SELECT *, coalesce(lag(op) OVER ({order}) <> 'D', FALSE) AS _exists FROM ({keyed})"
-    states = f"SELECT *, {', '.join(setting)} FROM (SELECT *, {', '.join(carried)} FROM ({existed}))"
-    judged = (f"SELECT *, lead(op) OVER ({order}) IS NULL AS _last, max({bad}) OVER ({upto}) AS _past, "
-              f"coalesce(lead({bad}) OVER ({order}), FALSE) AS _next_bad, "
-              f"last(CASE WHEN {writes} THEN origin END, TRUE) OVER ({upto}) AS _writer FROM ({states})")
-    kept = ", ".join([*EVENT_COLUMNS, "_key", "_last", "_past", "_writer"])
-    cut = "(NOT _past AND op <> 'D' AND _next_bad)"
-    # the row after an event only where it is read: a group's last event and the event at its cut (a struct
-    # of every column on each of a table's events is most of what the kept check holds)
-    return (f"SELECT {kept}, {cut} AS _cut, CASE WHEN _last OR {cut} THEN named_struct({after}) END AS _after "
-            f"FROM ({judged})")
-
-
-def _handed_over(checked: str, table: Table) -> str:
-    """What the reference folds of a natively checked table: each group's events from the first delivery
-    that may meet a conflict (`_past`), and where the group was folded natively up to there (`_cut`), the
-    row as it stands then, as a snapshot row of the site that last wrote it (what `fold` knows of a row;
-    a snapshot row comes first at its site, `schedule.event_order`). One projection of the kept check, not
-    a union of two: each group's rows stay in the partition the check's window put them in."""
-    snapshot = snapshot_values(table, origin="_writer", row=f"CAST(_after AS {table_type_sql(table)})", seq="0")
-    columns = [sql.named(f"CASE WHEN _cut THEN {snapshot[c]} ELSE {sql.ident(c)} END", c) for c in EVENT_COLUMNS]
-    return f"(SELECT {', '.join(columns)}, _key FROM {checked} WHERE _past OR _cut) AS _handed"
-
-
-def _key_struct(image: str, table: Table, identity: tuple[str, ...]) -> str:
-    """SQL of an image's identity as a struct to group a row's events by: each value as it compares
-    (`types.key_sql`: `1.50` and `1.5` of a NUMBER, -0.0 and 0.0 of a DOUBLE are one key)."""
-    fields = ", ".join(f"{sql.string(c)}, {key_sql(f'({image}).{sql.ident(c)}', _type(table, c))}" for c in identity)
-    return f"named_struct({fields})"
-
-
-def _finite(value: str) -> str:
-    return f"({value} IS NULL OR (NOT isnan({value}) AND abs({value}) < CAST('Infinity' AS DOUBLE)))"
-
-
-def _type(table: Table, name: str) -> Any:
-    column = table.column(name)
-    assert column is not None
-    return column.sql_type
-
-
-def _safe(name: str) -> str:
-    """A column name as part of a generated one: ASCII letters and digits (Spark takes no other letter in a
-    name it is not quoted), and a checksum of the name (the same in every process, so a warm session sees
-    the same query text again)."""
-    plain = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in name)
-    return f"{plain}_{zlib.crc32(name.encode()) % 10**6}"
-
-
-def _same(a: str, b: str, t: Any) -> str:
-    """Null-safe equality as `values.same_value` has it; a double that is not finite is left to the
-    reference (Python's comparison of NaN and the infinities differs from Spark's)."""
-    if rep(t).kind == "double":
-        return f"({a} <=> {b} AND {_finite(a)})"
-    return f"{key_sql(a, t)} <=> {key_sql(b, t)}"  # a number held as text: by value
-
-
-def _versions(table: Table) -> list[int | None]:
-    from engine.run.input.records import versions_of
-    return list(versions_of(table))
-
-
-def default_value_sql(raw: Any, t: Any) -> str | None:
-    """A column's default as the reference fills it (`context.default_value`) in the column's type: a
-    literal conformed to the type, or the event's time (its day at midnight for the current date) in a
-    timestamp column; None when Spark cannot give it exactly (the reference's fold gives it then)."""
-    from engine.core.values import ConversionError, conform
-    from engine.sql import evaluate as sql_evaluate
-    from engine.sql.errors import UnsupportedSql
-    from engine.sql.lineage import reads_current_time
-
-    r = rep(t)
-    if raw is None:
-        return f"CAST(NULL AS {r.ddl})"
-    value = raw
-    if isinstance(raw, str):
-        try:
-            tree = sql_evaluate.parse_sql(raw)
-        except UnsupportedSql:
-            return None
-        if reads_current_time(tree):
-            if r.kind != "timestamp":
-                return None
-            if tree.key == "currenttimestamp":
-                return f"CAST(at AS {r.ddl})"
-            return f"CAST(CAST(at AS DATE) AS {r.ddl})" if tree.key == "currentdate" else None
-        try:
-            value = sql_evaluate.evaluate_sql(raw, {}, None)
-        except (UnsupportedSql, ArithmeticError, ValueError):
-            return None
-    try:
-        value = conform(value, t)
-    except ConversionError:
-        return None
-    if value is None:
-        return f"CAST(NULL AS {r.ddl})"
-    written = token(value, t)
-    if r.kind == "binary":
-        return f"unhex({sql.string(str(written))})"
-    if r.kind in ("decimal", "double", "timestamp", "opaque"):
-        return f"CAST({sql.string(str(written))} AS {r.ddl})"
-    return sql.lit(value, r.ddl)
-
-
-def native_table(table: Table, plan: TablePlan) -> bool:
-    """Whether Spark can fold `table`'s key groups: no opaque column, every default given exactly."""
-    return not table_opaque(table) and all(default_value_sql(plan.defaults.get(c.name), c.sql_type) is not None
-                                           for c in table.columns)
 
 
 # --- the reference's fold -------------------------------------------------------------------------------
@@ -381,6 +277,17 @@ def _schema() -> pa.Schema:
 
 
 _SCHEMA = _schema()
+
+
+def _output(values: dict[str, str], source: str | None) -> str:
+    """A query of `OUTPUT`'s rows: each column's SQL from `values` (NULL where it has none), from `source`
+    (None: one row)."""
+    columns = []
+    for part in OUTPUT.split(", "):
+        name, kind = part.split(" ", 1)
+        name = name.strip("`")
+        columns.append(sql.named(f"CAST({values.get(name, 'NULL')} AS {kind})", name))
+    return f"SELECT {', '.join(columns)}" + (f" FROM {source}" if source else "")
 
 
 def _fold(model_text: str) -> Callable[[], Fold]:
@@ -488,10 +395,11 @@ def _event(row: dict[str, Any], reading: _Reading) -> dict[str, Any]:
 
 def typed_row_reader(table: Table, present: Iterable[str]) -> Callable[[dict[str, Any] | None], dict[str, Any] | None]:
     """An image of `table` as Arrow hands a struct of its columns over (`to_pylist`) -> the reference's row
-    of the `present` columns. A value is the reference's as it is but a timestamp (in UTC, zoned) and bytes."""
-    keep = set(present)
-    columns = [(c.name, r if r.kind in ("timestamp", "binary") else None)
-               for c in table.columns if c.name in keep for r in [rep(c.sql_type)]]
+    of the `present` columns, in their order (a delivery's image has its mapping's, as `map_image` makes
+    it). A value is the reference's as it is but a timestamp (in UTC, zoned) and bytes."""
+    types = {c.name: c.sql_type for c in table.columns}
+    columns = [(name, r if r.kind in ("timestamp", "binary") else None)
+               for name in present if name in types for r in [rep(types[name])]]
 
     def read(image: dict[str, Any] | None) -> dict[str, Any] | None:
         if image is None:

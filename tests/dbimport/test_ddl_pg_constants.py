@@ -137,6 +137,6 @@ def test_a_run_fills_in_the_servers_text() -> None:
 
 @pytest.mark.parametrize("type_", ["VARCHAR(10)", "TEXT"])
 def test_a_bit_string_run_default_is_text_not_a_number(type_: str) -> None:
-    from engine.spark.resolve import default_value_sql
+    from engine.spark.resolve_check import default_value_sql
 
     assert default_value_sql(run_default("B'101'", "postgresql"), parse_type(type_)) == "CAST('101' AS string)"

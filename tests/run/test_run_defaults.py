@@ -12,7 +12,7 @@ from datetime import datetime
 from runkit import T0, build, rec, run, table
 
 from engine.core.types import parse_type
-from engine.spark.resolve import default_value_sql
+from engine.spark.resolve_check import default_value_sql
 from engine.sqldefaults import run_default
 
 

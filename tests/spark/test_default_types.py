@@ -22,7 +22,7 @@ from engine.core.types import parse_type
 from engine.model import Model
 from engine.model.schema import ColumnDef
 from engine.run.semantics.context import RunModelError
-from engine.spark.resolve import default_value_sql
+from engine.spark.resolve_check import default_value_sql
 from engine.sqldefaults import default_problem, run_default
 
 _ID = {"name": "ID", "type": "INTEGER", "nullable": False}

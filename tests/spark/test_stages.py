@@ -49,7 +49,7 @@ from engine.run.semantics.context import build_context
 from engine.run.semantics.converge import converge
 from engine.run.semantics.fold import fold_events
 from engine.run.semantics.reference import BEGINNING, build_events
-from engine.spark import neteffect, output
+from engine.spark import neteffect, output, resolve_native
 from engine.spark.converge import reports
 from engine.spark.decode import decode
 from engine.spark.grouped import fold_groups, spread
@@ -627,7 +627,7 @@ def test_resolve_applies_what_meets_no_conflict_and_folds_the_rest_as_the_refere
 
 
 def test_resolve_folds_a_key_natively_up_to_its_first_conflict_and_the_rest_from_the_row_there(
-        spark: SparkSession) -> None:
+        spark: SparkSession, monkeypatch: pytest.MonkeyPatch) -> None:
     """Site priority compares a conflict's origin with the site that last wrote the row: where the native
     fold hands a key to the reference part way, the row it hands over keeps its writer, and an update that
     changes nothing does not make its origin the writer (`detect.Delivery._resolve_groups`)."""
@@ -675,7 +675,7 @@ def test_resolve_folds_a_key_natively_up_to_its_first_conflict_and_the_rest_from
         kept.append(frame.localCheckpoint())
         return kept[-1]
 
-    resolved = resolve(frames, m, keeping)
+    resolved = resolve(frames, m, keeping, rounds=0)  # the hand-over itself: no second check
     oracle = fold_events(events, build_context(m))
     # the check keeps only the events read again: each key's last, those the reference folds, and the one
     # whose row it takes over (key 4's snapshot, before its first conflict); not the 5 events before these
@@ -703,6 +703,24 @@ def test_resolve_folds_a_key_natively_up_to_its_first_conflict_and_the_rest_from
     assert resolved.applied_natively() == 4 == resolved.native_applied().count()
     # counted as each table's check was kept (t.T's four; a.T and c.T have no event), not by another scan
     assert sorted(o.get["applied"] for o in resolved.observed) == [0, 0, 4]
+
+    # with rounds of native resolution (`resolve_native`), what the check hands over is checked again:
+    # site priority resolves each conflict there, its line written by Spark; the same rows and lines, and
+    # nothing left to Python (a.T and c.T, which hand nothing over, plan no second check and no fold)
+    kept.clear()
+    again = resolve(frames, m, keeping, rounds=2, observe=True)
+    assert len([frame for frame in kept if "_past" in frame.columns]) == 3  # too little handed over to check again
+    kept.clear()
+    monkeypatch.setattr(resolve_native, "ROUNDS_FROM_EVENTS", 1)  # as if t.T handed over enough
+    again = resolve(frames, m, keeping, rounds=2, observe=True)
+    assert len([frame for frame in kept if "_past" in frame.columns]) == 4  # t.T checked twice
+    assert_frames(rows_of(again, t_table).select("row"), spark.createDataFrame([(r,) for r in finals], f"row {ROW}"))
+    assert_frames(again.reference.where(F.col("kind") == "conflict").select("sort", "text"),
+                  spark.createDataFrame([(time_order_key(c), jsonl_line(c)) for c in oracle.conflicts],
+                                        "sort string, text string"))
+    assert_frames(_statuses(again), spark.createDataFrame(expected, "status string, n long"))
+    assert again.applied_natively() == 4 + 1 == again.native_applied().count()  # a5 too, after c4
+    assert again.tally is not None and again.tally.figures()["rows"] == 0
 
 
 def test_resolve_gives_one_final_row_for_a_key_handed_over_at_a_value_spark_cannot_compare(

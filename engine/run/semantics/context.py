@@ -154,7 +154,7 @@ def default_value(plan: TablePlan, column: str, now: Any) -> Any:
     """The value an insert gives a column it does not carry: its default (a SQL literal or the current
     date or time, evaluated at `now`) as its column's type holds it (`values.conform`: `CURRENT_DATE` in a
     TIMESTAMP column is that day at midnight, `CURRENT_TIMESTAMP` in a character column the text a cast
-    gives, `2026-01-05 10:00:00`), else NULL. The Spark fold writes the same (`resolve.default_value_sql`).
+    gives, `2026-01-05 10:00:00`), else NULL. The Spark fold writes the same (`resolve_check.default_value_sql`).
     A default the evaluator cannot run is kept as written; one whose value does not fit the column is
     refused by TB003 (`sqldefaults.default_problem`) and raises `RunModelError` here."""
     raw = plan.defaults.get(column)
