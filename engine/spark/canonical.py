@@ -8,7 +8,7 @@ bytes as hex, opaque values as their canonical text.
 Spark reads a token into the column's Spark type (`typed_sql`), Python into the reference's value
 (`value_of`); Spark writes one (`token_sql`), Python too (`token`). Both readers take both writers'
 spellings. A group of one table a native check hands to the fold crosses typed, as the table's structs
-(`resolve.typed_row_reader`).
+(`typed_row_reader`).
 """
 
 from __future__ import annotations
@@ -124,6 +124,22 @@ def row_reader(table: Table, present: Iterable[str] | None = None) -> Callable[[
 
 
 # --- SQL ------------------------------------------------------------------------------------------------
+
+
+def typed_row_reader(table: Table, present: Iterable[str]) -> Callable[[dict[str, Any] | None], dict[str, Any] | None]:
+    """An image of `table` as Arrow hands a struct of its columns over (`to_pylist`) -> the reference's row
+    of the `present` columns, in their order (a delivery's image has its mapping's, as `map_image` makes
+    it). A value is the reference's as it is but a timestamp (in UTC, zoned) and bytes."""
+    types = {c.name: c.sql_type for c in table.columns}
+    columns = [(name, r if r.kind in ("timestamp", "binary") else None)
+               for name in present if name in types for r in [rep(types[name])]]
+
+    def read(image: dict[str, Any] | None) -> dict[str, Any] | None:
+        if image is None:
+            return None
+        return {name: value if r is None or value is None else from_arrow(value, r)
+                for name, r in columns for value in [image[name]]}
+    return read
 
 
 def typed_sql(value: str, t: SqlType) -> str:

@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -37,6 +36,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
+from engine.core.values import as_utc
 from engine.model.io import dump_model
 from engine.model.schema import Model, Table
 from engine.run.rundir.write import conflict_flat, jsonl_line, time_order_key
@@ -44,7 +44,7 @@ from engine.run.semantics.context import RunContext, build_context
 from engine.run.semantics.fold import fold_events
 from engine.spark import conflict_json, resolve_native
 from engine.spark import sqltext as sql
-from engine.spark.canonical import read_row_sql, row_reader, row_writer, write_row_sql
+from engine.spark.canonical import read_row_sql, row_reader, row_writer, typed_row_reader, write_row_sql
 from engine.spark.grouped import Fold, FoldTally, fold_groups, fold_within
 from engine.spark.inworker import context_of, model_of
 from engine.spark.jobs import concurrently, observed
@@ -52,7 +52,6 @@ from engine.spark.neteffect import EVENT_COLUMNS, version_columns
 from engine.spark.resolve_check import checked as _checked
 from engine.spark.resolve_check import handed_over, key_struct, native_table
 from engine.spark.resolve_conflicts import conflict_lines
-from engine.spark.types import from_arrow, rep
 
 OUTPUT = ("kind string, tkey string, ordinal long, text string, sort string, status string, n long, "
           "site string, origin string, `table` string, mapping string, txn string, commit_ts string, "
@@ -139,16 +138,18 @@ def resolve(events: dict[str, DataFrame], model: Model, keep: Callable[[DataFram
     resolving = resolve_native.ROUNDS if rounds is None else rounds
     model_text = dump_model(model)
 
-    def level(source: str, table: Table, n: int, encodable: str = "FALSE") -> tuple[str, Observation]:
+    def level(source: str, table: Table, n: int, encodable: str) -> tuple[str, Observation]:
         """One check of `source`'s events (`n` rounds of native resolution), kept where it is read again;
         counted as it is kept: the deliveries it applied, the events it hands over, and the resolved
         deliveries whose conflicts Spark writes (`encodable`) and Python writes (the rest)."""
         observed = Observation(f"native_{uuid.uuid4().hex}")  # a name no other query of the session has
         plain = ~F.col("_past") & (F.col("kind") == "delivery") & F.col("_conflicts").isNull()
         counted = [F.count(F.when(plain, 1)).alias("applied"),
-                   F.count(F.when(F.col("_past") | F.col("_cut"), 1)).alias("handed"),
-                   F.count(F.when(F.col("_conflicts").isNotNull() & sql.col(encodable), 1)).alias("written"),
-                   F.count(F.when(F.col("_conflicts").isNotNull() & ~sql.col(encodable), 1)).alias("odd")]
+                   F.count(F.when(F.col("_past") | F.col("_cut"), 1)).alias("handed")]
+        if n:  # only a check with rounds resolves conflicts
+            resolved = F.col("_conflicts").isNotNull()
+            counted += [F.count(F.when(resolved & sql.col(encodable), 1)).alias("written"),
+                        F.count(F.when(resolved & ~sql.col(encodable), 1)).alias("odd")]
         checked = spark.sql(_checked(source, table, ctx, n)).observe(observed, *counted)
         kept = "_last OR _past OR _cut" + (" OR _conflicts IS NOT NULL" if n else "")
         return sql.view(keep(checked.where(kept))), observed
@@ -168,10 +169,8 @@ def resolve(events: dict[str, DataFrame], model: Model, keep: Callable[[DataFram
         n = resolving if resolve_native.resolvable(table, ctx) else 0
         written = conflict_json.encoding(table, ctx) if n else None
         encodable = written.encodable if written is not None else "FALSE"
-        views, watched = [], []
-        view, watch = level(frames[table.key], table, 0)
-        views.append(view)
-        watched.append(watch)
+        view, watch = level(frames[table.key], table, 0, encodable)
+        views, watched = [view], [watch]
         counts = observed(watch) if observe else {}  # none: every part is planned
         if n and counts.get("handed", resolve_native.ROUNDS_FROM_EVENTS) >= resolve_native.ROUNDS_FROM_EVENTS:
             view, watch = level(f"(SELECT {', '.join(EVENT_COLUMNS)} FROM {handed_over(view, table)})", table, n,
@@ -190,10 +189,8 @@ def resolve(events: dict[str, DataFrame], model: Model, keep: Callable[[DataFram
             # the conflicts Spark writes, and how many deliveries they resolved
             parts.append(spark.sql(_output({c: sql.ident(c) for c in conflict_json.COLUMNS},
                                            f"({written.query(view)})")))
-            resolved = {"kind": "'outcome'", "status": "'resolved'"}
-            parts.append(spark.sql(_output({**resolved, "n": str(counts["written"])}, None) if "written" in counts
-                                   else _output({**resolved, "n": "count(*)"},
-                                                f"{view} WHERE _conflicts IS NOT NULL AND {encodable}")))
+            parts.append(spark.sql(_output({"kind": "'outcome'", "status": "'resolved'", "n": "count(*)"},
+                                           f"{view} WHERE _conflicts IS NOT NULL AND {encodable}")))
         if n and counts.get("odd", 1):  # Python writes the rest as the reference does
             odd = spark.sql(f"SELECT * FROM {view} WHERE _conflicts IS NOT NULL AND NOT ({encodable})")
             parts.append(conflict_lines(odd, table, model_text, _SCHEMA, OUTPUT, tally))
@@ -374,8 +371,8 @@ def _event(row: dict[str, Any], reading: _Reading) -> dict[str, Any]:
     """An event of `fold.fold_events` from its canonical row: images carry exactly the columns the
     reference's would (`_Reading.reader`)."""
     key, kind = row["tkey"], row["kind"]
-    event: dict[str, Any] = {"kind": kind, "site": reading.table(key).server, "table": key, "at": _utc(row["at"]),
-                             "commit_ts": _utc(row["commit_ts"]), "origin": row["origin"], "txn": row["txn"],
+    event: dict[str, Any] = {"kind": kind, "site": reading.table(key).server, "table": key, "at": as_utc(row["at"]),
+                             "commit_ts": as_utc(row["commit_ts"]), "origin": row["origin"], "txn": row["txn"],
                              "seq": row["seq"], "op": row["op"]}
     if kind == "delivery":
         event["mapping"] = row["mapping"]
@@ -391,23 +388,3 @@ def _event(row: dict[str, Any], reading: _Reading) -> dict[str, Any]:
         typed = reading.typed_reader(key, kind, row)
         event["old"], event["new"] = typed(row["old"]), typed(row["new"])
     return event
-
-
-def typed_row_reader(table: Table, present: Iterable[str]) -> Callable[[dict[str, Any] | None], dict[str, Any] | None]:
-    """An image of `table` as Arrow hands a struct of its columns over (`to_pylist`) -> the reference's row
-    of the `present` columns, in their order (a delivery's image has its mapping's, as `map_image` makes
-    it). A value is the reference's as it is but a timestamp (in UTC, zoned) and bytes."""
-    types = {c.name: c.sql_type for c in table.columns}
-    columns = [(name, r if r.kind in ("timestamp", "binary") else None)
-               for name in present if name in types for r in [rep(types[name])]]
-
-    def read(image: dict[str, Any] | None) -> dict[str, Any] | None:
-        if image is None:
-            return None
-        return {name: value if r is None or value is None else from_arrow(value, r)
-                for name, r in columns for value in [image[name]]}
-    return read
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

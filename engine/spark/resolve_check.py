@@ -13,7 +13,7 @@ from engine.spark import resolve_native
 from engine.spark import sqltext as sql
 from engine.spark.canonical import token
 from engine.spark.neteffect import EVENT_COLUMNS, snapshot_values, version_columns
-from engine.spark.types import key_sql, rep, table_opaque, table_type_sql
+from engine.spark.types import finite_sql, key_sql, rep, same_sql, table_opaque, table_type_sql
 
 
 def checked(events: str, table: Table, ctx: RunContext, rounds: int | None = None) -> str:
@@ -71,7 +71,7 @@ def checked(events: str, table: Table, ctx: RunContext, rounds: int | None = Non
         """Whether an event is one the native fold cannot take, and whether it writes the row, as SQL."""
         checks = []
         for mapping_id, columns in mapped.items():
-            same = sql.all_of([_same(f"old.{sql.ident(c)}", f"{s}{_safe(c)}.v", _type(table, c))
+            same = sql.all_of([same_sql(f"old.{sql.ident(c)}", f"{s}{_safe(c)}.v", _type(table, c))
                                for c in sorted(columns)])
             checks.append((f"mapping = {sql.string(mapping_id)}", same))
         # one comparison where every mapping carries the same columns (the usual case), not one a mapping
@@ -87,7 +87,7 @@ def checked(events: str, table: Table, ctx: RunContext, rounds: int | None = Non
         # reads) only where it changes a value (`detect.Delivery._resolve_groups`); a double that is not
         # finite is compared otherwise by the reference, so such an update ends what Spark folds of the group
         changes = sql.any_of([f"NOT ({s}{_safe(c.name)}.v <=> {a}{_safe(c.name)}.v)" for c in table.columns])
-        unsure = sql.any_of([f"NOT {_finite(f'{state}{_safe(c.name)}.v')}" for c in table.columns
+        unsure = sql.any_of([f"NOT {finite_sql(f'{state}{_safe(c.name)}.v')}" for c in table.columns
                              if rep(c.sql_type).kind == "double" for state in (s, a)])
         writes = (f"CASE WHEN kind = 'snapshot' THEN TRUE WHEN kind = 'local' THEN op <> 'D' "
                   f"WHEN op = 'I' THEN TRUE WHEN op = 'U' THEN {changes} ELSE FALSE END")
@@ -161,10 +161,6 @@ def key_struct(image: str, table: Table, identity: tuple[str, ...]) -> str:
     return f"named_struct({fields})"
 
 
-def _finite(value: str) -> str:
-    return f"({value} IS NULL OR (NOT isnan({value}) AND abs({value}) < CAST('Infinity' AS DOUBLE)))"
-
-
 def _type(table: Table, name: str) -> Any:
     column = table.column(name)
     assert column is not None
@@ -177,14 +173,6 @@ def _safe(name: str) -> str:
     the same query text again)."""
     plain = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in name)
     return f"{plain}_{zlib.crc32(name.encode()) % 10**6}"
-
-
-def _same(a: str, b: str, t: Any) -> str:
-    """Null-safe equality as `values.same_value` has it; a double that is not finite is left to the
-    reference (Python's comparison of NaN and the infinities differs from Spark's)."""
-    if rep(t).kind == "double":
-        return f"({a} <=> {b} AND {_finite(a)})"
-    return f"{key_sql(a, t)} <=> {key_sql(b, t)}"  # a number held as text: by value
 
 
 def _versions(table: Table) -> list[int | None]:

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
 
-from engine.core.values import row_to_json, to_json_value
+from engine.core.values import as_utc, row_to_json, to_json_value
 from engine.model.schema import Table
 from engine.run.rundir.write import conflict_flat, jsonl_line, time_order_key
+from engine.spark.canonical import typed_row_reader
 from engine.spark.grouped import FoldTally
 from engine.spark.inworker import context_of, model_of
-from engine.spark.types import Rep, from_arrow, rep
 
 READ = ("origin", "txn", "mapping", "at", "commit_ts", "old", "new", "_conflicts")
 
@@ -42,8 +41,9 @@ def _writer(model_text: str, table_key: str, schema: pa.Schema, tally: FoldTally
         table = model_of(model_text).table(table_key)
         assert table is not None
         ctx = context_of(model_text)
-        reps = {c.name: rep(c.sql_type) for c in table.columns}
-        columns = [c.name for c in table.columns]
+        names = {c.name for c in table.columns}
+        whole = typed_row_reader(table, [c.name for c in table.columns])
+        images: dict[str, Callable[[dict[str, Any] | None], dict[str, Any] | None]] = {}
         started = time.process_time()
         rows = 0
         for batch in batches:
@@ -52,10 +52,12 @@ def _writer(model_text: str, table_key: str, schema: pa.Schema, tally: FoldTally
             deliveries = 0
             for event in batch.to_pylist():
                 mapping = ctx.mappings[event["mapping"]]
-                present = [c for c in mapping.columns if c in reps]  # the mapping's order, as `map_image`'s
-                old, new = _image(event["old"], present, reps), _image(event["new"], present, reps)
+                image = images.get(mapping.id)
+                if image is None:  # the mapping's columns, in its order, as `map_image` makes an image
+                    image = images[mapping.id] = typed_row_reader(table, [c for c in mapping.columns if c in names])
+                old, new = image(event["old"]) or {}, image(event["new"]) or {}
                 found = event["_conflicts"]
-                local, result = _image(found["local"], columns, reps), _image(found["result"], columns, reps)
+                local, result = whole(found["local"]), whole(found["result"])
                 deliveries += 1
                 for group in found["groups"]:
                     record: dict[str, Any] = {
@@ -65,8 +67,8 @@ def _writer(model_text: str, table_key: str, schema: pa.Schema, tally: FoldTally
                         "methods_tried": list(group["tried"]), "method": group["method"],
                         "outcome": group["outcome"], "local": row_to_json(local), "remote_old": row_to_json(old),
                         "remote_new": row_to_json(new), "result": row_to_json(result),
-                        "delivered_at": to_json_value(_utc(event["at"])), "mapping": mapping.id,
-                        "commit_ts": to_json_value(_utc(event["commit_ts"])), "applied": True,
+                        "delivered_at": to_json_value(as_utc(event["at"])), "mapping": mapping.id,
+                        "commit_ts": to_json_value(as_utc(event["commit_ts"])), "applied": True,
                     }
                     out.append({"kind": "conflict", "text": jsonl_line(record), "sort": time_order_key(record),
                                 **conflict_flat(record)})
@@ -78,13 +80,3 @@ def _writer(model_text: str, table_key: str, schema: pa.Schema, tally: FoldTally
             tally.rows.add(rows)
             tally.cpu_seconds.add(time.process_time() - started)
     return run
-
-
-def _image(struct: dict[str, Any] | None, present: list[str], reps: dict[str, Rep]) -> dict[str, Any]:
-    """A typed row as the reference holds it: `present` columns, in the table's order."""
-    assert struct is not None
-    return {c: from_arrow(struct[c], reps[c]) for c in present}
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

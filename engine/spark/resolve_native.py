@@ -28,7 +28,7 @@ from engine.core.types import SqlType
 from engine.model.schema import Resolution, Table
 from engine.run.semantics.context import GroupPlan, MappingPlan, RunContext, TablePlan
 from engine.spark import sqltext as sql
-from engine.spark.types import key_sql, rep
+from engine.spark.types import rep, same_sql
 
 ROUNDS = 2
 """Conflicts a key group's windows resolve, one a round; the reference folds a group from its next one.
@@ -99,10 +99,10 @@ def resolution(table: Table, ctx: RunContext, state: State, writer: str, prefix:
             continue
         changed, differs = f"{prefix}changed{i}", f"{prefix}differs{i}"
         judged.append((by_mapping({m: sql.any_of([
-            f"NOT {_same(f'new.{sql.ident(c)}', f'old.{sql.ident(c)}', types[c])}" for c in cols])
+            f"NOT {same_sql(f'new.{sql.ident(c)}', f'old.{sql.ident(c)}', types[c])}" for c in cols])
             for m, cols in per.items()}), changed))
         judged.append((by_mapping({m: sql.any_of([
-            f"NOT {_same(f'old.{sql.ident(c)}', state(c), types[c])}" for c in cols]) for m, cols in per.items()}),
+            f"NOT {same_sql(f'old.{sql.ident(c)}', state(c), types[c])}" for c in cols]) for m, cols in per.items()}),
             differs))
         conflict = f"({changed} AND {differs})"
         covered = [c for c in group.columns if any(c in cols for cols in per.values())]
@@ -149,10 +149,6 @@ def _eligible(mapping: MappingPlan, plan: TablePlan, table: Table) -> bool:
     return (not mapping.unknown_old and not plan.compare_old_off and mapping.dkey is not None
             and set(mapping.dkey) == set(plan.identity)
             and all(rep(c.sql_type).kind not in ("double", "opaque") for c in table.columns))
-
-
-def _same(a: str, b: str, t: SqlType) -> str:
-    return f"({key_sql(a, t)} <=> {key_sql(b, t)})"
 
 
 def by_mapping(by: dict[str, str], default: str = "NULL") -> str:

@@ -144,6 +144,19 @@ def key_sql(value: str, t: SqlType) -> str:
     return value
 
 
+def finite_sql(value: str) -> str:
+    """Whether a double `value` is NULL or a finite number, as SQL."""
+    return f"({value} IS NULL OR (NOT isnan({value}) AND abs({value}) < CAST('Infinity' AS DOUBLE)))"
+
+
+def same_sql(a: str, b: str, t: SqlType) -> str:
+    """Null-safe equality as `values.same_value` has it; a double that is not finite is left to the
+    reference (Python's comparison of NaN and the infinities differs from Spark's)."""
+    if rep(t).kind == "double":
+        return f"({a} <=> {b} AND {finite_sql(a)})"
+    return f"({key_sql(a, t)} <=> {key_sql(b, t)})"  # a number held as text: by value
+
+
 def order_sql(value: str, t: SqlType) -> list[str]:
     """SQL sort keys (each ascending, NULL first) ordering a column's values as the reference orders them
     (`fold.sort_key`: NULL first, numbers by value). A number held as text is ordered by its sign, then by

@@ -19,8 +19,7 @@ from engine.model import load_model
 from engine.spark import pipeline
 from engine.spark import resolve as resolve_module
 from engine.spark import sqltext as sql
-from engine.spark.canonical import row_reader, write_row_sql
-from engine.spark.resolve import typed_row_reader
+from engine.spark.canonical import row_reader, typed_row_reader, write_row_sql
 from engine.spark.types import table_struct
 from tests.spark.test_canonical import _table  # one table of every representation
 
